@@ -1,0 +1,89 @@
+package schedule
+
+import (
+	"cmp"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The API groups of the PodGroup kinds a gang can be resolved from.
+const (
+	// NativeGroup is the Kubernetes scheduling.k8s.io group (PodGroup in v1beta1 from v1.37, alpha before).
+	NativeGroup = "scheduling.k8s.io"
+	// VolcanoGroup is Volcano's group; its PodGroup and Queue are served at v1beta1.
+	VolcanoGroup = "scheduling.volcano.sh"
+	// CoschedulingGroup is the scheduler-plugins coscheduling group; its PodGroup is served at v1alpha1.
+	CoschedulingGroup = "scheduling.x-k8s.io"
+)
+
+// PodGroupKind is the kind every supported gang source calls its group object.
+const PodGroupKind = "PodGroup"
+
+// VolcanoQueueGVK is the kind of a Volcano Queue, whose capability bounds the gangs admitted into it.
+var VolcanoQueueGVK = schema.GroupVersionKind{Group: VolcanoGroup, Version: "v1beta1", Kind: "Queue"}
+
+// Snapshot is everything the pipeline reads about a cluster, taken once. Every
+// slice is sorted by namespace and name (see Sort), so two snapshots of the same
+// objects compare equal whatever order they were read in.
+type Snapshot struct {
+	Nodes                []*corev1.Node
+	Pods                 []*corev1.Pod // non-terminal pods only: Succeeded and Failed pods hold no resources
+	PriorityClasses      []*schedulingv1.PriorityClass
+	Namespaces           []*corev1.Namespace
+	ResourceQuotas       []*corev1.ResourceQuota
+	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// PodGroups holds the PodGroups of every source (native, Volcano,
+	// coscheduling) as read, told apart by their GroupVersionKind. They stay
+	// unstructured so that versions and fields this build does not know survive
+	// a round trip through a snapshot file.
+	PodGroups []*unstructured.Unstructured
+	// Queues holds Volcano Queues.
+	Queues []*unstructured.Unstructured
+}
+
+// Sort orders every slice by namespace, then name (PodGroups by group first),
+// which makes output and comparisons deterministic.
+func (s *Snapshot) Sort() {
+	slices.SortFunc(s.Nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Pods, func(a, b *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(s.PriorityClasses, func(a, b *schedulingv1.PriorityClass) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Namespaces, func(a, b *corev1.Namespace) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.ResourceQuotas, func(a, b *corev1.ResourceQuota) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(s.PodDisruptionBudgets, func(a, b *policyv1.PodDisruptionBudget) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	byGroupNamespaceName := func(a, b *unstructured.Unstructured) int {
+		ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
+		return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
+			cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
+	}
+	slices.SortFunc(s.PodGroups, byGroupNamespaceName)
+	slices.SortFunc(s.Queues, byGroupNamespaceName)
+}
+
+// IsTerminal reports whether a pod has finished for good; such pods hold no
+// node resources, so kube-scheduler ignores them and so does the snapshot.
+func IsTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// IsPodGroup reports whether gvk is a PodGroup of one of the supported gang sources.
+func IsPodGroup(gvk schema.GroupVersionKind) bool {
+	if gvk.Kind != PodGroupKind {
+		return false
+	}
+	switch gvk.Group {
+	case NativeGroup, VolcanoGroup, CoschedulingGroup:
+		return true
+	}
+	return false
+}
