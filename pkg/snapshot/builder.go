@@ -1,0 +1,155 @@
+package snapshot
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// The built-in kinds a snapshot holds, at the versions it reads and writes.
+var (
+	nodeGVK          = corev1.SchemeGroupVersion.WithKind("Node")
+	podGVK           = corev1.SchemeGroupVersion.WithKind("Pod")
+	namespaceGVK     = corev1.SchemeGroupVersion.WithKind("Namespace")
+	resourceQuotaGVK = corev1.SchemeGroupVersion.WithKind("ResourceQuota")
+	priorityClassGVK = schedulingv1.SchemeGroupVersion.WithKind("PriorityClass")
+	pdbGVK           = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
+)
+
+// objectKey identifies an object across sources so a duplicate can be found.
+type objectKey struct {
+	group, kind, namespace, name string
+}
+
+// builder collects objects into a snapshot, whatever they were read from. It
+// normalises them so that a live read and a file read of the same objects give
+// equal snapshots: type metadata and managed fields are dropped, terminal pods
+// are skipped, and a later copy of an object replaces an earlier one.
+type builder struct {
+	snap       schedule.Snapshot
+	index      map[objectKey]int // position in the slice of its kind
+	ignored    map[string]int    // kind -> count of objects the pipeline does not read
+	duplicates int
+	terminal   int
+}
+
+func newBuilder() *builder {
+	return &builder{index: map[objectKey]int{}, ignored: map[string]int{}}
+}
+
+// place returns where an object goes in a slice of length n: its earlier
+// position if it was seen before, else n (append).
+func (b *builder) place(key objectKey, n int) int {
+	if i, ok := b.index[key]; ok {
+		b.duplicates++
+		return i
+	}
+	b.index[key] = n
+	return n
+}
+
+// put stores obj in *list at the position place chooses.
+func put[T any](b *builder, list *[]T, key objectKey, obj T) {
+	i := b.place(key, len(*list))
+	if i == len(*list) {
+		*list = append(*list, obj)
+		return
+	}
+	(*list)[i] = obj
+}
+
+func normalize(meta *metav1.ObjectMeta, typ *metav1.TypeMeta) {
+	*typ = metav1.TypeMeta{}
+	meta.ManagedFields = nil
+}
+
+func (b *builder) addNode(n *corev1.Node) {
+	normalize(&n.ObjectMeta, &n.TypeMeta)
+	put(b, &b.snap.Nodes, objectKey{kind: "Node", name: n.Name}, n)
+}
+
+func (b *builder) addPod(p *corev1.Pod) {
+	if schedule.IsTerminal(p) {
+		b.terminal++
+		return
+	}
+	normalize(&p.ObjectMeta, &p.TypeMeta)
+	put(b, &b.snap.Pods, objectKey{kind: "Pod", namespace: p.Namespace, name: p.Name}, p)
+}
+
+func (b *builder) addNamespace(n *corev1.Namespace) {
+	normalize(&n.ObjectMeta, &n.TypeMeta)
+	put(b, &b.snap.Namespaces, objectKey{kind: "Namespace", name: n.Name}, n)
+}
+
+func (b *builder) addResourceQuota(q *corev1.ResourceQuota) {
+	normalize(&q.ObjectMeta, &q.TypeMeta)
+	put(b, &b.snap.ResourceQuotas, objectKey{kind: "ResourceQuota", namespace: q.Namespace, name: q.Name}, q)
+}
+
+func (b *builder) addPriorityClass(pc *schedulingv1.PriorityClass) {
+	normalize(&pc.ObjectMeta, &pc.TypeMeta)
+	put(b, &b.snap.PriorityClasses, objectKey{group: "scheduling.k8s.io", kind: "PriorityClass", name: pc.Name}, pc)
+}
+
+func (b *builder) addPDB(pdb *policyv1.PodDisruptionBudget) {
+	normalize(&pdb.ObjectMeta, &pdb.TypeMeta)
+	put(b, &b.snap.PodDisruptionBudgets, objectKey{group: "policy", kind: "PodDisruptionBudget", namespace: pdb.Namespace, name: pdb.Name}, pdb)
+}
+
+// addUnstructured adds a PodGroup or a Volcano Queue; they keep their apiVersion
+// and kind, which is what tells the gang sources apart.
+func (b *builder) addUnstructured(u *unstructured.Unstructured) {
+	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+	gvk := u.GroupVersionKind()
+	key := objectKey{group: gvk.Group, kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
+	if gvk == schedule.VolcanoQueueGVK {
+		put(b, &b.snap.Queues, key, u)
+		return
+	}
+	put(b, &b.snap.PodGroups, key, u)
+}
+
+func (b *builder) ignore(gvk schema.GroupVersionKind) {
+	b.ignored[gvk.Kind]++
+}
+
+// snapshot returns the collected snapshot, sorted.
+func (b *builder) snapshot() *schedule.Snapshot {
+	s := b.snap
+	s.Sort()
+	return &s
+}
+
+// warnings says what was read but left out, so a user is never surprised by a
+// missing object.
+func (b *builder) warnings() []string {
+	var out []string
+	if len(b.ignored) > 0 {
+		kinds := slices.Sorted(maps.Keys(b.ignored))
+		parts := make([]string, len(kinds))
+		total := 0
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%d %s", b.ignored[k], k)
+			total += b.ignored[k]
+		}
+		out = append(out, fmt.Sprintf("ignored %d object(s) of kinds the scheduler does not read: %s", total, strings.Join(parts, ", ")))
+	}
+	if b.terminal > 0 {
+		out = append(out, fmt.Sprintf("ignored %d terminated pod(s) (Succeeded or Failed hold no resources)", b.terminal))
+	}
+	if b.duplicates > 0 {
+		out = append(out, fmt.Sprintf("%d object(s) appeared more than once; the last copy read was kept", b.duplicates))
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// Stdin is the --snapshot value that reads the snapshot from standard input.
+const Stdin = "-"
+
+// InputError reports input that cannot be read as a snapshot: a missing file, a
+// malformed document, an object of the wrong shape. Commands map it to exit code 2.
+type InputError struct {
+	Source string // file name, or "<stdin>"
+	Doc    int    // 1-based document index in a multi-document stream; 0 when not known
+	Line   int    // line the document starts on in a YAML stream; 0 when not known
+	Item   int    // 1-based index in a List's items; 0 when the document is not a List
+	Err    error
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	if e.Doc > 0 {
+		fmt.Fprintf(&b, ": document %d", e.Doc)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, " (line %d)", e.Line)
+		}
+	}
+	if e.Item > 0 {
+		fmt.Fprintf(&b, ": item %d", e.Item)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// LoadFiles reads a snapshot from path: one file, a directory (every .yaml, .yml
+// and .json file below it, in lexical order), or Stdin, reading stdin. Each file
+// may hold a v1 List (what `kubectl gang snapshot` and `kubectl get -o yaml`
+// write), typed lists such as a PodList, single objects, or several YAML
+// documents. Objects of kinds the pipeline does not read are counted in the
+// returned warnings, not rejected.
+func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, error) {
+	b := newBuilder()
+	switch {
+	case path == Stdin:
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading snapshot from stdin: %w", err)
+		}
+		if err := b.addStream("<stdin>", data); err != nil {
+			return nil, nil, err
+		}
+	default:
+		files, err := snapshotFiles(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, nil, fmt.Errorf("reading snapshot: %w", err)
+			}
+			if err := b.addStream(f, data); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	snap := b.snapshot()
+	return snap, b.warnings(), nil
+}
+
+// snapshotFiles lists the files a --snapshot path stands for.
+func snapshotFiles(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &InputError{Source: path, Err: errors.New("no such file or directory")}
+		}
+		return nil, fmt.Errorf("reading snapshot: %w", err)
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading snapshot directory: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, &InputError{Source: path, Err: errors.New("directory holds no .yaml, .yml or .json files")}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// addStream decodes every document of one file.
+func (b *builder) addStream(source string, data []byte) error {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 {
+		return &InputError{Source: source, Err: errors.New("empty snapshot")}
+	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		for doc := 1; ; doc++ {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return &InputError{Source: source, Doc: doc, Err: fmt.Errorf("invalid JSON: %w", err)}
+			}
+			if err := b.addDocument(raw); err != nil {
+				err.Source, err.Doc = source, doc
+				return err
+			}
+		}
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	line := 1
+	for doc := 1; ; doc++ {
+		chunk, err := reader.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &InputError{Source: source, Doc: doc, Line: line, Err: err}
+		}
+		start := line
+		line += bytes.Count(chunk, []byte("\n"))
+		raw, err := yaml.YAMLToJSON(chunk)
+		if err != nil {
+			return &InputError{Source: source, Doc: doc, Line: start, Err: fmt.Errorf("invalid YAML: %w", trimYAMLPrefix(err))}
+		}
+		if isEmptyDocument(raw) {
+			continue
+		}
+		if err := b.addDocument(raw); err != nil {
+			err.Source, err.Doc, err.Line = source, doc, start
+			return err
+		}
+	}
+}
+
+// trimYAMLPrefix drops the converter's "error converting YAML to JSON:" prefix,
+// which says nothing to a user who gave us YAML.
+func trimYAMLPrefix(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	return errors.New(msg)
+}
+
+func isEmptyDocument(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+// header is the part of an object or a list read before deciding how to decode it.
+type header struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+// addDocument adds one decoded document: a list (flattened) or a single object.
+// It returns an InputError without Source and Doc, which the caller fills in.
+func (b *builder) addDocument(raw []byte) *InputError {
+	var h header
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return &InputError{Err: fmt.Errorf("not a Kubernetes object: %w", err)}
+	}
+	if h.Kind == "" || h.APIVersion == "" {
+		return &InputError{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
+	}
+	if !strings.HasSuffix(h.Kind, "List") {
+		if err := b.addObject(schema.FromAPIVersionAndKind(h.APIVersion, h.Kind), raw); err != nil {
+			return &InputError{Err: err}
+		}
+		return nil
+	}
+	// A typed list (PodList, NodeList) may leave its items without apiVersion
+	// and kind; a generic List must not.
+	var itemGVK schema.GroupVersionKind
+	if h.Kind != "List" {
+		itemGVK = schema.FromAPIVersionAndKind(h.APIVersion, strings.TrimSuffix(h.Kind, "List"))
+	}
+	for i, item := range h.Items {
+		var ih header
+		if err := json.Unmarshal(item, &ih); err != nil {
+			return &InputError{Item: i + 1, Err: fmt.Errorf("not a Kubernetes object: %w", err)}
+		}
+		gvk := itemGVK
+		if ih.APIVersion != "" && ih.Kind != "" {
+			gvk = schema.FromAPIVersionAndKind(ih.APIVersion, ih.Kind)
+		}
+		if gvk.Kind == "" {
+			return &InputError{Item: i + 1, Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
+		}
+		if err := b.addObject(gvk, item); err != nil {
+			return &InputError{Item: i + 1, Err: err}
+		}
+	}
+	return nil
+}
+
+// addObject decodes one object of a known kind into the snapshot.
+func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
+	switch {
+	case gvk == nodeGVK:
+		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
+	case gvk == podGVK:
+		return decodeInto(raw, gvk, &corev1.Pod{}, b.addPod)
+	case gvk == namespaceGVK:
+		return decodeInto(raw, gvk, &corev1.Namespace{}, b.addNamespace)
+	case gvk == resourceQuotaGVK:
+		return decodeInto(raw, gvk, &corev1.ResourceQuota{}, b.addResourceQuota)
+	case gvk == priorityClassGVK:
+		return decodeInto(raw, gvk, &schedulingv1.PriorityClass{}, b.addPriorityClass)
+	case gvk == pdbGVK:
+		return decodeInto(raw, gvk, &policyv1.PodDisruptionBudget{}, b.addPDB)
+	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("%s: %w", gvk.Kind, err)
+		}
+		if u.GetName() == "" {
+			return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+		}
+		b.addUnstructured(u)
+		return nil
+	}
+	b.ignore(gvk)
+	return nil
+}
+
+// namedObject is what decodeInto needs of a typed object to name it in errors.
+type namedObject interface {
+	GetName() string
+	GetNamespace() string
+}
+
+// decodeInto unmarshals raw into obj case-sensitively, as the API server would,
+// and hands it to add.
+func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(T)) error {
+	strictErrs, err := sigsjson.UnmarshalStrict(raw, obj, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return fmt.Errorf("%s: %w", gvk.Kind, err)
+	}
+	// Unknown fields are tolerated (newer servers add them); duplicates are not.
+	for _, e := range strictErrs {
+		if !strings.Contains(e.Error(), "unknown field") {
+			return fmt.Errorf("%s %s: %w", gvk.Kind, objectName(obj), e)
+		}
+	}
+	if obj.GetName() == "" {
+		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+	}
+	add(obj)
+	return nil
+}
+
+func objectName(obj namedObject) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}

@@ -1,0 +1,312 @@
+package snapshot
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// counts summarises a snapshot for table tests.
+type counts struct {
+	Nodes, Pods, Namespaces, PriorityClasses, Quotas, PDBs, PodGroups, Queues int
+}
+
+func countsOf(s *schedule.Snapshot) counts {
+	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
+		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues)}
+}
+
+func TestLoadFilesFormats(t *testing.T) {
+	tests := []struct {
+		name         string
+		input        string
+		want         counts
+		wantWarnings []string
+	}{
+		{
+			name: "v1 List in YAML, as kubectl get -o yaml writes it",
+			input: `apiVersion: v1
+kind: List
+metadata:
+  resourceVersion: ""
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: p1
+    namespace: default
+  spec:
+    containers: [{name: c, image: i}]
+`,
+			want: counts{Nodes: 1, Pods: 1},
+		},
+		{
+			name: "multi-document YAML with empty documents and every kind",
+			input: `---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ml}
+---
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q, namespace: ml}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: b, namespace: ml}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: g, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: g, namespace: ml}
+spec: {minMember: 2}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g, namespace: ml}
+spec: {minMember: 2}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: default}
+`,
+			want: counts{Namespaces: 1, PriorityClasses: 1, Quotas: 1, PDBs: 1, PodGroups: 3, Queues: 1},
+		},
+		{
+			name:  "typed JSON list whose items carry no kind, as the API returns it",
+			input: `{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`,
+			want:  counts{Nodes: 2},
+		},
+		{
+			name:  "a stream of JSON objects",
+			input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}} {"apiVersion":"v1","kind":"Node","metadata":{"name":"b"}}`,
+			want:  counts{Nodes: 2},
+		},
+		{
+			name: "terminal pods, other kinds and duplicates are left out with warnings",
+			input: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: done, namespace: d}, status: {phase: Succeeded}}
+- {apiVersion: v1, kind: Pod, metadata: {name: failed, namespace: d}, status: {phase: Failed}}
+- {apiVersion: v1, kind: Service, metadata: {name: s, namespace: d}}
+- {apiVersion: apps/v1, kind: Deployment, metadata: {name: x, namespace: d}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-a}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {second: "true"}}}
+`,
+			want: counts{Nodes: 1},
+			wantWarnings: []string{
+				"ignored 2 object(s) of kinds the scheduler does not read: 1 Deployment, 1 Service",
+				"ignored 2 terminated pod(s) (Succeeded or Failed hold no resources)",
+				"1 object(s) appeared more than once; the last copy read was kept",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap, warnings, err := LoadFiles(Stdin, strings.NewReader(tt.input))
+			if err != nil {
+				t.Fatalf("LoadFiles: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, countsOf(snap)); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadFilesKeepsLastDuplicate(t *testing.T) {
+	input := "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}\n" +
+		"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{\"v\":\"2\"}}}"
+	snap, _, err := LoadFiles(Stdin, strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Nodes[0].Labels["v"]; got != "2" {
+		t.Errorf("kept label v=%q, want the later copy's 2", got)
+	}
+}
+
+func TestLoadFilesErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		wantErr string
+	}{
+		{"empty", "  \n", "<stdin>: empty snapshot"},
+		{"YAML syntax", "apiVersion: v1\nkind: [", `<stdin>: document 1 (line 1): invalid YAML: yaml: line 2: did not find expected node content`},
+		{"YAML syntax in a later document", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\nfoo: [\n", "<stdin>: document 2 (line 4): invalid YAML"},
+		{"JSON syntax", `{"apiVersion": "v1", "kind": }`, "<stdin>: document 1: invalid JSON"},
+		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", "<stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
+		{"list item without kind", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n", "<stdin>: document 1 (line 1): item 1: not a Kubernetes object: apiVersion and kind are required"},
+		{"wrong field type", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {unschedulable: maybe}\n", "<stdin>: document 1 (line 1): Node: json: cannot unmarshal string into Go struct field NodeSpec.spec.unschedulable of type bool"},
+		{"no name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\n", "<stdin>: document 1 (line 1): Pod has no metadata.name"},
+		{"PodGroup without name", "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {}\n", "<stdin>: document 1 (line 1): PodGroup has no metadata.name"},
+		{"a scalar", "just words\n", "<stdin>: document 1 (line 1): not a Kubernetes object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := LoadFiles(Stdin, strings.NewReader(tt.input))
+			var inputErr *InputError
+			if !errors.As(err, &inputErr) {
+				t.Fatalf("err = %v (%T), want an *InputError", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantErr) {
+				t.Errorf("err = %q, want it to start with %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("err spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadFilesPaths(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n")
+	write("sub/pods.json", `{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"p","namespace":"d"}}]}`)
+	write("notes.txt", "not read")
+
+	snap, _, err := LoadFiles(dir, nil)
+	if err != nil {
+		t.Fatalf("directory: %v", err)
+	}
+	if diff := cmp.Diff(counts{Nodes: 1, Pods: 1}, countsOf(snap)); diff != "" {
+		t.Errorf("directory counts (-want +got):\n%s", diff)
+	}
+
+	if _, _, err := LoadFiles(filepath.Join(dir, "missing.yaml"), nil); err == nil || !strings.HasSuffix(err.Error(), "missing.yaml: no such file or directory") {
+		t.Errorf("missing file: err = %v", err)
+	}
+	empty := t.TempDir()
+	if _, _, err := LoadFiles(empty, nil); err == nil || !strings.Contains(err.Error(), "directory holds no .yaml, .yml or .json files") {
+		t.Errorf("empty directory: err = %v", err)
+	}
+	write("bad/x.yaml", "kind: [")
+	_, _, err = LoadFiles(filepath.Join(dir, "bad"), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "bad", "x.yaml")+": document 1") {
+		t.Errorf("error names the file: err = %v", err)
+	}
+}
+
+func TestToListRoundTrip(t *testing.T) {
+	want := &schedule.Snapshot{
+		Nodes: []*corev1.Node{
+			testutil.MakeNode().Name("gpu-1").Label(corev1.LabelTopologyZone, "a").
+				Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).
+				Taint("nvidia.com/gpu", "present", corev1.TaintEffectNoSchedule).Obj(),
+			testutil.MakeNode().Name("cpu-1").Capacity(testutil.Res{"cpu": "32"}).Unschedulable().Obj(),
+		},
+		Pods: []*corev1.Pod{
+			testutil.MakePod().Namespace("ml").Name("w-0").PodGroup("g").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj(),
+			testutil.MakePod().Namespace("ml").Name("running").Node("gpu-1").Priority("high", 1000).Obj(),
+		},
+		Namespaces:      []*corev1.Namespace{testutil.MakeNamespace("ml")},
+		PriorityClasses: nil,
+		PodGroups: []*unstructured.Unstructured{
+			testutil.MakeNativePodGroup("ml", "g", 2).Obj(),
+			testutil.MakeVolcanoPodGroup("ml", "v", 3).Field("research", "queue").Obj(),
+		},
+	}
+	want.Sort()
+
+	list, err := ToList(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range list.Items {
+		if item.GetAPIVersion() == "" || item.GetKind() == "" {
+			t.Errorf("item %s has no apiVersion or kind", item.GetName())
+		}
+	}
+	listJSON, err := list.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, encoded := range map[string][]byte{"yaml": yamlOf(t, listJSON), "json": listJSON} {
+		t.Run(name, func(t *testing.T) {
+			got, warnings, err := LoadFiles(Stdin, strings.NewReader(string(encoded)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warnings) > 0 {
+				t.Errorf("warnings: %v", warnings)
+			}
+			if diff := testutil.Diff(want, got); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func yamlOf(t *testing.T, jsonData []byte) []byte {
+	t.Helper()
+	out, err := yaml.JSONToYAML(jsonData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestExampleSnapshotRoundTrip checks that the example the README runs on
+// loads, and that writing it and reading it back changes nothing.
+func TestExampleSnapshotRoundTrip(t *testing.T) {
+	snap, _, err := LoadFiles(filepath.Join("..", "..", "examples", "gpu-cluster.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Nodes) == 0 || len(snap.Pods) == 0 || len(snap.PodGroups) == 0 {
+		t.Fatalf("example snapshot is missing objects: %+v", countsOf(snap))
+	}
+	list, err := ToList(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := list.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := LoadFiles(Stdin, strings.NewReader(string(yamlOf(t, data))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := testutil.Diff(snap, again); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}

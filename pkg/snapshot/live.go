@@ -1,0 +1,242 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// DefaultPageSize is how many objects one LIST page asks for, kube-apiserver's
+// own default limit for paginated clients.
+const DefaultPageSize = 500
+
+// LiveOptions tune how a live snapshot is read.
+type LiveOptions struct {
+	// PageSize is the LIST limit per request; 0 means DefaultPageSize.
+	PageSize int64
+}
+
+// ServerUnreachableError says the API server could not be reached at all, as
+// opposed to answering with an error.
+type ServerUnreachableError struct {
+	Host string
+	Err  error
+}
+
+func (e *ServerUnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the API server at %s: %v", e.Host, e.Err)
+}
+
+func (e *ServerUnreachableError) Unwrap() error { return e.Err }
+
+// nonTerminalPods filters Succeeded and Failed pods on the server: they hold no
+// node resources, and on a busy cluster they are most of the pods.
+var nonTerminalPods = fields.AndSelectors(
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+).String()
+
+// Live reads a snapshot from the cluster cfg points at. Lists run in parallel,
+// paginated, as consistent reads (no resourceVersion, so never a stale cache),
+// built-in kinds in protobuf. PodGroup kinds whose CRDs are not installed are
+// simply absent. Kinds the pipeline can do without (PodGroups, Queues, quotas,
+// budgets) that the user may not list give a warning, not an error.
+func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Snapshot, []string, error) {
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	protoCfg := rest.CopyConfig(cfg)
+	protoCfg.ContentType = runtime.ContentTypeProtobuf
+	protoCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	clientset, err := kubernetes.NewForConfig(protoCfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+
+	custom, warnings, err := discoverCustomKinds(clientset.Discovery(), cfg.Host)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	r := &liveReader{ctx: ctx, pageSize: opts.PageSize, b: newBuilder()}
+	tasks := []listTask{
+		{resource: "nodes", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().Nodes().List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addNode(obj.(*corev1.Node)) }},
+		{resource: "pods", required: true, fieldSelector: nonTerminalPods, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addPod(obj.(*corev1.Pod)) }},
+		{resource: "namespaces", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().Namespaces().List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addNamespace(obj.(*corev1.Namespace)) }},
+		{resource: "priorityclasses.scheduling.k8s.io", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.SchedulingV1().PriorityClasses().List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addPriorityClass(obj.(*schedulingv1.PriorityClass)) }},
+		{resource: "resourcequotas", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addResourceQuota(obj.(*corev1.ResourceQuota)) }},
+		{resource: "poddisruptionbudgets.policy", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addPDB(obj.(*policyv1.PodDisruptionBudget)) }},
+	}
+	for _, gvr := range custom {
+		tasks = append(tasks, listTask{
+			resource: gvr.Resource + "." + gvr.Group,
+			run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return dyn.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, o)
+			},
+			each: func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) },
+		})
+	}
+	warnings = append(warnings, r.run(tasks)...)
+	if err := errors.Join(r.errs...); err != nil {
+		return nil, nil, err
+	}
+	snap := r.b.snapshot()
+	return snap, append(warnings, r.b.warnings()...), nil
+}
+
+// listTask is one paginated LIST.
+type listTask struct {
+	resource      string // as a user would name it to kubectl, for messages
+	required      bool   // the pipeline cannot run without it
+	fieldSelector string
+	run           func(context.Context, metav1.ListOptions) (runtime.Object, error)
+	each          func(runtime.Object)
+}
+
+// liveReader runs list tasks in parallel into one builder.
+type liveReader struct {
+	ctx      context.Context
+	pageSize int64
+
+	mu   sync.Mutex // guards b, errs
+	b    *builder
+	errs []error
+}
+
+// run lists every task in parallel and returns warnings for optional kinds that
+// could not be read; errors for required kinds are collected in r.errs.
+func (r *liveReader) run(tasks []listTask) []string {
+	warnings := make([]string, len(tasks))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		wg.Go(func() {
+			var items []runtime.Object
+			p := pager.New(pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }))
+			p.PageSize = r.pageSize
+			err := p.EachListItem(r.ctx, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
+				items = append(items, obj)
+				return nil
+			})
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			switch {
+			case err == nil:
+				for _, obj := range items {
+					task.each(obj)
+				}
+			case apierrors.IsNotFound(err) && !task.required:
+				// A CRD deleted between discovery and the list: absent.
+			case !task.required && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)):
+				warnings[i] = fmt.Sprintf("cannot list %s (%v); the snapshot has none", task.resource, apierrors.ReasonForError(err))
+			default:
+				r.errs = append(r.errs, fmt.Errorf("listing %s: %w", task.resource, err))
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" })
+}
+
+// customKinds are the PodGroup and Queue resources a snapshot reads, by group,
+// with the versions they are preferred at when a server offers several.
+var customKinds = []struct {
+	group, resource string
+}{
+	{schedule.NativeGroup, "podgroups"},
+	{schedule.VolcanoGroup, "podgroups"},
+	{schedule.VolcanoGroup, "queues"},
+	{schedule.CoschedulingGroup, "podgroups"},
+}
+
+// discoverCustomKinds finds which PodGroup and Queue resources the server
+// serves, at the version the server prefers among those that serve them. It is
+// also the first request, so an unreachable server is reported here.
+func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema.GroupVersionResource, []string, error) {
+	groups, resourceLists, err := dc.ServerGroupsAndResources()
+	var warnings []string
+	if err != nil {
+		var failed *discovery.ErrGroupDiscoveryFailed
+		if !errors.As(err, &failed) {
+			var urlErr *url.Error
+			if errors.As(err, &urlErr) {
+				return nil, nil, &ServerUnreachableError{Host: host, Err: urlErr.Err}
+			}
+			return nil, nil, fmt.Errorf("discovering the API: %w", err)
+		}
+		for gv := range failed.Groups {
+			for _, k := range customKinds {
+				if gv.Group == k.group {
+					warnings = append(warnings, fmt.Sprintf("discovery of %s failed; its %s are not in the snapshot", gv, k.resource))
+					break
+				}
+			}
+		}
+	}
+	served := map[schema.GroupVersion]map[string]bool{}
+	for _, rl := range resourceLists {
+		gv, err := schema.ParseGroupVersion(rl.GroupVersion)
+		if err != nil {
+			continue
+		}
+		names := map[string]bool{}
+		for _, r := range rl.APIResources {
+			if slices.Contains(r.Verbs, "list") {
+				names[r.Name] = true
+			}
+		}
+		served[gv] = names
+	}
+	var out []schema.GroupVersionResource
+	for _, k := range customKinds {
+		for _, g := range groups {
+			if g.Name != k.group {
+				continue
+			}
+			// Versions come in the server's order of preference.
+			for _, v := range g.Versions {
+				gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
+				if served[gv][k.resource] {
+					out = append(out, gv.WithResource(k.resource))
+					break
+				}
+			}
+		}
+	}
+	return out, warnings, nil
+}
