@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+)
+
+const exampleSnapshot = "../../examples/gpu-cluster.yaml"
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(args, genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// TestBadInputIsOneLine covers every kind of bad input a user can give without
+// a cluster: each ends in one "error: ..." line and the documented exit code.
+func TestBadInputIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	malformed := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(malformed, []byte("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  apiVersion: v1\n  metadata: {name: [}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown flag", []string{"explain", "--bogus"}, "", ExitUsage, "error: unknown flag: --bogus; see 'kubectl gang explain --help'"},
+		{"unknown command", []string{"explian"}, "", ExitUsage, `error: unknown command "explian" for "kubectl gang" (did you mean "explain"?)`},
+		{"unknown resource type", []string{"explain", "deployment/web"}, "", ExitUsage, `error: unknown resource type "deployment": give pod/NAME, podgroup/NAME, -l SELECTOR or -f FILE`},
+		{"unknown PodGroup group", []string{"place", "podgroups.example.com/x"}, "", ExitUsage, `error: unknown PodGroup group "example.com": expected one of scheduling.k8s.io, scheduling.volcano.sh, scheduling.x-k8s.io`},
+		{"not TYPE/NAME", []string{"place", "llm"}, "", ExitUsage, `error: "llm" is not TYPE/NAME: give podgroup/NAME, -l SELECTOR or -f FILE`},
+		{"no subject", []string{"place"}, "", ExitUsage, "error: name the gang: podgroup/NAME, -l SELECTOR or -f FILE"},
+		{"two subjects", []string{"explain", "pod/a", "-l", "app=x"}, "", ExitUsage, "error: give exactly one of pod/NAME, podgroup/NAME, -l SELECTOR or -f FILE"},
+		{"pod for place", []string{"place", "pod/a"}, "", ExitUsage, `error: "pod/a" names a pod; give its gang: podgroup/NAME, -l SELECTOR or -f FILE`},
+		{"bad selector", []string{"explain", "-l", "app in (a"}, "", ExitUsage, `error: invalid selector "app in (a": `},
+		{"negative min-member", []string{"place", "-l", "app=x", "--min-member", "-1"}, "", ExitUsage, "error: --min-member must not be negative, got -1"},
+		{"bad output format", []string{"place", "podgroup/x", "-o", "xml"}, "", ExitUsage, `error: unable to match a printer suitable for the output format "xml"`},
+		{"bad dry-run", []string{"bind", "podgroup/x", "--dry-run=maybe"}, "", ExitUsage, `error: invalid --dry-run "maybe": must be "none", "server", or "client"`},
+		{"bad on-partial", []string{"bind", "podgroup/x", "--on-partial=ignore"}, "", ExitUsage, `error: invalid --on-partial "ignore": must be report or delete`},
+		{"bind offline", []string{"bind", "podgroup/x", "--snapshot", exampleSnapshot}, "", ExitUsage, "error: bind writes to the cluster; with --snapshot only --dry-run=client is possible"},
+		{"bad ungate", []string{"admit", "podgroup/x", "--ungate", "not a gate"}, "", ExitUsage, `error: invalid --ungate "not a gate": `},
+		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ": document 1 (line 1): invalid YAML: "},
+		{"missing snapshot", []string{"snapshot", "--snapshot", filepath.Join(dir, "none.yaml")}, "", ExitUsage, "error: " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
+		{"empty stdin", []string{"snapshot", "--snapshot", "-"}, "", ExitUsage, "error: <stdin>: empty snapshot"},
+		{"not a snapshot on stdin", []string{"snapshot", "--snapshot", "-"}, "hello: world\n", ExitUsage, "error: <stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
+		{"summary with -o", []string{"snapshot", "--snapshot", exampleSnapshot, "--summary", "-o", "json"}, "", ExitUsage, "error: --summary prints a table; it cannot be combined with -o"},
+		{"snapshot takes no arguments", []string{"snapshot", "nodes"}, "", ExitUsage, `error: unknown command "nodes" for "kubectl gang snapshot"`},
+		{"bad qps", []string{"snapshot", "--snapshot", exampleSnapshot, "--qps", "0"}, "", ExitUsage, "error: --qps must be positive, got 0"},
+		{"verbs not built yet say so", []string{"explain", "podgroup/llm-pretrain", "--snapshot", exampleSnapshot}, "", ExitError, "error: explain: not implemented yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := run(t, tt.stdin, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tt.wantCode, stderr)
+			}
+			if !strings.HasPrefix(stderr, tt.wantErr) {
+				t.Errorf("stderr = %q, want it to start with %q", stderr, tt.wantErr)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not exactly one line: %q", stderr)
+			}
+			if out != "" {
+				t.Errorf("stdout = %q, want nothing", out)
+			}
+		})
+	}
+}
+
+func TestHelpShowsUsageAndExamples(t *testing.T) {
+	for _, verb := range []string{"", "explain", "place", "admit", "bind", "snapshot", "version"} {
+		t.Run("help "+verb, func(t *testing.T) {
+			args := []string{"--help"}
+			if verb != "" {
+				args = []string{verb, "--help"}
+			}
+			code, out, stderr := run(t, "", args...)
+			if code != ExitOK || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if !strings.Contains(out, "kubectl gang "+verb) {
+				t.Errorf("help does not name the command as kubectl gang %s:\n%s", verb, out)
+			}
+			if verb != "version" && !strings.Contains(out, "Examples:") {
+				t.Errorf("help has no examples:\n%s", out)
+			}
+			if verb != "version" && !strings.Contains(out, "--kubeconfig") {
+				t.Errorf("help lacks the kubectl connection flags:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestSnapshotSummaryOfExample(t *testing.T) {
+	code, out, stderr := run(t, "", "snapshot", "--snapshot", exampleSnapshot, "--summary")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"RESOURCE", "nodes                               35      2 zone(s), 1 unschedulable",
+		"podgroups.scheduling.k8s.io         1       ml-research/llm-pretrain",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if want := "Warning: ignored 1 terminated pod(s) (Succeeded or Failed hold no resources)\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+
+	code, out, _ = run(t, "", "snapshot", "--snapshot", exampleSnapshot, "--summary", "--no-headers")
+	if code != ExitOK || strings.Contains(out, "RESOURCE") {
+		t.Errorf("--no-headers: exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestSnapshotOutputFormats(t *testing.T) {
+	for _, format := range []string{"yaml", "json"} {
+		t.Run(format, func(t *testing.T) {
+			code, out, stderr := run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", format)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var list struct {
+				APIVersion string           `json:"apiVersion"`
+				Kind       string           `json:"kind"`
+				Items      []map[string]any `json:"items"`
+			}
+			if err := yaml.Unmarshal([]byte(out), &list); err != nil {
+				t.Fatalf("output is not %s: %v", format, err)
+			}
+			if list.APIVersion != "v1" || list.Kind != "List" || len(list.Items) == 0 {
+				t.Errorf("got apiVersion %q kind %q with %d items, want a v1 List", list.APIVersion, list.Kind, len(list.Items))
+			}
+		})
+	}
+	code, out, _ := run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", "jsonpath={.items[?(@.kind==\"PodGroup\")].metadata.name}")
+	if code != ExitOK || out != "llm-pretrain" {
+		t.Errorf("jsonpath: exit %d, output %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "", "version")
+	if code != ExitOK || !strings.HasPrefix(out, "kubectl-gang ") {
+		t.Errorf("exit %d, output %q", code, out)
+	}
+	code, out, _ = run(t, "", "version", "-o", "json")
+	if code != ExitOK || !strings.Contains(out, `"goVersion"`) {
+		t.Errorf("json: exit %d, output %q", code, out)
+	}
+	code, _, stderr := run(t, "", "version", "-o", "xml")
+	if code != ExitUsage || stderr != "error: --output must be 'yaml' or 'json', got \"xml\"\n" {
+		t.Errorf("bad -o: exit %d, stderr %q", code, stderr)
+	}
+}

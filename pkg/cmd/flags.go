@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+)
+
+// Client rate limits for one-shot use: a snapshot is a burst of LISTs and a
+// bind a burst of Bindings, both far from client-go's 5 QPS default.
+const (
+	defaultQPS   = 50
+	defaultBurst = 100
+)
+
+// SnapshotFlags are the flags every verb shares to get a snapshot: the kubectl
+// connection flags, or --snapshot to read saved objects instead.
+type SnapshotFlags struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	// Path is a file, a directory or "-" for stdin; empty reads the live cluster.
+	Path     string
+	QPS      float32
+	Burst    int
+	PageSize int64
+}
+
+// NewSnapshotFlags returns SnapshotFlags with kubectl's connection flags.
+func NewSnapshotFlags() *SnapshotFlags {
+	return &SnapshotFlags{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		QPS:         defaultQPS,
+		Burst:       defaultBurst,
+		PageSize:    snapshot.DefaultPageSize,
+	}
+}
+
+// AddFlags adds the flags to a flag set (the root command's persistent flags).
+func (f *SnapshotFlags) AddFlags(flags *pflag.FlagSet) {
+	f.ConfigFlags.AddFlags(flags)
+	flags.StringVar(&f.Path, "snapshot", f.Path, "Read the cluster from saved objects instead of the API server: a YAML or JSON file, a directory of them, or - for stdin.")
+	flags.Float32Var(&f.QPS, "qps", f.QPS, "Requests per second to the API server.")
+	flags.IntVar(&f.Burst, "burst", f.Burst, "Requests the client may send in a burst above --qps.")
+	flags.Int64Var(&f.PageSize, "page-size", f.PageSize, "Objects per LIST request when reading a live snapshot.")
+}
+
+// Validate checks the flags without I/O.
+func (f *SnapshotFlags) Validate() error {
+	if f.QPS <= 0 {
+		return usageErrorf("--qps must be positive, got %v", f.QPS)
+	}
+	if f.Burst < 1 {
+		return usageErrorf("--burst must be at least 1, got %d", f.Burst)
+	}
+	if f.PageSize < 1 {
+		return usageErrorf("--page-size must be at least 1, got %d", f.PageSize)
+	}
+	return nil
+}
+
+// Offline reports whether the snapshot comes from saved objects.
+func (f *SnapshotFlags) Offline() bool { return f.Path != "" }
+
+// RESTConfig returns the client configuration with the rate limits applied.
+func (f *SnapshotFlags) RESTConfig() (*rest.Config, error) {
+	cfg, err := f.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = f.QPS
+	cfg.Burst = f.Burst
+	return cfg, nil
+}
+
+// Namespace is the namespace the subject is resolved in: -n, else the
+// kubeconfig context's, else "default". Offline it never needs a server.
+func (f *SnapshotFlags) Namespace() (string, error) {
+	ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		if f.Offline() && f.ConfigFlags.Namespace != nil && *f.ConfigFlags.Namespace != "" {
+			return *f.ConfigFlags.Namespace, nil
+		}
+		if f.Offline() {
+			return metav1.NamespaceDefault, nil
+		}
+		return "", usageErrorf("%v", err)
+	}
+	return ns, nil
+}
+
+// Load reads the snapshot, live or from --snapshot, and prints what it had to
+// leave out as warnings on ErrOut.
+func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStreams) (*schedule.Snapshot, error) {
+	var (
+		snap     *schedule.Snapshot
+		warnings []string
+		err      error
+	)
+	if f.Offline() {
+		snap, warnings, err = snapshot.LoadFiles(f.Path, streams.In)
+	} else {
+		var cfg *rest.Config
+		if cfg, err = f.RESTConfig(); err != nil {
+			return nil, err
+		}
+		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize})
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
+	}
+	return snap, nil
+}
+
+// completeNames lists names of a core resource for shell completion; it gives
+// up quietly, since completion must never print errors or hang.
+func (f *SnapshotFlags) completeNames(ctx context.Context, resource, namespace string) []string {
+	cfg, err := f.RESTConfig()
+	if err != nil {
+		return nil
+	}
+	cfg.Timeout = 5 * time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	switch resource {
+	case "namespaces":
+		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil
+		}
+		for _, n := range list.Items {
+			names = append(names, n.Name)
+		}
+	case "pods":
+		list, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil
+		}
+		for _, p := range list.Items {
+			names = append(names, "pod/"+p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+)
+
+var snapshotLong = templates.LongDesc(`
+	Write every object the pipeline reads (Nodes, non-terminal Pods,
+	PriorityClasses, Namespaces, ResourceQuotas, PodDisruptionBudgets, and the
+	native, Volcano and coscheduling PodGroups and Volcano Queues that exist) as
+	one v1 List, for offline use with --snapshot and for bug reports.
+
+	The live read is paginated, consistent (never a stale cache), in parallel,
+	in protobuf for built-in kinds. --summary prints what was read instead.`)
+
+var snapshotExample = templates.Examples(`
+	# Save the cluster for offline use
+	kubectl gang snapshot > cluster.yaml
+
+	# Then work on it without a cluster
+	kubectl gang explain podgroup/llm-pretrain -n ml-research --snapshot cluster.yaml
+
+	# What does a snapshot hold?
+	kubectl gang snapshot --snapshot examples/gpu-cluster.yaml --summary`)
+
+// SnapshotOptions are the inputs of `kubectl gang snapshot`.
+type SnapshotOptions struct {
+	Snapshot   *SnapshotFlags
+	PrintFlags *genericclioptions.PrintFlags
+	// Summary prints a table of what the snapshot holds instead of the objects.
+	Summary   bool
+	NoHeaders bool
+
+	printer printers.ResourcePrinter
+	genericiooptions.IOStreams
+}
+
+// NewSnapshotOptions returns SnapshotOptions writing YAML by default.
+func NewSnapshotOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *SnapshotOptions {
+	return &SnapshotOptions{
+		Snapshot:   snapshot,
+		PrintFlags: genericclioptions.NewPrintFlags("").WithDefaultOutput("yaml"),
+		IOStreams:  streams,
+	}
+}
+
+// NewCmdSnapshot returns the snapshot verb.
+func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewSnapshotOptions(snapshot, streams)
+	cmd := &cobra.Command{
+		Use:                   "snapshot [-o yaml|json] [--summary]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Save the objects the scheduler reads as one List, for offline use",
+		Long:                  snapshotLong,
+		Example:               snapshotExample,
+		Args:                  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return classify(err)
+			}
+			return classify(o.Run(c))
+		},
+	}
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.Summary, "summary", o.Summary, "Print a table of what the snapshot holds instead of the objects.")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "With --summary, do not print headers.")
+	return cmd
+}
+
+// Validate checks the flags without I/O and builds the printer.
+func (o *SnapshotOptions) Validate() error {
+	if err := o.Snapshot.Validate(); err != nil {
+		return err
+	}
+	if o.Summary {
+		if o.PrintFlags.OutputFlagSpecified() {
+			return usageErrorf("--summary prints a table; it cannot be combined with -o")
+		}
+		o.printer = printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders})
+		return nil
+	}
+	p, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return usageErrorf("%v", oneLine(err.Error()))
+	}
+	o.printer = p
+	return nil
+}
+
+// Run reads the snapshot and prints it.
+func (o *SnapshotOptions) Run(c *cobra.Command) error {
+	snap, err := o.Snapshot.Load(c.Context(), o.IOStreams)
+	if err != nil {
+		return err
+	}
+	var obj runtime.Object
+	if o.Summary {
+		obj = summaryTable(snap)
+	} else if obj, err = snapshot.ToList(snap); err != nil {
+		return err
+	}
+	if err := o.printer.PrintObj(obj, o.Out); err != nil {
+		return fmt.Errorf("printing the snapshot: %w", err)
+	}
+	return nil
+}
+
+// summaryTable says what a snapshot holds, one row per kind, with the details
+// that tell at a glance whether it is the cluster the user meant.
+func summaryTable(s *schedule.Snapshot) *metav1.Table {
+	t := &metav1.Table{
+		ColumnDefinitions: []metav1.TableColumnDefinition{
+			{Name: "Resource", Type: "string"},
+			{Name: "Count", Type: "integer"},
+			{Name: "Details", Type: "string"},
+		},
+	}
+	row := func(resource string, count int, details string) {
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{resource, int64(count), details}})
+	}
+
+	zones := map[string]bool{}
+	unschedulable := 0
+	for _, n := range s.Nodes {
+		if z, ok := n.Labels[corev1.LabelTopologyZone]; ok {
+			zones[z] = true
+		}
+		if n.Spec.Unschedulable {
+			unschedulable++
+		}
+	}
+	row("nodes", len(s.Nodes), fmt.Sprintf("%d zone(s), %d unschedulable", len(zones), unschedulable))
+
+	bound, gated := 0, 0
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" {
+			bound++
+		} else if len(p.Spec.SchedulingGates) > 0 {
+			gated++
+		}
+	}
+	row("pods", len(s.Pods), fmt.Sprintf("%d bound, %d pending (%d gated)", bound, len(s.Pods)-bound, gated))
+	row("namespaces", len(s.Namespaces), "")
+	row("priorityclasses.scheduling.k8s.io", len(s.PriorityClasses), "")
+	row("resourcequotas", len(s.ResourceQuotas), "")
+	row("poddisruptionbudgets.policy", len(s.PodDisruptionBudgets), "")
+
+	byGroup := map[string][]string{}
+	for _, pg := range s.PodGroups {
+		gvk := pg.GroupVersionKind()
+		byGroup[gvk.Group] = append(byGroup[gvk.Group], pg.GetNamespace()+"/"+pg.GetName())
+	}
+	for _, group := range []string{schedule.NativeGroup, schedule.VolcanoGroup, schedule.CoschedulingGroup} {
+		names := byGroup[group]
+		row("podgroups."+group, len(names), abbreviate(names, 3))
+	}
+	if len(s.Queues) > 0 {
+		names := make([]string, len(s.Queues))
+		for i, q := range s.Queues {
+			names[i] = q.GetName()
+		}
+		row("queues."+schedule.VolcanoGroup, len(s.Queues), abbreviate(names, 3))
+	}
+	return t
+}
+
+// abbreviate lists up to n names and says how many more there are.
+func abbreviate(names []string, n int) string {
+	names = slices.Sorted(maps.Keys(toSet(names)))
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+func toSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
