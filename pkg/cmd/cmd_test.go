@@ -50,7 +50,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"bad on-partial", []string{"bind", "podgroup/x", "--on-partial=ignore"}, "", ExitUsage, `error: invalid --on-partial "ignore": must be report or delete`},
 		{"bind offline", []string{"bind", "podgroup/x", "--snapshot", exampleSnapshot}, "", ExitUsage, "error: bind writes to the cluster; with --snapshot only --dry-run=client is possible"},
 		{"bad ungate", []string{"admit", "podgroup/x", "--ungate", "not a gate"}, "", ExitUsage, `error: invalid --ungate "not a gate": `},
-		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ": document 1 (line 1): invalid YAML: "},
+		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ":5: invalid YAML: did not find expected node content"},
 		{"missing snapshot", []string{"snapshot", "--snapshot", filepath.Join(dir, "none.yaml")}, "", ExitUsage, "error: " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
 		{"empty stdin", []string{"snapshot", "--snapshot", "-"}, "", ExitUsage, "error: <stdin>: empty snapshot"},
 		{"not a snapshot on stdin", []string{"snapshot", "--snapshot", "-"}, "hello: world\n", ExitUsage, "error: <stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},

@@ -5,9 +5,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
-	"maps"
 	"slices"
 
 	"github.com/spf13/cobra"

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +19,6 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -33,14 +33,19 @@ const Stdin = "-"
 type InputError struct {
 	Source string // file name, or "<stdin>"
 	Doc    int    // 1-based document index in a multi-document stream; 0 when not known
-	Line   int    // line the document starts on in a YAML stream; 0 when not known
-	Item   int    // 1-based index in a List's items; 0 when the document is not a List
-	Err    error
+	// Line is the line the document starts on in a YAML stream, or, when Doc
+	// is 0, the line of a syntax error; 0 when not known.
+	Line int
+	Item int // 1-based index in a List's items; 0 when the document is not a List
+	Err  error
 }
 
 func (e *InputError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Source)
+	if e.Doc == 0 && e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
 	if e.Doc > 0 {
 		fmt.Fprintf(&b, ": document %d", e.Doc)
 		if e.Line > 0 {
@@ -150,37 +155,63 @@ func (b *builder) addStream(source string, data []byte) error {
 			}
 		}
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	line := 1
-	for doc := 1; ; doc++ {
-		chunk, err := reader.Read()
-		if err == io.EOF {
-			return nil
-		}
+	for doc, d := range yamlDocuments(data) {
+		raw, err := yaml.YAMLToJSON(d.content)
 		if err != nil {
-			return &InputError{Source: source, Doc: doc, Line: line, Err: err}
-		}
-		start := line
-		line += bytes.Count(chunk, []byte("\n"))
-		raw, err := yaml.YAMLToJSON(chunk)
-		if err != nil {
-			return &InputError{Source: source, Doc: doc, Line: start, Err: fmt.Errorf("invalid YAML: %w", trimYAMLPrefix(err))}
+			return yamlSyntaxError(source, doc+1, d.line, err)
 		}
 		if isEmptyDocument(raw) {
 			continue
 		}
 		if err := b.addDocument(raw); err != nil {
-			err.Source, err.Doc, err.Line = source, doc, start
+			err.Source, err.Doc, err.Line = source, doc+1, d.line
 			return err
 		}
 	}
+	return nil
 }
 
-// trimYAMLPrefix drops the converter's "error converting YAML to JSON:" prefix,
-// which says nothing to a user who gave us YAML.
-func trimYAMLPrefix(err error) error {
+// yamlDocument is one document of a YAML stream and the line it starts on.
+type yamlDocument struct {
+	content []byte
+	line    int
+}
+
+// yamlDocuments splits a YAML stream at "---" lines, as the API machinery's
+// YAMLReader does, but keeps each document's first line so errors can point
+// into the file.
+func yamlDocuments(data []byte) []yamlDocument {
+	var docs []yamlDocument
+	start, startLine, line := 0, 1, 1
+	for pos := 0; pos < len(data); line++ {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		l := data[pos:next]
+		if bytes.HasPrefix(l, []byte("---")) && len(bytes.TrimRight(l[3:], " \t\r\n")) == 0 {
+			docs = append(docs, yamlDocument{content: data[start:pos], line: startLine})
+			start, startLine = next, line+1
+		}
+		pos = next
+	}
+	return append(docs, yamlDocument{content: data[start:], line: startLine})
+}
+
+// yamlLine finds the line number in a YAML parser message.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlSyntaxError points a YAML parser error at its line in the file rather
+// than in the document, and drops the converter's "error converting YAML to
+// JSON" prefix, which says nothing to a user who gave us YAML.
+func yamlSyntaxError(source string, doc, docLine int, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	return errors.New(msg)
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &InputError{Source: source, Line: docLine + n - 1, Err: fmt.Errorf("invalid YAML: %s", msg[len(m[0]):])}
+	}
+	return &InputError{Source: source, Doc: doc, Line: docLine, Err: fmt.Errorf("invalid YAML: %s", msg)}
 }
 
 func isEmptyDocument(raw []byte) bool {

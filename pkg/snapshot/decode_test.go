@@ -161,8 +161,10 @@ func TestLoadFilesErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"empty", "  \n", "<stdin>: empty snapshot"},
-		{"YAML syntax", "apiVersion: v1\nkind: [", `<stdin>: document 1 (line 1): invalid YAML: yaml: line 2: did not find expected node content`},
-		{"YAML syntax in a later document", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\nfoo: [\n", "<stdin>: document 2 (line 4): invalid YAML"},
+		{"YAML syntax", "apiVersion: v1\nkind: [", "<stdin>:2: invalid YAML: did not find expected node content"},
+		{"YAML syntax in a later document", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\nfoo: [\n", "<stdin>:5: invalid YAML: did not find expected node content"},
+		{"YAML syntax after a leading separator", "---\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: [b\n", "<stdin>:6: invalid YAML: did not find expected ',' or ']'"},
+		{"an object error names the document and its first line", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n\napiVersion: v1\nkind: Node\n", "<stdin>: document 2 (line 5): Node has no metadata.name"},
 		{"JSON syntax", `{"apiVersion": "v1", "kind": }`, "<stdin>: document 1: invalid JSON"},
 		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", "<stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
 		{"list item without kind", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n", "<stdin>: document 1 (line 1): item 1: not a Kubernetes object: apiVersion and kind are required"},
@@ -220,7 +222,7 @@ func TestLoadFilesPaths(t *testing.T) {
 	}
 	write("bad/x.yaml", "kind: [")
 	_, _, err = LoadFiles(filepath.Join(dir, "bad"), nil)
-	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "bad", "x.yaml")+": document 1") {
+	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "bad", "x.yaml")+":1: invalid YAML") {
 		t.Errorf("error names the file: err = %v", err)
 	}
 }
