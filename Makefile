@@ -1,0 +1,52 @@
+# kubectl-gang: every habit has a target. `make demo` runs the main job on the
+# example snapshot; `make test` runs every test, building the real Kubernetes
+# binaries the integration tests need on first use (cached afterwards).
+
+GO       ?= go
+BIN      ?= bin
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS  := -X github.com/kubectl-gang/kubectl-gang/pkg/version.Version=$(VERSION)
+UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
+
+# Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler.
+K8S_BIN_DIR = $(shell hack/build-k8s.sh)
+
+.PHONY: all build install test test-unit test-integration test-binaries bench verify demo release clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-gang ./cmd/kubectl-gang
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/kubectl-gang
+
+# The main job on the example snapshot shipped in the repo: no cluster needed.
+demo:
+	@$(GO) run ./cmd/kubectl-gang snapshot --snapshot examples/gpu-cluster.yaml --summary
+
+# test-binaries builds etcd, kube-apiserver and kube-scheduler from the Go module
+# proxy into the cache once (about 10 minutes on 2 cores), then reuses them.
+test-binaries:
+	@hack/build-k8s.sh >/dev/null
+
+test: test-binaries
+	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 ./...
+
+test-unit:
+	$(GO) test -count=1 $(UNIT_PKGS)
+
+test-integration: test-binaries
+	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 ./test/...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./pkg/...
+
+verify:
+	hack/verify.sh
+
+release:
+	hack/release.sh $(VERSION) dist
+
+clean:
+	rm -rf $(BIN) dist
