@@ -1,0 +1,434 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	"github.com/kubectl-gang/kubectl-gang/test/testbed"
+)
+
+var (
+	volcanoPodGroups      = schema.GroupVersionResource{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "podgroups"}
+	volcanoQueues         = schema.GroupVersionResource{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "queues"}
+	coschedulingPodGroups = schema.GroupVersionResource{Group: schedule.CoschedulingGroup, Version: "v1alpha1", Resource: "podgroups"}
+)
+
+// cluster is what seedCluster created, for assertions.
+type cluster struct {
+	namespace string
+	nodes     []string
+	live      []string // pods that must be in a snapshot, ns/name
+	terminal  []string // pods that must not be
+}
+
+// seedCluster creates, in a namespace of its own, one object of every kind a
+// snapshot reads: nodes with capacity and taints, bound, pending and gated
+// pods, terminal pods, a quota, a budget, a priority class, and a PodGroup of
+// each source with a Volcano Queue.
+func seedCluster(ctx context.Context, t *testing.T, prefix string) cluster {
+	t.Helper()
+	cs := env.Clientset()
+	dyn := dynamic.NewForConfigOrDie(env.Config)
+	ns := prefix + "-ml"
+	c := cluster{namespace: ns}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	_, err := cs.CoreV1().Namespaces().Create(ctx, testutil.MakeNamespace(ns), metav1.CreateOptions{})
+	must(err)
+	_, err = cs.SchedulingV1().PriorityClasses().Create(ctx, testutil.MakePriorityClass(prefix+"-high", 1000), metav1.CreateOptions{})
+	must(err)
+
+	for i, zone := range []string{"zone-a", "zone-a", "zone-b"} {
+		name := prefix + "-gpu-" + string(rune('0'+i))
+		n := testutil.MakeNode().Name(name).Label(corev1.LabelTopologyZone, zone).
+			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8", "pods": "110"}).
+			Taint("nvidia.com/gpu", "present", corev1.TaintEffectNoSchedule)
+		if i == 2 {
+			n.Unschedulable()
+		}
+		must(env.CreateNode(ctx, n.Obj()))
+		c.nodes = append(c.nodes, name)
+	}
+
+	create := func(p *corev1.Pod, phase corev1.PodPhase) {
+		t.Helper()
+		created, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		must(err)
+		if phase != "" {
+			created.Status.Phase = phase
+			_, err = cs.CoreV1().Pods(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{})
+			must(err)
+		}
+	}
+	gpu := testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"}
+	create(testutil.MakePod().Namespace(ns).Name("running").Req(gpu).Node(c.nodes[0]).
+		Toleration("nvidia.com/gpu", "", corev1.TaintEffectNoSchedule).Priority(prefix+"-high", 1000).Obj(), corev1.PodRunning)
+	for i := range 3 {
+		create(testutil.MakePod().Namespace(ns).Name("worker-"+string(rune('0'+i))).Req(gpu).
+			Label("app", "train").PodGroup("train").Obj(), "")
+	}
+	create(testutil.MakePod().Namespace(ns).Name("gated").SchedulingGate("example.com/gang").Obj(), "")
+	create(testutil.MakePod().Namespace(ns).Name("volcano-0").Annotation("scheduling.k8s.io/group-name", "vc").Obj(), "")
+	create(testutil.MakePod().Namespace(ns).Name("cosched-0").Label("scheduling.x-k8s.io/pod-group", "cs").Obj(), "")
+	create(testutil.MakePod().Namespace(ns).Name("done").Node(c.nodes[1]).Obj(), corev1.PodSucceeded)
+	create(testutil.MakePod().Namespace(ns).Name("crashed").Node(c.nodes[1]).Obj(), corev1.PodFailed)
+	for _, n := range []string{"running", "worker-0", "worker-1", "worker-2", "gated", "volcano-0", "cosched-0"} {
+		c.live = append(c.live, ns+"/"+n)
+	}
+	c.terminal = []string{ns + "/done", ns + "/crashed"}
+
+	_, err = cs.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpus"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: testutil.Res{"requests.nvidia.com/gpu": "16"}.List()},
+	}, metav1.CreateOptions{})
+	must(err)
+	minAvailable := intstr.FromInt32(2)
+	_, err = cs.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "train"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}}},
+	}, metav1.CreateOptions{})
+	must(err)
+	_, err = cs.SchedulingV1beta1().PodGroups(ns).Create(ctx, &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "train"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}}},
+	}, metav1.CreateOptions{})
+	must(err)
+	_, err = dyn.Resource(volcanoQueues).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": map[string]any{"name": prefix + "-research"},
+		"spec": map[string]any{"capability": map[string]any{"nvidia.com/gpu": "16"}},
+	}}, metav1.CreateOptions{})
+	must(err)
+	_, err = dyn.Resource(volcanoPodGroups).Namespace(ns).Create(ctx,
+		testutil.MakeVolcanoPodGroup(ns, "vc", 1).Field(prefix+"-research", "queue").Obj(), metav1.CreateOptions{})
+	must(err)
+	_, err = dyn.Resource(coschedulingPodGroups).Namespace(ns).Create(ctx,
+		testutil.MakeCoschedulingPodGroup(ns, "cs", 1).Obj(), metav1.CreateOptions{})
+	must(err)
+	return c
+}
+
+func podNames(pods []*corev1.Pod, namespace string) []string {
+	var out []string
+	for _, p := range pods {
+		if p.Namespace == namespace {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestLiveSnapshotReadsTheCluster(t *testing.T) {
+	ctx := t.Context()
+	c := seedCluster(ctx, t, "live")
+
+	// A page size of 2 makes every list of more than two objects paginate.
+	snap, warnings, err := snapshot.Live(ctx, env.Config, snapshot.LiveOptions{PageSize: 2})
+	if err != nil {
+		t.Fatalf("Live: %v", err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings from an admin snapshot: %v", warnings)
+	}
+
+	wantPods := slices.Clone(c.live)
+	slices.Sort(wantPods)
+	if diff := cmp.Diff(wantPods, podNames(snap.Pods, c.namespace)); diff != "" {
+		t.Errorf("pods (-want +got):\n%s", diff)
+	}
+
+	// Every object equals what the API returns for it, by meaning: protobuf
+	// decoding and normalisation lose nothing the pipeline reads.
+	cs := env.Clientset()
+	for _, n := range snap.Nodes {
+		if !slices.Contains(c.nodes, n.Name) {
+			continue
+		}
+		want, err := cs.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.ManagedFields, want.TypeMeta = nil, metav1.TypeMeta{}
+		if diff := testutil.Diff(want, n); diff != "" {
+			t.Errorf("node %s (-api +snapshot):\n%s", n.Name, diff)
+		}
+		if got := n.Status.Allocatable["nvidia.com/gpu"]; got.Value() != 8 {
+			t.Errorf("node %s allocatable nvidia.com/gpu = %s, want 8", n.Name, got.String())
+		}
+	}
+	var gotNodes []string
+	for _, n := range snap.Nodes {
+		gotNodes = append(gotNodes, n.Name)
+	}
+	for _, n := range c.nodes {
+		if !slices.Contains(gotNodes, n) {
+			t.Errorf("node %s missing from the snapshot", n)
+		}
+	}
+	for _, p := range snap.Pods {
+		if p.Namespace != c.namespace {
+			continue
+		}
+		want, err := cs.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.ManagedFields, want.TypeMeta = nil, metav1.TypeMeta{}
+		if diff := testutil.Diff(want, p); diff != "" {
+			t.Errorf("pod %s (-api +snapshot):\n%s", p.Name, diff)
+		}
+	}
+
+	// One PodGroup of each source, told apart by group and version.
+	var groups []string
+	for _, pg := range snap.PodGroups {
+		if pg.GetNamespace() == c.namespace {
+			groups = append(groups, pg.GetAPIVersion()+" "+pg.GetName())
+		}
+	}
+	wantGroups := []string{"scheduling.k8s.io/v1beta1 train", "scheduling.volcano.sh/v1beta1 vc", "scheduling.x-k8s.io/v1alpha1 cs"}
+	if diff := cmp.Diff(wantGroups, groups); diff != "" {
+		t.Errorf("PodGroups (-want +got):\n%s", diff)
+	}
+	for _, pg := range snap.PodGroups {
+		if pg.GetNamespace() == c.namespace && pg.GroupVersionKind().Group == schedule.NativeGroup {
+			if got, _, _ := unstructured.NestedInt64(pg.Object, "spec", "schedulingPolicy", "gang", "minCount"); got != 3 {
+				t.Errorf("native PodGroup minCount = %d, want 3", got)
+			}
+		}
+	}
+
+	has := func(what string, found bool) {
+		t.Helper()
+		if !found {
+			t.Errorf("%s missing from the snapshot", what)
+		}
+	}
+	has("queue", slices.ContainsFunc(snap.Queues, func(q *unstructured.Unstructured) bool { return q.GetName() == "live-research" }))
+	has("namespace", slices.ContainsFunc(snap.Namespaces, func(n *corev1.Namespace) bool { return n.Name == c.namespace }))
+	has("priority class", slices.ContainsFunc(snap.PriorityClasses, func(p *schedulingv1.PriorityClass) bool { return p.Name == "live-high" }))
+	has("built-in priority class", slices.ContainsFunc(snap.PriorityClasses, func(p *schedulingv1.PriorityClass) bool { return p.Name == "system-node-critical" }))
+	has("resource quota", slices.ContainsFunc(snap.ResourceQuotas, func(q *corev1.ResourceQuota) bool { return q.Namespace == c.namespace }))
+	has("budget", slices.ContainsFunc(snap.PodDisruptionBudgets, func(b *policyv1.PodDisruptionBudget) bool { return b.Namespace == c.namespace }))
+}
+
+// runCLI runs kubectl gang in-process, as main does, and returns its exit
+// code and streams.
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cmd.Main(args, genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestSnapshotCommandRoundTrips(t *testing.T) {
+	ctx := t.Context()
+	seedCluster(ctx, t, "trip")
+
+	for _, format := range []string{"yaml", "json"} {
+		t.Run(format, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "", "snapshot", "--kubeconfig", env.Kubeconfig, "-o", format)
+			if code != 0 {
+				t.Fatalf("snapshot exit %d: %s", code, errOut)
+			}
+			file := filepath.Join(t.TempDir(), "cluster."+format)
+			if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The cluster does not change between the two reads: every test
+			// in this package seeds a namespace and nodes of its own first.
+			live, _, err := snapshot.Live(ctx, env.Config, snapshot.LiveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			offline, warnings, err := snapshot.LoadFiles(file, nil)
+			if err != nil {
+				t.Fatalf("reading the snapshot back: %v", err)
+			}
+			if len(warnings) > 0 {
+				t.Errorf("warnings reading our own snapshot: %v", warnings)
+			}
+			if diff := testutil.Diff(live, offline); diff != "" {
+				t.Errorf("live and round-tripped snapshots differ (-live +file):\n%s", diff)
+			}
+
+			// The command reads it back the same way, from a file and from stdin.
+			code, summaryFile, errOut := runCLI(t, "", "snapshot", "--snapshot", file, "--summary")
+			if code != 0 {
+				t.Fatalf("summary of the file: exit %d: %s", code, errOut)
+			}
+			code, summaryLive, errOut := runCLI(t, "", "snapshot", "--kubeconfig", env.Kubeconfig, "--summary")
+			if code != 0 {
+				t.Fatalf("summary of the cluster: exit %d: %s", code, errOut)
+			}
+			code, summaryStdin, errOut := runCLI(t, out, "snapshot", "--snapshot", "-", "--summary")
+			if code != 0 {
+				t.Fatalf("summary from stdin: exit %d: %s", code, errOut)
+			}
+			if summaryFile != summaryLive || summaryStdin != summaryLive {
+				t.Errorf("summaries differ:\nlive:\n%s\nfile:\n%s\nstdin:\n%s", summaryLive, summaryFile, summaryStdin)
+			}
+		})
+	}
+}
+
+func TestSnapshotErrorsAreOneLine(t *testing.T) {
+	ctx := t.Context()
+	closed := env.Host[:strings.LastIndex(env.Host, ":")] + ":1"
+
+	// bob may read the kinds the pipeline needs, and nothing else.
+	cs := env.Clientset()
+	_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "snapshot-core"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"nodes", "pods", "namespaces"}, Verbs: []string{"list"}},
+			{APIGroups: []string{"scheduling.k8s.io"}, Resources: []string{"priorityclasses"}, Verbs: []string{"list"}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "snapshot-core-bob"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "snapshot-core"},
+		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "bob"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, aliceKubeconfig, err := env.UserConfig("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bobKubeconfig, err := env.UserConfig("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string // prefix of the one error line
+	}{
+		{"unreachable server", []string{"snapshot", "--kubeconfig", env.Kubeconfig, "--server", closed}, cmd.ExitError,
+			"error: cannot reach the API server at " + closed + ": dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"bad token", []string{"snapshot", "--kubeconfig", env.Kubeconfig, "--token", "not-a-token", "--user", ""}, cmd.ExitError,
+			"error: discovering the API: "},
+		{"forbidden", []string{"snapshot", "--kubeconfig", aliceKubeconfig}, cmd.ExitError,
+			"error: listing "},
+		{"unknown resource with a live cluster", []string{"place", "deployment/x", "--kubeconfig", env.Kubeconfig}, cmd.ExitUsage,
+			`error: unknown resource type "deployment"`},
+		{"bad flag with a live cluster", []string{"snapshot", "--kubeconfig", env.Kubeconfig, "--qps=-1"}, cmd.ExitUsage,
+			"error: --qps must be positive"},
+		{"missing kubeconfig", []string{"snapshot", "--kubeconfig", "/nonexistent/kubeconfig"}, cmd.ExitUsage,
+			"error: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tt.wantCode, stderr)
+			}
+			if !strings.HasPrefix(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q, want it to start with %q", stderr, tt.wantStderr)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+		})
+	}
+
+	// Kinds the pipeline can do without become warnings, not failures.
+	t.Run("optional kinds forbidden", func(t *testing.T) {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			code, _, _ := runCLI(t, "", "snapshot", "--kubeconfig", bobKubeconfig, "--summary")
+			return code == 0, nil // RBAC caches take a moment to see the binding
+		})
+		if err != nil {
+			t.Fatalf("bob never got to read a snapshot: %v", err)
+		}
+		code, _, stderr := runCLI(t, "", "snapshot", "--kubeconfig", bobKubeconfig, "--summary")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, want := range []string{"Warning: cannot list resourcequotas (Forbidden)", "Warning: cannot list podgroups.scheduling.volcano.sh (Forbidden)"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("stderr %q lacks %q", stderr, want)
+			}
+		}
+	})
+}
+
+// TestMissingCRDIsAbsent deletes the coscheduling CRD: a snapshot then simply
+// has no coscheduling PodGroups. The CRD is installed again afterwards.
+func TestMissingCRDIsAbsent(t *testing.T) {
+	ctx := t.Context()
+	ext := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	name := coschedulingPodGroups.Resource + "." + coschedulingPodGroups.Group
+	if err := ext.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := testbed.InstallCRDs(context.Background(), env.Config); err != nil {
+			t.Errorf("reinstalling CRDs: %v", err)
+		}
+	})
+	disc := kubernetes.NewForConfigOrDie(env.Config).Discovery()
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := ext.Get(ctx, name, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		_, err = disc.ServerResourcesForGroupVersion(coschedulingPodGroups.GroupVersion().String())
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("CRD never went away: %v", err)
+	}
+	snap, warnings, err := snapshot.Live(ctx, env.Config, snapshot.LiveOptions{})
+	if err != nil {
+		t.Fatalf("Live without the CRD: %v", err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	for _, pg := range snap.PodGroups {
+		if pg.GroupVersionKind().Group == schedule.CoschedulingGroup {
+			t.Errorf("coscheduling PodGroup %s/%s in a snapshot of a cluster without the CRD", pg.GetNamespace(), pg.GetName())
+		}
+	}
+}
