@@ -114,7 +114,13 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 		if cfg, err = f.RESTConfig(); err != nil {
 			return nil, err
 		}
-		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize})
+		progress := &snapshot.Progress{}
+		stop := showProgress(streams.ErrOut, func() string {
+			return fmt.Sprintf("reading the cluster: %d of %d lists done, %d objects",
+				progress.ListsDone.Load(), progress.Lists.Load(), progress.Objects.Load())
+		})
+		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize, Progress: progress})
+		stop()
 	}
 	if err != nil {
 		return nil, err

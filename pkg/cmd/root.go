@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -81,8 +82,18 @@ func NewCmdGang(streams genericiooptions.IOStreams) *cobra.Command {
 }
 
 // Main runs kubectl gang with args and returns the process exit code. Errors
-// are printed as one line on ErrOut; nothing here panics on bad input.
-func Main(args []string, streams genericiooptions.IOStreams) int {
+// are printed as one line on ErrOut. A panic is a bug, but even then the user
+// gets one line and exit code 1; KUBECTL_GANG_TRACE=1 shows the stack.
+func Main(args []string, streams genericiooptions.IOStreams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report it; KUBECTL_GANG_TRACE=1 prints the stack)\n", r)
+			if os.Getenv("KUBECTL_GANG_TRACE") == "1" {
+				fmt.Fprintf(streams.ErrOut, "%s", debug.Stack())
+			}
+			code = ExitError
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cmd := NewCmdGang(streams)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -34,6 +35,14 @@ const DefaultPageSize = 500
 type LiveOptions struct {
 	// PageSize is the LIST limit per request; 0 means DefaultPageSize.
 	PageSize int64
+	// Progress, when set, is updated as the read goes, for a progress line.
+	Progress *Progress
+}
+
+// Progress counts what a live read has done so far. Another goroutine may
+// read it while Live runs.
+type Progress struct {
+	Lists, ListsDone, Objects atomic.Int64
 }
 
 // ServerUnreachableError says the API server could not be reached at all, as
@@ -82,7 +91,11 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		return nil, nil, err
 	}
 
-	r := &liveReader{ctx: ctx, pageSize: opts.PageSize, b: newBuilder()}
+	progress := opts.Progress
+	if progress == nil {
+		progress = &Progress{}
+	}
+	r := &liveReader{ctx: ctx, pageSize: opts.PageSize, b: newBuilder(), progress: progress}
 	tasks := []listTask{
 		{resource: "nodes", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.CoreV1().Nodes().List(ctx, o)
@@ -112,6 +125,7 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 			each: func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) },
 		})
 	}
+	progress.Lists.Store(int64(len(tasks)))
 	warnings = append(warnings, r.run(tasks)...)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, nil, err
@@ -133,6 +147,7 @@ type listTask struct {
 type liveReader struct {
 	ctx      context.Context
 	pageSize int64
+	progress *Progress
 
 	mu   sync.Mutex // guards b, errs
 	b    *builder
@@ -151,8 +166,10 @@ func (r *liveReader) run(tasks []listTask) []string {
 			p.PageSize = r.pageSize
 			err := p.EachListItem(r.ctx, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
 				items = append(items, obj)
+				r.progress.Objects.Add(1)
 				return nil
 			})
+			r.progress.ListsDone.Add(1)
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch {
