@@ -2,7 +2,7 @@
 # release.sh cross-compiles kubectl-gang and packs one archive per platform,
 # the way .krew.yaml expects to find them on the GitHub release:
 #
-#   kubectl-gang_${VERSION}_${os}_${arch}.tar.gz         (binary and LICENSE at the root)
+#   kubectl-gang_${VERSION}_${os}_${arch}.tar.gz         (binary, LICENSE and, except on windows, kubectl_complete-gang at the root)
 #   kubectl-gang_${VERSION}_${os}_${arch}.tar.gz.sha256  ("<hex>  <archive name>")
 #
 # Usage: hack/release.sh VERSION [OUTDIR]   (VERSION like v0.1.0; OUTDIR defaults to dist)
@@ -80,8 +80,16 @@ for platform in "${platforms[@]}"; do
   cp LICENSE "$dir/LICENSE"
   chmod 0755 "$dir/$bin"
   chmod 0644 "$dir/LICENSE"
+  members=(LICENSE "$bin")
+  # The completion helper kubectl runs for `kubectl gang <TAB>` is a shell
+  # script, so it ships for the Unix platforms only.
+  if [[ "$os" != windows ]]; then
+    cp kubectl_complete-gang "$dir/kubectl_complete-gang"
+    chmod 0755 "$dir/kubectl_complete-gang"
+    members+=(kubectl_complete-gang)
+  fi
 
-  "$tar" ${tar_flags[@]+"${tar_flags[@]}"} -C "$dir" -cf - LICENSE "$bin" | gzip -n -9 >"$outdir/$archive"
+  "$tar" ${tar_flags[@]+"${tar_flags[@]}"} -C "$dir" -cf - "${members[@]}" | gzip -n -9 >"$outdir/$archive"
   (cd "$outdir" && "${sha256[@]}" "$archive" >"$archive.sha256")
   echo "$outdir/$archive"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # verify.sh runs the checks a change must pass before it lands: formatting,
-# go vet, a tidy go.mod, and the pure-core rule (pkg/schedule never depends on
+# go vet, staticcheck, a tidy go.mod, and the pure-core rule (pkg/schedule never depends on
 # client-go).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -13,6 +13,8 @@ if [[ -n "$unformatted" ]]; then
 fi
 
 go vet ./...
+# staticcheck, pinned, from the Go module proxy (cached after the first run).
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 for mod in . hack/k8s hack/krew; do
   [[ -f "$mod/go.mod" ]] || continue

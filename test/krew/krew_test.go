@@ -354,15 +354,20 @@ func checkAgainstRelease(t *testing.T, rendered, dist string, archives, fetched 
 				t.Errorf("platform %s copies %s to %q, want the plugin root", name, f.From, f.To)
 			}
 		}
-		if want := []string{bin, "LICENSE"}; !slices.Equal(from, want) {
+		want := []string{bin, "LICENSE"}
+		if goos != "windows" {
+			want = append(want, "kubectl_complete-gang")
+		}
+		if !slices.Equal(from, want) {
 			t.Errorf("platform %s copies %v, want %v", name, from, want)
 		}
 	}
 }
 
-// checkArchive checks that an archive holds exactly the binary and LICENSE at
-// its root, with fixed owners and modes, and that the binary was built for the
-// platform its name says with the flags of a release build.
+// checkArchive checks that an archive holds exactly the binary, LICENSE and
+// (except on windows) the completion helper at its root, with fixed owners and
+// modes, and that the binary was built for the platform its name says with the
+// flags of a release build.
 func checkArchive(t *testing.T, root, dist, name string, license []byte) {
 	t.Helper()
 	m := regexp.MustCompile(`^kubectl-gang_` + regexp.QuoteMeta(tag) + `_([a-z0-9]+)_([a-z0-9]+)\.tar\.gz$`).FindStringSubmatch(name)
@@ -387,7 +392,11 @@ func checkArchive(t *testing.T, root, dist, name string, license []byte) {
 			t.Errorf("%s: %s is owned by %d:%d, want 0:0", name, e.hdr.Name, e.hdr.Uid, e.hdr.Gid)
 		}
 	}
-	if want := []string{"LICENSE", bin}; !slices.Equal(names, want) {
+	want := []string{"LICENSE", bin}
+	if goos != "windows" {
+		want = append(want, "kubectl_complete-gang")
+	}
+	if !slices.Equal(names, want) {
 		t.Errorf("%s holds %v, want %v", name, names, want)
 		return
 	}
@@ -404,7 +413,7 @@ func checkArchive(t *testing.T, root, dist, name string, license []byte) {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSpace(string(exe.data)), "\n")
-	want := []string{
+	want = []string{
 		"dir=" + dir,
 		fmt.Sprintf("env=GOOS=%s GOARCH=%s CGO_ENABLED=0", goos, goarch),
 		"build", "-trimpath",
