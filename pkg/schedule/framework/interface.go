@@ -1,0 +1,183 @@
+package framework
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// Score bounds: every plugin's normalized score is in [MinNodeScore, MaxNodeScore].
+const (
+	MinNodeScore int64 = 0
+	MaxNodeScore int64 = 100
+	// MaxTotalScore bounds the weighted sum.
+	MaxTotalScore int64 = 1<<63 - 1
+)
+
+// NodeScore is one node's score from one plugin.
+type NodeScore struct {
+	Name  string
+	Score int64
+}
+
+// NodeScoreList is a plugin's scores, in the order of the feasible nodes.
+type NodeScoreList []NodeScore
+
+// PreFilterResult narrows the nodes Filter has to look at; nil means all.
+type PreFilterResult struct {
+	NodeNames sets.Set[string]
+}
+
+// AllNodes reports whether the result keeps every node.
+func (r *PreFilterResult) AllNodes() bool { return r == nil || r.NodeNames == nil }
+
+// Merge intersects two results.
+func (r *PreFilterResult) Merge(o *PreFilterResult) *PreFilterResult {
+	if r.AllNodes() && o.AllNodes() {
+		return nil
+	}
+	if r.AllNodes() {
+		return &PreFilterResult{NodeNames: sets.New(o.NodeNames.UnsortedList()...)}
+	}
+	if o.AllNodes() {
+		return &PreFilterResult{NodeNames: sets.New(r.NodeNames.UnsortedList()...)}
+	}
+	return &PreFilterResult{NodeNames: r.NodeNames.Intersection(o.NodeNames)}
+}
+
+// Plugin is what every plugin is.
+type Plugin interface {
+	Name() string
+}
+
+// QueuedPodInfo is a pod waiting to be scheduled, as QueueSort sees it.
+type QueuedPodInfo struct {
+	*PodInfo
+	// Timestamp is when the pod entered the queue; for a one-shot run, its
+	// creation time.
+	Timestamp time.Time
+}
+
+// QueueSortPlugin orders pending pods.
+type QueueSortPlugin interface {
+	Plugin
+	Less(a, b *QueuedPodInfo) bool
+}
+
+// PreFilterExtensions keep a plugin's PreFilter state right when pods are
+// added to or removed from a node after PreFilter ran: by preemption what-ifs
+// and by gang members reserved one after another.
+type PreFilterExtensions interface {
+	AddPod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
+	RemovePod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
+}
+
+// PreFilterPlugin runs once per pod before Filter.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo) (*PreFilterResult, *Status)
+	// PreFilterExtensions may be nil.
+	PreFilterExtensions() PreFilterExtensions
+}
+
+// FilterPlugin decides whether the pod can run on a node.
+type FilterPlugin interface {
+	Plugin
+	Filter(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status
+}
+
+// NodeToStatus gives the Filter verdict for each node.
+type NodeToStatus interface {
+	Get(nodeName string) *Status
+}
+
+// PostFilterResult is what a PostFilter plugin proposes, such as a node
+// where preemption would make room.
+type PostFilterResult struct {
+	NominatedNodeName string
+}
+
+// PostFilterPlugin runs when no node is feasible (preemption).
+type PostFilterPlugin interface {
+	Plugin
+	PostFilter(ctx context.Context, state *CycleState, pod *corev1.Pod, filteredNodeStatus NodeToStatus) (*PostFilterResult, *Status)
+}
+
+// PreScorePlugin runs once before Score, over the feasible nodes.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo) *Status
+}
+
+// ScoreExtensions normalize a plugin's scores to [MinNodeScore, MaxNodeScore].
+type ScoreExtensions interface {
+	NormalizeScore(ctx context.Context, state *CycleState, pod *corev1.Pod, scores NodeScoreList) *Status
+}
+
+// ScorePlugin ranks feasible nodes.
+type ScorePlugin interface {
+	Plugin
+	Score(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) (int64, *Status)
+	// ScoreExtensions may be nil.
+	ScoreExtensions() ScoreExtensions
+}
+
+// ReservePlugin keeps plugin state right once a node is chosen.
+type ReservePlugin interface {
+	Plugin
+	Reserve(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string) *Status
+	Unreserve(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string)
+}
+
+// PermitPlugin may hold a pod back (gang checks).
+type PermitPlugin interface {
+	Plugin
+	Permit(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string) (*Status, time.Duration)
+}
+
+// BindPlugin binds a pod to a node. No plugin in the pure core binds: binding
+// is done by the binder in pkg/gang, behind a client.
+type BindPlugin interface {
+	Plugin
+	Bind(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string) *Status
+}
+
+// NodeInfoLister lists the nodes of the snapshot a cycle runs on.
+type NodeInfoLister interface {
+	// List returns every node.
+	List() []*NodeInfo
+	// HavePodsWithAffinityList returns the nodes with at least one pod with (anti-)affinity.
+	HavePodsWithAffinityList() []*NodeInfo
+	// HavePodsWithRequiredAntiAffinityList returns the nodes with at least one pod with required anti-affinity.
+	HavePodsWithRequiredAntiAffinityList() []*NodeInfo
+	// Get returns one node, or an error if it is not in the snapshot.
+	Get(name string) (*NodeInfo, error)
+}
+
+// Handle is what plugins may read besides the pod and the node: the
+// snapshot, namespace labels, storage objects, and the parallelizer. Unlike
+// kube-scheduler's Handle it has no client: the core never talks to a server.
+type Handle interface {
+	NodeInfos() NodeInfoLister
+	// NamespaceLabels returns a namespace's labels, nil if it is not in the snapshot.
+	NamespaceLabels(namespace string) labels.Set
+	// Storage returns the PVCs, PVs and StorageClasses of the snapshot.
+	Storage() StorageLister
+	Parallelizer() Parallelizer
+}
+
+// StorageLister finds the storage objects volume plugins read.
+type StorageLister interface {
+	PersistentVolumeClaim(namespace, name string) (*corev1.PersistentVolumeClaim, bool)
+	PersistentVolume(name string) (*corev1.PersistentVolume, bool)
+	StorageClass(name string) (*storagev1.StorageClass, bool)
+}
+
+// Parallelizer runs pieces of work on a bounded number of goroutines.
+type Parallelizer interface {
+	Until(ctx context.Context, pieces int, work func(piece int))
+}
