@@ -21,7 +21,8 @@ import (
 
 var snapshotLong = templates.LongDesc(`
 	Write every object the pipeline reads (Nodes, non-terminal Pods,
-	PriorityClasses, Namespaces, ResourceQuotas, PodDisruptionBudgets, and the
+	PriorityClasses, Namespaces, ResourceQuotas, PodDisruptionBudgets,
+	PersistentVolumeClaims, PersistentVolumes, StorageClasses, and the
 	native, Volcano and coscheduling PodGroups and Volcano Queues that exist) as
 	one v1 List, for offline use with --snapshot and for bug reports.
 
@@ -159,6 +160,9 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 	row("priorityclasses.scheduling.k8s.io", len(s.PriorityClasses), "")
 	row("resourcequotas", len(s.ResourceQuotas), "")
 	row("poddisruptionbudgets.policy", len(s.PodDisruptionBudgets), "")
+	row("persistentvolumeclaims", len(s.PersistentVolumeClaims), "")
+	row("persistentvolumes", len(s.PersistentVolumes), "")
+	row("storageclasses.storage.k8s.io", len(s.StorageClasses), "")
 
 	byGroup := map[string][]string{}
 	for _, pg := range s.PodGroups {

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -37,6 +38,10 @@ type Snapshot struct {
 	Namespaces           []*corev1.Namespace
 	ResourceQuotas       []*corev1.ResourceQuota
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
+	// The storage objects volume plugins read.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
 	// PodGroups holds the PodGroups of every source (native, Volcano,
 	// coscheduling) as read, told apart by their GroupVersionKind. They stay
 	// unstructured so that versions and fields this build does not know survive
@@ -61,6 +66,11 @@ func (s *Snapshot) Sort() {
 	slices.SortFunc(s.PodDisruptionBudgets, func(a, b *policyv1.PodDisruptionBudget) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
+	slices.SortFunc(s.PersistentVolumeClaims, func(a, b *corev1.PersistentVolumeClaim) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(s.PersistentVolumes, func(a, b *corev1.PersistentVolume) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.StorageClasses, func(a, b *storagev1.StorageClass) int { return cmp.Compare(a.Name, b.Name) })
 	byGroupNamespaceName := func(a, b *unstructured.Unstructured) int {
 		ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
 		return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),

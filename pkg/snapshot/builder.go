@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,6 +25,9 @@ var (
 	resourceQuotaGVK = corev1.SchemeGroupVersion.WithKind("ResourceQuota")
 	priorityClassGVK = schedulingv1.SchemeGroupVersion.WithKind("PriorityClass")
 	pdbGVK           = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
+	pvcGVK           = corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")
+	pvGVK            = corev1.SchemeGroupVersion.WithKind("PersistentVolume")
+	storageClassGVK  = storagev1.SchemeGroupVersion.WithKind("StorageClass")
 )
 
 // objectKey identifies an object across sources so a duplicate can be found.
@@ -105,6 +109,21 @@ func (b *builder) addPriorityClass(pc *schedulingv1.PriorityClass) {
 func (b *builder) addPDB(pdb *policyv1.PodDisruptionBudget) {
 	normalize(&pdb.ObjectMeta, &pdb.TypeMeta)
 	put(b, &b.snap.PodDisruptionBudgets, objectKey{group: "policy", kind: "PodDisruptionBudget", namespace: pdb.Namespace, name: pdb.Name}, pdb)
+}
+
+func (b *builder) addPVC(c *corev1.PersistentVolumeClaim) {
+	normalize(&c.ObjectMeta, &c.TypeMeta)
+	put(b, &b.snap.PersistentVolumeClaims, objectKey{kind: "PersistentVolumeClaim", namespace: c.Namespace, name: c.Name}, c)
+}
+
+func (b *builder) addPV(v *corev1.PersistentVolume) {
+	normalize(&v.ObjectMeta, &v.TypeMeta)
+	put(b, &b.snap.PersistentVolumes, objectKey{kind: "PersistentVolume", name: v.Name}, v)
+}
+
+func (b *builder) addStorageClass(c *storagev1.StorageClass) {
+	normalize(&c.ObjectMeta, &c.TypeMeta)
+	put(b, &b.snap.StorageClasses, objectKey{group: "storage.k8s.io", kind: "StorageClass", name: c.Name}, c)
 }
 
 // addUnstructured adds a PodGroup or a Volcano Queue; they keep their apiVersion

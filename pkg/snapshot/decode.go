@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -282,6 +283,12 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		return decodeInto(raw, gvk, &schedulingv1.PriorityClass{}, b.addPriorityClass)
 	case gvk == pdbGVK:
 		return decodeInto(raw, gvk, &policyv1.PodDisruptionBudget{}, b.addPDB)
+	case gvk == pvcGVK:
+		return decodeInto(raw, gvk, &corev1.PersistentVolumeClaim{}, b.addPVC)
+	case gvk == pvGVK:
+		return decodeInto(raw, gvk, &corev1.PersistentVolume{}, b.addPV)
+	case gvk == storageClassGVK:
+		return decodeInto(raw, gvk, &storagev1.StorageClass{}, b.addStorageClass)
 	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {

@@ -43,6 +43,16 @@ func ToList(s *schedule.Snapshot) (*unstructured.UnstructuredList, error) {
 			return nil, err
 		}
 	}
+	for _, o := range s.StorageClasses {
+		if err := add(storageClassGVK, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range s.PersistentVolumes {
+		if err := add(pvGVK, o); err != nil {
+			return nil, err
+		}
+	}
 	for _, o := range s.Queues {
 		list.Items = append(list.Items, *o.DeepCopy())
 	}
@@ -53,6 +63,11 @@ func ToList(s *schedule.Snapshot) (*unstructured.UnstructuredList, error) {
 	}
 	for _, o := range s.PodDisruptionBudgets {
 		if err := add(pdbGVK, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range s.PersistentVolumeClaims {
+		if err := add(pvcGVK, o); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -115,6 +116,15 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		{resource: "poddisruptionbudgets.policy", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addPDB(obj.(*policyv1.PodDisruptionBudget)) }},
+		{resource: "persistentvolumeclaims", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addPVC(obj.(*corev1.PersistentVolumeClaim)) }},
+		{resource: "persistentvolumes", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().PersistentVolumes().List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addPV(obj.(*corev1.PersistentVolume)) }},
+		{resource: "storageclasses.storage.k8s.io", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.StorageV1().StorageClasses().List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addStorageClass(obj.(*storagev1.StorageClass)) }},
 	}
 	for _, gvr := range custom {
 		tasks = append(tasks, listTask{
