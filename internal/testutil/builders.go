@@ -13,8 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 // Res is a resource list written with quantity strings: Res{"cpu": "500m"}.
@@ -201,28 +199,28 @@ type PodGroupWrapper struct{ unstructured.Unstructured }
 
 // MakeNativePodGroup starts a scheduling.k8s.io/v1beta1 PodGroup with a gang policy.
 func MakeNativePodGroup(namespace, name string, minCount int64) *PodGroupWrapper {
-	w := newPodGroup(schedule.NativeGroup+"/v1beta1", namespace, name)
+	w := newPodGroup("scheduling.k8s.io/v1beta1", namespace, name)
 	_ = unstructured.SetNestedField(w.Object, minCount, "spec", "schedulingPolicy", "gang", "minCount")
 	return w
 }
 
 // MakeVolcanoPodGroup starts a scheduling.volcano.sh/v1beta1 PodGroup.
 func MakeVolcanoPodGroup(namespace, name string, minMember int64) *PodGroupWrapper {
-	w := newPodGroup(schedule.VolcanoGroup+"/v1beta1", namespace, name)
+	w := newPodGroup("scheduling.volcano.sh/v1beta1", namespace, name)
 	_ = unstructured.SetNestedField(w.Object, minMember, "spec", "minMember")
 	return w
 }
 
 // MakeCoschedulingPodGroup starts a scheduling.x-k8s.io/v1alpha1 PodGroup.
 func MakeCoschedulingPodGroup(namespace, name string, minMember int64) *PodGroupWrapper {
-	w := newPodGroup(schedule.CoschedulingGroup+"/v1alpha1", namespace, name)
+	w := newPodGroup("scheduling.x-k8s.io/v1alpha1", namespace, name)
 	_ = unstructured.SetNestedField(w.Object, minMember, "spec", "minMember")
 	return w
 }
 
 func newPodGroup(apiVersion, namespace, name string) *PodGroupWrapper {
 	w := &PodGroupWrapper{}
-	w.Object = map[string]any{"apiVersion": apiVersion, "kind": schedule.PodGroupKind,
+	w.Object = map[string]any{"apiVersion": apiVersion, "kind": "PodGroup",
 		"metadata": map[string]any{"namespace": namespace, "name": name}, "spec": map[string]any{}}
 	return w
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -167,6 +168,8 @@ type Handle interface {
 	NamespaceLabels(namespace string) labels.Set
 	// Storage returns the PVCs, PVs and StorageClasses of the snapshot.
 	Storage() StorageLister
+	// PodDisruptionBudgets returns the budgets of the snapshot.
+	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
 	Parallelizer() Parallelizer
 }
 
@@ -180,4 +183,13 @@ type StorageLister interface {
 // Parallelizer runs pieces of work on a bounded number of goroutines.
 type Parallelizer interface {
 	Until(ctx context.Context, pieces int, work func(piece int))
+}
+
+// PluginsRunner runs the profile's plugins for one node; the Handle a
+// framework gives its plugins implements it (preemption what-ifs need it:
+// they remove victims from a node copy and run Filter again).
+type PluginsRunner interface {
+	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
+	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
+	RunFilterPlugins(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -17,6 +18,7 @@ type SnapshotHandle struct {
 	withAntiAffinity []*NodeInfo
 	namespaces       map[string]labels.Set
 	storage          *storageIndex
+	pdbs             []*policyv1.PodDisruptionBudget
 	parallelizer     Parallelizer
 }
 
@@ -28,6 +30,7 @@ type SnapshotObjects struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
+	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
 }
 
 // NewSnapshotHandle indexes nodes (already holding their pods) and objects.
@@ -36,10 +39,17 @@ func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism i
 		byName:       make(map[string]*NodeInfo, len(nodes)),
 		namespaces:   make(map[string]labels.Set, len(objects.Namespaces)),
 		storage:      newStorageIndex(objects),
+		pdbs:         objects.PodDisruptionBudgets,
 		parallelizer: NewParallelizer(parallelism),
 	}
 	for _, ns := range objects.Namespaces {
-		h.namespaces[ns.Name] = labels.Set(ns.Labels)
+		// A namespace without labels still exists: keep a non-nil set, so
+		// nil means "not in the snapshot".
+		l := labels.Set(ns.Labels)
+		if l == nil {
+			l = labels.Set{}
+		}
+		h.namespaces[ns.Name] = l
 	}
 	h.SetNodes(nodes)
 	return h
@@ -83,11 +93,15 @@ func (h *SnapshotHandle) Get(name string) (*NodeInfo, error) {
 	return nil, fmt.Errorf("node %q not found in the snapshot", name)
 }
 
-// NamespaceLabels returns a namespace's labels.
+// NamespaceLabels returns a namespace's labels: nil when the namespace is not
+// in the snapshot, an empty set when it has none.
 func (h *SnapshotHandle) NamespaceLabels(namespace string) labels.Set { return h.namespaces[namespace] }
 
 // Storage returns the storage objects.
 func (h *SnapshotHandle) Storage() StorageLister { return h.storage }
+
+// PodDisruptionBudgets returns the budgets.
+func (h *SnapshotHandle) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget { return h.pdbs }
 
 // Parallelizer returns the parallelizer.
 func (h *SnapshotHandle) Parallelizer() Parallelizer { return h.parallelizer }
@@ -129,18 +143,28 @@ func (s *storageIndex) StorageClass(name string) (*storagev1.StorageClass, bool)
 
 // BuildNodeInfos puts each pod on its node (pods bound to nodes that are not
 // in the list are left out, as kube-scheduler's cache does) and fills in image
-// states with how many nodes hold each image.
+// states as its cache does: per image name, the number of distinct nodes that
+// have it, and the size first seen for it (nodes in the given order).
 func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 	infos := make([]*NodeInfo, len(nodes))
 	byName := make(map[string]*NodeInfo, len(nodes))
-	imageNodes := map[string]int{}
+	type imageState struct {
+		size  int64
+		nodes map[string]struct{}
+	}
+	images := map[string]*imageState{}
 	for i, n := range nodes {
 		ni := NewNodeInfo(n)
 		infos[i] = ni
 		byName[n.Name] = ni
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
-				imageNodes[name]++
+				st, ok := images[name]
+				if !ok {
+					st = &imageState{size: img.SizeBytes, nodes: map[string]struct{}{}}
+					images[name] = st
+				}
+				st.nodes[n.Name] = struct{}{}
 			}
 		}
 	}
@@ -155,7 +179,8 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 	for _, ni := range infos {
 		for _, img := range ni.node.Status.Images {
 			for _, name := range img.Names {
-				ni.ImageStates[name] = &ImageStateSummary{Size: img.SizeBytes, NumNodes: imageNodes[name]}
+				st := images[name]
+				ni.ImageStates[name] = &ImageStateSummary{Size: st.size, NumNodes: len(st.nodes)}
 			}
 		}
 	}

@@ -43,11 +43,23 @@ func (c Code) String() string {
 // node count, as kube-scheduler words them: "node(s) didn't match ..."), the
 // plugin that decided, and the error behind an Error. nil means Success.
 type Status struct {
-	code    Code
-	reasons []string
-	err     error
-	plugin  string
+	code         Code
+	reasons      []string
+	err          error
+	plugin       string
+	notEvaluated bool
 }
+
+// NotEvaluated returns a Skip status for something the pipeline cannot
+// evaluate on a snapshot (dynamic resource claims, volumes that wait for a
+// consumer, ...). The runner skips the plugin for this pod and reports what
+// in Result.NotEvaluated, so it never passes silently.
+func NotEvaluated(what string) *Status {
+	return &Status{code: Skip, reasons: []string{what}, notEvaluated: true}
+}
+
+// IsNotEvaluated reports a status made by NotEvaluated.
+func (s *Status) IsNotEvaluated() bool { return s != nil && s.notEvaluated }
 
 // NewStatus returns a Status with a code and reasons.
 func NewStatus(code Code, reasons ...string) *Status {
@@ -94,9 +106,12 @@ func (s *Status) Plugin() string {
 	return s.plugin
 }
 
-// WithPlugin records the plugin that returned the status and returns it.
+// WithPlugin records the plugin that returned the status and returns it. It
+// writes only when the name changes, so a plugin may return one shared,
+// preallocated status (WithPlugin already applied) from parallel Filter calls
+// without a data race or a heap allocation per node.
 func (s *Status) WithPlugin(name string) *Status {
-	if s != nil {
+	if s != nil && s.plugin != name {
 		s.plugin = name
 	}
 	return s
