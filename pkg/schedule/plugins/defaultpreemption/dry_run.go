@@ -1,0 +1,384 @@
+package defaultpreemption
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// dryRun is one preemption evaluation for one pod: it tries the nodes where
+// preemption might help and collects candidates.
+type dryRun struct {
+	pl        *DefaultPreemption
+	state     *framework.CycleState
+	preemptor *corev1.Pod
+	priority  int32
+	pdbs      *pdbChecker
+	// now is the start time of pods that have not started.
+	now time.Time
+	// numCandidates is how many candidates are enough, as kube-scheduler counts.
+	numCandidates int
+}
+
+// nodeOutcome is selectVictimsOnNode's answer for one node.
+type nodeOutcome struct {
+	victims          []*corev1.Pod
+	numPDBViolations int
+	status           *framework.Status
+}
+
+// run tries nodes (sorted by name) and returns the candidates, non-violating
+// ones first, the tally of the verdicts of the nodes that are not
+// candidates, and the errors met.
+//
+// kube-scheduler starts at a random offset into the nodes, tries them in
+// parallel, and stops once it holds a candidate that violates no
+// PodDisruptionBudget and numCandidates candidates in all (each kind capped
+// at numCandidates; nodes already in flight finish). Here the start is the
+// first node by name and the outcome is that of trying the nodes one by one
+// in that order: nodes are tried in parallel batches, and a batch's results
+// are taken in order up to the node where kube-scheduler's rule stops,
+// the rest discarded. The same snapshot thus always gives the same answer.
+func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo) ([]*Candidate, *verdictTally, error) {
+	var nonViolating, violating []*Candidate
+	verdicts := &verdictTally{}
+	// Errors are joined as kube-scheduler joins them: apimachinery's
+	// aggregate, one message alone, several deduplicated in brackets.
+	var errs []error
+
+	batch := max(r.numCandidates, framework.DefaultParallelism)
+	outcomes := make([]nodeOutcome, min(batch, len(nodes)))
+	for start := 0; start < len(nodes); start += batch {
+		chunk := nodes[start:min(start+batch, len(nodes))]
+		r.pl.handle.Parallelizer().Until(ctx, len(chunk), func(i int) {
+			if !r.hasPotentialVictim(chunk[i]) {
+				outcomes[i] = nodeOutcome{status: noVictims}
+				return
+			}
+			// Each try works on copies: the node loses and regains pods,
+			// and PreFilter extensions rewrite their state.
+			victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), chunk[i].Clone())
+			outcomes[i] = nodeOutcome{victims: victims, numPDBViolations: violations, status: status}
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		for i, ni := range chunk {
+			o := outcomes[i]
+			if o.status.IsSuccess() && len(o.victims) > 0 {
+				c := &Candidate{NodeName: ni.Name(), Victims: o.victims, NumPDBViolations: o.numPDBViolations}
+				if c.NumPDBViolations == 0 {
+					if len(nonViolating) < r.numCandidates {
+						nonViolating = append(nonViolating, c)
+					}
+				} else if len(violating) < r.numCandidates {
+					violating = append(violating, c)
+				}
+				if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= r.numCandidates {
+					return append(nonViolating, violating...), verdicts, utilerrors.NewAggregate(errs)
+				}
+				continue
+			}
+			status := o.status
+			if status.IsSuccess() {
+				status = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
+			}
+			if status.Code() == framework.Error {
+				errs = append(errs, statusError(status))
+			}
+			verdicts.add(status)
+		}
+	}
+	return append(nonViolating, violating...), verdicts, utilerrors.NewAggregate(errs)
+}
+
+// noVictims is the verdict on a node without a pod of lower priority; one
+// value serves every such node (verdicts are only counted, never changed).
+var noVictims = framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonNoVictims)
+
+// hasPotentialVictim reports a pod of lower priority on the node, so that
+// nodes without one are not copied for nothing (the outcome is the same).
+func (r *dryRun) hasPotentialVictim(ni *framework.NodeInfo) bool {
+	for _, pi := range ni.Pods {
+		if corev1helpers.PodPriority(pi.Pod) < r.priority {
+			return true
+		}
+	}
+	return false
+}
+
+// victim is a pod that preemption may evict.
+type victim struct {
+	pi       *framework.PodInfo
+	priority int32
+	start    time.Time
+	// index is the pod's place on the node, the last tie-break.
+	index int
+}
+
+// moreImportant orders victims as kube-scheduler's MoreImportantVictim does
+// for single pods (GenericWorkload is off in v1.37): higher priority first,
+// then the one that started earlier. Where kube-scheduler's order is left to
+// chance (equal start times; pods not started yet get time.Now() as they are
+// met, so the first on the node counts as oldest) the pod first on the node
+// comes first.
+func moreImportant(a, b victim) int {
+	if a.priority != b.priority {
+		if a.priority > b.priority {
+			return -1
+		}
+		return 1
+	}
+	if c := a.start.Compare(b.start); c != 0 {
+		return c
+	}
+	return a.index - b.index
+}
+
+// selectVictimsOnNode is kube-scheduler's SelectVictimsOnNode on copies of a
+// node and of the cycle state: remove every pod of lower priority; if the pod
+// still does not fit, the node cannot help; otherwise put pods back, most
+// important first and those whose eviction would violate a
+// PodDisruptionBudget before the others, keeping each one the pod still fits
+// beside. What cannot be put back are the victims.
+func (r *dryRun) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, nodeInfo *framework.NodeInfo) ([]*corev1.Pod, int, *framework.Status) {
+	var potential []victim
+	for i, pi := range nodeInfo.Pods {
+		if p := corev1helpers.PodPriority(pi.Pod); p < r.priority {
+			potential = append(potential, victim{pi: pi, priority: p, start: startTime(pi.Pod, r.now), index: i})
+		}
+	}
+	if len(potential) == 0 {
+		return nil, 0, noVictims
+	}
+
+	runner := r.pl.runner
+	remove := func(v victim) error {
+		if err := nodeInfo.RemovePod(v.pi.Pod); err != nil {
+			return err
+		}
+		return statusError(runner.RunPreFilterExtensionRemovePod(ctx, state, r.preemptor, v.pi, nodeInfo))
+	}
+	for _, v := range potential {
+		if err := remove(v); err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+	}
+	// Had the pod affinity to one of the victims, it would not fit now; like
+	// kube-scheduler, we do not look for that case.
+	if status := runner.RunFilterPlugins(ctx, state, r.preemptor, nodeInfo); !status.IsSuccess() {
+		return nil, 0, status
+	}
+
+	slices.SortFunc(potential, moreImportant)
+	violatingVictims, nonViolatingVictims := r.pdbs.split(potential)
+
+	var victims []victim
+	reprieve := func(v victim) (bool, error) {
+		nodeInfo.AddPodInfo(v.pi)
+		if err := statusError(runner.RunPreFilterExtensionAddPod(ctx, state, r.preemptor, v.pi, nodeInfo)); err != nil {
+			return false, err
+		}
+		if runner.RunFilterPlugins(ctx, state, r.preemptor, nodeInfo).IsSuccess() {
+			return true, nil
+		}
+		if err := remove(v); err != nil {
+			return false, err
+		}
+		victims = append(victims, v)
+		return false, nil
+	}
+	numViolations := 0
+	for _, v := range violatingVictims {
+		fits, err := reprieve(v)
+		if err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+		if !fits {
+			numViolations++
+		}
+	}
+	for _, v := range nonViolatingVictims {
+		if _, err := reprieve(v); err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+	}
+	// Both passes ran in importance order; merge them back into one.
+	if len(violatingVictims) > 0 && len(nonViolatingVictims) > 0 {
+		slices.SortFunc(victims, moreImportant)
+	}
+	pods := make([]*corev1.Pod, len(victims))
+	for i, v := range victims {
+		pods[i] = v.pi.Pod
+	}
+	return pods, numViolations, nil
+}
+
+// startTime is when a pod started; kube-scheduler takes the current time for
+// a pod that has not started yet.
+func startTime(p *corev1.Pod, now time.Time) time.Time {
+	if p.Status.StartTime != nil {
+		return p.Status.StartTime.Time
+	}
+	return now
+}
+
+// statusError turns a rejecting status into an error, as kube-scheduler's
+// Status.AsError does (ours only does so for Error).
+func statusError(s *framework.Status) error {
+	switch s.Code() {
+	case framework.Success, framework.Wait, framework.Skip:
+		return nil
+	}
+	if err := s.AsError(); err != nil {
+		return err
+	}
+	return errors.New(s.Message())
+}
+
+// pdbChecker tells which victims' eviction would violate a
+// PodDisruptionBudget; selectors are parsed once per evaluation.
+type pdbChecker struct {
+	pdbs []parsedPDB
+}
+
+type parsedPDB struct {
+	pdb      *policyv1.PodDisruptionBudget
+	selector labels.Selector // nil when it selects nothing (unparsable or empty)
+}
+
+func newPDBChecker(pdbs []*policyv1.PodDisruptionBudget) *pdbChecker {
+	c := &pdbChecker{pdbs: make([]parsedPDB, len(pdbs))}
+	for i, pdb := range pdbs {
+		c.pdbs[i].pdb = pdb
+		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		// A budget whose selector does not parse or is empty protects no pod.
+		if err == nil && !selector.Empty() {
+			c.pdbs[i].selector = selector
+		}
+	}
+	return c
+}
+
+// split divides victims (in importance order) into those whose eviction
+// would take a budget below zero and the others, as kube-scheduler's
+// FilterVictimsWithPDBViolation does: each matching budget is charged in
+// turn, pods the budget already counts as disrupted are not charged, and a
+// pod violates once a budget it is charged to goes negative.
+func (c *pdbChecker) split(victims []victim) (violating, nonViolating []victim) {
+	if len(c.pdbs) == 0 {
+		return nil, victims
+	}
+	allowed := make([]int32, len(c.pdbs))
+	for i := range c.pdbs {
+		allowed[i] = c.pdbs[i].pdb.Status.DisruptionsAllowed
+	}
+	isViolating := func(pod *corev1.Pod) bool {
+		if len(pod.Labels) == 0 {
+			return false
+		}
+		for i := range c.pdbs {
+			p := &c.pdbs[i]
+			if p.pdb.Namespace != pod.Namespace || p.selector == nil || !p.selector.Matches(labels.Set(pod.Labels)) {
+				continue
+			}
+			if _, disrupted := p.pdb.Status.DisruptedPods[pod.Name]; disrupted {
+				continue
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range victims {
+		if isViolating(v.pi.Pod) {
+			violating = append(violating, v)
+		} else {
+			nonViolating = append(nonViolating, v)
+		}
+	}
+	return violating, nonViolating
+}
+
+// pickOneCandidate is kube-scheduler's pickOneNodeForPreemption: of the
+// candidates, the one with the fewest PodDisruptionBudget violations, then
+// the lowest highest victim priority, then the smallest sum of victim
+// priorities, then the fewest victims, then the latest start among the
+// highest-priority victims. kube-scheduler breaks a remaining tie at random
+// (map order); we take the first node by name.
+func pickOneCandidate(candidates []*Candidate, now time.Time) *Candidate {
+	if len(candidates) == 1 {
+		return candidates[0]
+	}
+	remaining := slices.Clone(candidates)
+	slices.SortFunc(remaining, func(a, b *Candidate) int { return strings.Compare(a.NodeName, b.NodeName) })
+
+	scores := []func(c *Candidate) int64{
+		func(c *Candidate) int64 { return -int64(c.NumPDBViolations) },
+		// Victims are in importance order, so the first has the highest priority.
+		func(c *Candidate) int64 { return -int64(corev1helpers.PodPriority(c.Victims[0])) },
+		func(c *Candidate) int64 {
+			// Shifting every priority by MaxInt32+1 makes them all positive,
+			// so a node with a few negative-priority victims does not win
+			// over a node with fewer victims of the same priority.
+			var sum int64
+			for _, p := range c.Victims {
+				sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32) + 1
+			}
+			return -sum
+		},
+		func(c *Candidate) int64 { return -int64(len(c.Victims)) },
+		func(c *Candidate) int64 { return earliestStartOfHighestPriority(c.Victims, now).UnixNano() },
+	}
+	for _, score := range scores {
+		best := int64(math.MinInt64)
+		kept := remaining[:0:0]
+		for _, c := range remaining {
+			s := score(c)
+			if s > best {
+				best, kept = s, kept[:0]
+			}
+			if s == best {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 1 {
+			return kept[0]
+		}
+		remaining = kept
+	}
+	return remaining[0]
+}
+
+// earliestStartOfHighestPriority is kube-scheduler's GetEarliestPodStartTime:
+// the earliest start among the victims of the highest priority.
+func earliestStartOfHighestPriority(victims []*corev1.Pod, now time.Time) time.Time {
+	earliest := startTime(victims[0], now)
+	highest := corev1helpers.PodPriority(victims[0])
+	for _, p := range victims {
+		switch priority := corev1helpers.PodPriority(p); {
+		case priority == highest:
+			if t := startTime(p, now); t.Before(earliest) {
+				earliest = t
+			}
+		case priority > highest:
+			highest, earliest = priority, startTime(p, now)
+		}
+	}
+	return earliest
+}

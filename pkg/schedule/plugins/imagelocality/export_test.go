@@ -1,0 +1,4 @@
+package imagelocality
+
+// NormalizedImageName exposes normalizedImageName to the external tests.
+var NormalizedImageName = normalizedImageName

@@ -1,0 +1,218 @@
+package interpodaffinity
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// preScoreStateKey is where PreScore leaves the per-domain scores.
+const preScoreStateKey framework.StateKey = "PreScore" + Name
+
+// preScoreState holds, per topology pair, the summed weights of the terms
+// that pull the pod towards (positive) or push it away from (negative) that
+// domain. Score adds up the pairs a node belongs to.
+type preScoreState struct {
+	topologyScore map[topologyPair]int64
+	// topologyKeys are the distinct keys of topologyScore.
+	topologyKeys []string
+}
+
+// Clone returns the state itself: nothing changes it after PreScore.
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// scoreTerms is what PreScore matches each existing pod against.
+type scoreTerms struct {
+	pod             *corev1.Pod
+	namespaceLabels labels.Set
+	preferred       []incomingTerm
+	preferredAnti   []incomingTerm
+	hardWeight      int32
+}
+
+// topologyScoreList collects a chunk's weighted matches before they are
+// summed into the state's map.
+type topologyScoreList []pairCount
+
+func (l topologyScoreList) add(node *corev1.Node, key string, weight, multiplier int32) topologyScoreList {
+	if tv, ok := node.Labels[key]; ok {
+		l = append(l, pairCount{pair: topologyPair{key: key, value: tv}, count: int64(weight * multiplier)})
+	}
+	return l
+}
+
+// processExistingPod scores one existing pod, in kube-scheduler's order:
+// the incoming pod's preferred affinity and anti-affinity terms against it,
+// then its required affinity (at hardPodAffinityWeight) and preferred terms
+// against the incoming pod.
+func (t *scoreTerms) processExistingPod(l topologyScoreList, existing *framework.PodInfo, node *corev1.Node) topologyScoreList {
+	if len(node.Labels) == 0 {
+		return l
+	}
+	for i := range t.preferred {
+		if term := &t.preferred[i]; term.matches(existing.Pod) {
+			l = l.add(node, term.topologyKey, term.weight, 1)
+		}
+	}
+	for i := range t.preferredAnti {
+		if term := &t.preferredAnti[i]; term.matches(existing.Pod) {
+			l = l.add(node, term.topologyKey, term.weight, -1)
+		}
+	}
+	if t.hardWeight > 0 {
+		for i := range existing.RequiredAffinityTerms {
+			if term := &existing.RequiredAffinityTerms[i]; term.Matches(t.pod, t.namespaceLabels) {
+				l = l.add(node, term.TopologyKey, t.hardWeight, 1)
+			}
+		}
+	}
+	for i := range existing.PreferredAffinityTerms {
+		if term := &existing.PreferredAffinityTerms[i]; term.Matches(t.pod, t.namespaceLabels) {
+			l = l.add(node, term.TopologyKey, term.Weight, 1)
+		}
+	}
+	for i := range existing.PreferredAntiAffinityTerms {
+		if term := &existing.PreferredAntiAffinityTerms[i]; term.Matches(t.pod, t.namespaceLabels) {
+			l = l.add(node, term.TopologyKey, term.Weight, -1)
+		}
+	}
+	return l
+}
+
+// PreScore sums the weights of every matching preferred term (and required
+// affinity term of existing pods) per topology pair. It looks at every node
+// of the snapshot when the pod has preferred terms, otherwise only at nodes
+// with pods that have (anti-)affinity; Skip when no term matched anything.
+func (pl *InterPodAffinity) PreScore(ctx context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	a := pod.Spec.Affinity
+	hasPreferredAffinity := a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+	hasPreferredAntiAffinity := a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+	hasConstraints := hasPreferredAffinity || hasPreferredAntiAffinity
+	if pl.ignorePreferredTermsOfExistingPods && !hasConstraints {
+		return framework.NewStatus(framework.Skip)
+	}
+
+	var nodes []*framework.NodeInfo
+	if hasConstraints {
+		nodes = pl.handle.NodeInfos().List()
+	} else {
+		nodes = pl.handle.NodeInfos().HavePodsWithAffinityList()
+	}
+
+	pi := framework.NewPodInfo(pod)
+	if pi.ParseError != nil {
+		err := parseError(pod)
+		if err == nil {
+			err = pi.ParseError
+		}
+		return framework.AsStatus(fmt.Errorf("failed to parse pod: %w", err))
+	}
+	terms := &scoreTerms{
+		pod:             pod,
+		namespaceLabels: pl.handle.NamespaceLabels(pod.Namespace),
+		preferred:       resolveWeightedTerms(pi.PreferredAffinityTerms, pl.handle.NamespaceLabels),
+		preferredAnti:   resolveWeightedTerms(pi.PreferredAntiAffinityTerms, pl.handle.NamespaceLabels),
+		hardWeight:      pl.hardPodAffinityWeight,
+	}
+
+	parts := make([]topologyScoreList, chunkCount(len(nodes)))
+	pl.parallelChunks(ctx, len(nodes), func(c, start, end int) {
+		var l topologyScoreList
+		for _, ni := range nodes[start:end] {
+			node := ni.Node()
+			// Without preferred terms of its own, only pods with terms of
+			// theirs can score the pod.
+			pods := ni.PodsWithAffinity
+			if hasConstraints {
+				pods = ni.Pods
+			}
+			for _, existing := range pods {
+				l = terms.processExistingPod(l, existing, node)
+			}
+		}
+		parts[c] = l
+	})
+
+	s := &preScoreState{topologyScore: map[topologyPair]int64{}}
+	for _, l := range parts {
+		for _, pc := range l {
+			s.topologyScore[pc.pair] += pc.count
+			if !slices.Contains(s.topologyKeys, pc.pair.key) {
+				s.topologyKeys = append(s.topologyKeys, pc.pair.key)
+			}
+		}
+	}
+	// A term that matched counts even when the weights cancel out: the
+	// scores still get normalized, as kube-scheduler does.
+	if len(s.topologyScore) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	cycleState.Write(preScoreStateKey, s)
+	return nil
+}
+
+func getPreScoreState(cycleState *framework.CycleState) (*preScoreState, error) {
+	c, err := cycleState.Read(preScoreStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, err)
+	}
+	s, ok := c.(*preScoreState)
+	if !ok {
+		return nil, fmt.Errorf("%+v  convert to interpodaffinity.preScoreState error", c)
+	}
+	return s, nil
+}
+
+// Score sums the weights of the domains the node belongs to: positive for
+// affinity, negative for anti-affinity. NormalizeScore maps it to 0..100.
+func (pl *InterPodAffinity) Score(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := getPreScoreState(cycleState)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	node := nodeInfo.Node()
+	var score int64
+	for _, key := range s.topologyKeys {
+		if tv, ok := node.Labels[key]; ok {
+			score += s.topologyScore[topologyPair{key: key, value: tv}]
+		}
+	}
+	return score, nil
+}
+
+// ScoreExtensions returns the plugin, which normalizes its scores.
+func (pl *InterPodAffinity) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore maps the scores linearly onto [0, MaxNodeScore], the lowest
+// to 0 and the highest to MaxNodeScore, with kube-scheduler's float
+// arithmetic and truncation; all 0 when every node scored the same.
+func (pl *InterPodAffinity) NormalizeScore(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
+	s, err := getPreScoreState(cycleState)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if len(s.topologyScore) == 0 {
+		return nil
+	}
+	var minCount int64 = math.MaxInt64
+	var maxCount int64 = math.MinInt64
+	for i := range scores {
+		minCount = min(minCount, scores[i].Score)
+		maxCount = max(maxCount, scores[i].Score)
+	}
+	maxMinDiff := maxCount - minCount
+	for i := range scores {
+		fScore := float64(0)
+		if maxMinDiff > 0 {
+			fScore = float64(framework.MaxNodeScore) * (float64(scores[i].Score-minCount) / float64(maxMinDiff))
+		}
+		scores[i].Score = int64(fScore)
+	}
+	return nil
+}

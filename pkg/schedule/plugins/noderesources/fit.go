@@ -1,0 +1,428 @@
+// Package noderesources holds kube-scheduler's two node resource plugins, as
+// kube-scheduler keeps them together: NodeResourcesFit (does the pod's
+// request fit what the node has left, and how full would the node be) and
+// NodeResourcesBalancedAllocation (would cpu and memory stay in balance).
+package noderesources
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+const (
+	// Name is NodeResourcesFit's name in profiles.
+	Name = "NodeResourcesFit"
+
+	preFilterStateKey framework.StateKey = "PreFilter" + Name
+	preScoreStateKey  framework.StateKey = "PreScore" + Name
+)
+
+// The reasons NodeResourcesFit gives, as kube-scheduler words them. A scalar
+// resource is reported as InsufficientReasonPrefix followed by its name, such
+// as "Insufficient nvidia.com/gpu" or "Insufficient hugepages-2Mi".
+const (
+	ReasonTooManyPods                  = "Too many pods"
+	ReasonInsufficientCPU              = "Insufficient cpu"
+	ReasonInsufficientMemory           = "Insufficient memory"
+	ReasonInsufficientEphemeralStorage = "Insufficient ephemeral-storage"
+	InsufficientReasonPrefix           = "Insufficient "
+)
+
+var (
+	_ framework.PreFilterPlugin = &Fit{}
+	_ framework.FilterPlugin    = &Fit{}
+	_ framework.PreScorePlugin  = &Fit{}
+	_ framework.ScorePlugin     = &Fit{}
+)
+
+// Fit is NodeResourcesFit: Filter rejects a node whose free allocatable
+// cannot hold the pod's requests (or which has no room for one more pod),
+// and Score ranks nodes by the configured scoring strategy.
+type Fit struct {
+	ignoredResources      sets.Set[string]
+	ignoredResourceGroups sets.Set[string]
+	strategy              *scoringStrategy
+	resourceAllocation
+}
+
+// New returns NodeResourcesFit configured by args, a
+// *configv1.NodeResourcesFitArgs, or nil for kube-scheduler's defaults
+// (LeastAllocated over cpu and memory, weight 1 each).
+func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+	fitArgs, err := fitArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Fit{
+		ignoredResources:      sets.New(fitArgs.IgnoredResources...),
+		ignoredResourceGroups: sets.New(fitArgs.IgnoredResourceGroups...),
+		strategy:              newScoringStrategy(fitArgs.ScoringStrategy),
+		resourceAllocation:    resourceAllocation{resources: newScoredResources(fitArgs.ScoringStrategy.Resources)},
+	}, nil
+}
+
+// Name returns Name.
+func (f *Fit) Name() string { return Name }
+
+// InsufficientResource is one resource a node is short of for a pod: how
+// much the pod requests, how much the node's pods already use, and how much
+// the node has in all. A pod that is short on "pods" requests 1.
+type InsufficientResource struct {
+	ResourceName corev1.ResourceName
+	// Reason is the Filter reason for it, such as "Insufficient cpu".
+	Reason    string
+	Requested int64
+	Used      int64
+	Capacity  int64
+	// Unresolvable is set when the request exceeds the node's whole
+	// allocatable, so that evicting pods (preemption) cannot make room.
+	Unresolvable bool
+}
+
+// Short is how much more of the resource the node would need free for the
+// pod to fit: Requested - (Capacity - Used).
+func (r InsufficientResource) Short() int64 {
+	return r.Requested - (r.Capacity - r.Used)
+}
+
+// scalarRequest is one scalar resource the pod requests.
+type scalarRequest struct {
+	name     corev1.ResourceName
+	quantity int64
+	// reasons is the single reason for it, allocated once per pod so that
+	// a node short of only this resource costs no allocation to report.
+	reasons []string
+}
+
+// podRequest is what Filter compares against each node, computed once per
+// pod at PreFilter. It is never changed after, so Clone shares it.
+type podRequest struct {
+	milliCPU         int64
+	memory           int64
+	ephemeralStorage int64
+	// scalars holds the non-zero scalar requests the plugin checks (the
+	// ignored extended resources left out), sorted by name so reasons come
+	// out in the same order every run; kube-scheduler's order is a map's.
+	scalars []scalarRequest
+}
+
+// Clone implements framework.StateData.
+func (r *podRequest) Clone() framework.StateData { return r }
+
+// newPodRequest converts computed requests, leaving out zero quantities and
+// the extended resources the args ignore.
+func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[string]) *podRequest {
+	out := &podRequest{milliCPU: res.MilliCPU, memory: res.Memory, ephemeralStorage: res.EphemeralStorage}
+	for name, quantity := range res.ScalarResources {
+		if quantity <= 0 || isIgnored(name, ignored, ignoredGroups) {
+			continue
+		}
+		out.scalars = append(out.scalars, scalarRequest{
+			name:     name,
+			quantity: quantity,
+			reasons:  []string{InsufficientReasonPrefix + string(name)},
+		})
+	}
+	slices.SortFunc(out.scalars, func(a, b scalarRequest) int { return strings.Compare(string(a.name), string(b.name)) })
+	return out
+}
+
+// isIgnored reports an extended resource named in ignoredResources, or whose
+// group (the part before the "/") is in ignoredResourceGroups. Only extended
+// resources can be ignored: never hugepages or kubernetes.io/ resources.
+func isIgnored(name corev1.ResourceName, ignored, ignoredGroups sets.Set[string]) bool {
+	if !framework.IsExtendedResourceName(name) {
+		return false
+	}
+	if ignored.Has(string(name)) {
+		return true
+	}
+	if ignoredGroups.Len() == 0 {
+		return false
+	}
+	group, _, _ := strings.Cut(string(name), "/")
+	return ignoredGroups.Has(group)
+}
+
+// PreFilter computes the pod's requests (init and sidecar containers,
+// pod-level requests and overhead included, through component-helpers as
+// kube-scheduler does) for Filter. Like kube-scheduler it never skips and
+// never narrows the node set.
+func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	// The options kube-scheduler's PreFilter uses: a pod being scheduled has
+	// no resize status yet, and pod-level resources (beta, on) count.
+	requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: false})
+	state.Write(preFilterStateKey, newPodRequest(requestsToResource(requests), f.ignoredResources, f.ignoredResourceGroups))
+	return nil, nil
+}
+
+// requestsToResource converts a pod's requests as kube-scheduler's
+// SetMaxResource does: cpu, memory, ephemeral storage and the scalars; any
+// other name (such as "pods") is not a request a node accounts for.
+func requestsToResource(requests corev1.ResourceList) *framework.Resource {
+	out := &framework.Resource{}
+	for name, q := range requests {
+		switch name {
+		case corev1.ResourceCPU:
+			out.MilliCPU = q.MilliValue()
+		case corev1.ResourceMemory:
+			out.Memory = q.Value()
+		case corev1.ResourceEphemeralStorage:
+			out.EphemeralStorage = q.Value()
+		default:
+			if framework.IsScalarResourceName(name) {
+				out.AddScalar(name, q.Value())
+			}
+		}
+	}
+	return out
+}
+
+// PreFilterExtensions returns nil: Filter compares with the NodeInfo it is
+// given, which already holds any pod added or removed, so nothing in the
+// PreFilter state depends on other pods.
+func (f *Fit) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+func getPreFilterState(state *framework.CycleState) (*podRequest, error) {
+	data, err := state.Read(preFilterStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
+	}
+	s, ok := data.(*podRequest)
+	if !ok {
+		return nil, fmt.Errorf("invalid PreFilter state, got type %T", data)
+	}
+	return s, nil
+}
+
+// Native reason bits, in the order kube-scheduler reports them.
+const (
+	shortPods = 1 << iota
+	shortCPU
+	shortMemory
+	shortEphemeralStorage
+	nativeCombinations
+)
+
+// nativeReasons holds, for every combination of the native reasons, the
+// reason list Filter returns, so a node short only of native resources costs
+// one allocation (the Status) to report. The slices are shared and must not
+// be changed; their capacity equals their length, so an append copies.
+var nativeReasons = func() [nativeCombinations][]string {
+	var out [nativeCombinations][]string
+	names := []string{ReasonTooManyPods, ReasonInsufficientCPU, ReasonInsufficientMemory, ReasonInsufficientEphemeralStorage}
+	for mask := 1; mask < nativeCombinations; mask++ {
+		var reasons []string
+		for bit, reason := range names {
+			if mask&(1<<bit) != 0 {
+				reasons = append(reasons, reason)
+			}
+		}
+		out[mask] = slices.Clip(reasons)
+	}
+	return out
+}()
+
+// maxInlineInsufficient is how many insufficient resources Filter collects
+// without allocating: the four native ones plus a few scalars.
+const maxInlineInsufficient = 8
+
+// Filter rejects a node that cannot hold the pod: one reason per short
+// resource, Unschedulable when evicting pods could make room and
+// UnschedulableAndUnresolvable when some request exceeds the node's whole
+// allocatable. A node that fits costs no allocation.
+func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	req, err := getPreFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if req.fitsAll(nodeInfo) {
+		return nil
+	}
+	var buf [maxInlineInsufficient]InsufficientResource
+	insufficient := req.fits(nodeInfo, buf[:0])
+
+	code := framework.Unschedulable
+	var native, scalars int
+	for i := range insufficient {
+		if insufficient[i].Unresolvable {
+			code = framework.UnschedulableAndUnresolvable
+		}
+		switch insufficient[i].ResourceName {
+		case corev1.ResourcePods:
+			native |= shortPods
+		case corev1.ResourceCPU:
+			native |= shortCPU
+		case corev1.ResourceMemory:
+			native |= shortMemory
+		case corev1.ResourceEphemeralStorage:
+			native |= shortEphemeralStorage
+		default:
+			scalars++
+		}
+	}
+	switch {
+	case scalars == 0:
+		return framework.NewStatus(code, nativeReasons[native]...)
+	case scalars == 1 && native == 0:
+		return framework.NewStatus(code, req.scalarReasons(insufficient[0].ResourceName)...)
+	}
+	reasons := make([]string, 0, len(insufficient))
+	for i := range insufficient {
+		reasons = append(reasons, insufficient[i].Reason)
+	}
+	return framework.NewStatus(code, reasons...)
+}
+
+// scalarReasons returns the preallocated reason list of a requested scalar.
+func (r *podRequest) scalarReasons(name corev1.ResourceName) []string {
+	for i := range r.scalars {
+		if r.scalars[i].name == name {
+			return r.scalars[i].reasons
+		}
+	}
+	return []string{InsufficientReasonPrefix + string(name)}
+}
+
+// fitsAll reports whether the node is short of nothing: fits without the
+// details, so that the common case touches no buffer.
+func (r *podRequest) fitsAll(nodeInfo *framework.NodeInfo) bool {
+	allocatable, requested := nodeInfo.Allocatable, nodeInfo.Requested
+	if len(nodeInfo.Pods)+1 > allocatable.AllowedPodNumber ||
+		r.milliCPU > 0 && r.milliCPU > allocatable.MilliCPU-requested.MilliCPU ||
+		r.memory > 0 && r.memory > allocatable.Memory-requested.Memory ||
+		r.ephemeralStorage > 0 && r.ephemeralStorage > allocatable.EphemeralStorage-requested.EphemeralStorage {
+		return false
+	}
+	for i := range r.scalars {
+		s := &r.scalars[i]
+		if s.quantity > allocatable.ScalarResources[s.name]-requested.ScalarResources[s.name] {
+			return false
+		}
+	}
+	return true
+}
+
+// fits appends to out every resource the node is short of for the request,
+// in kube-scheduler's order (pods, cpu, memory, ephemeral-storage, then the
+// scalars by name), and returns it.
+//
+// kube-scheduler v1.37 (DRAExtendedResource, GA) hands an extended resource
+// the node has no allocatable of to the DynamicResources plugin when a
+// DeviceClass names it as its extendedResourceName. The snapshot holds no
+// DeviceClasses, so nothing is handed over here: every extended resource is
+// checked against the node's allocatable, as for a device plugin.
+func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResource) []InsufficientResource {
+	allocatable, requested := nodeInfo.Allocatable, nodeInfo.Requested
+	if pods := len(nodeInfo.Pods); pods+1 > allocatable.AllowedPodNumber {
+		out = append(out, InsufficientResource{
+			ResourceName: corev1.ResourcePods,
+			Reason:       ReasonTooManyPods,
+			Requested:    1,
+			Used:         int64(pods),
+			Capacity:     int64(allocatable.AllowedPodNumber),
+		})
+	}
+	if r.milliCPU > 0 && r.milliCPU > allocatable.MilliCPU-requested.MilliCPU {
+		out = append(out, InsufficientResource{
+			ResourceName: corev1.ResourceCPU,
+			Reason:       ReasonInsufficientCPU,
+			Requested:    r.milliCPU,
+			Used:         requested.MilliCPU,
+			Capacity:     allocatable.MilliCPU,
+			Unresolvable: r.milliCPU > allocatable.MilliCPU,
+		})
+	}
+	if r.memory > 0 && r.memory > allocatable.Memory-requested.Memory {
+		out = append(out, InsufficientResource{
+			ResourceName: corev1.ResourceMemory,
+			Reason:       ReasonInsufficientMemory,
+			Requested:    r.memory,
+			Used:         requested.Memory,
+			Capacity:     allocatable.Memory,
+			Unresolvable: r.memory > allocatable.Memory,
+		})
+	}
+	if r.ephemeralStorage > 0 && r.ephemeralStorage > allocatable.EphemeralStorage-requested.EphemeralStorage {
+		out = append(out, InsufficientResource{
+			ResourceName: corev1.ResourceEphemeralStorage,
+			Reason:       ReasonInsufficientEphemeralStorage,
+			Requested:    r.ephemeralStorage,
+			Used:         requested.EphemeralStorage,
+			Capacity:     allocatable.EphemeralStorage,
+			Unresolvable: r.ephemeralStorage > allocatable.EphemeralStorage,
+		})
+	}
+	for i := range r.scalars {
+		s := &r.scalars[i]
+		capacity, used := allocatable.ScalarResources[s.name], requested.ScalarResources[s.name]
+		if s.quantity > capacity-used {
+			out = append(out, InsufficientResource{
+				ResourceName: s.name,
+				Reason:       s.reasons[0],
+				Requested:    s.quantity,
+				Used:         used,
+				Capacity:     capacity,
+				Unresolvable: s.quantity > capacity,
+			})
+		}
+	}
+	return out
+}
+
+// Fits returns every resource nodeInfo is short of for pod, nil when the pod
+// fits: the same comparison as Filter without ignored resources, for
+// diagnostics such as "short 6 nvidia.com/gpu" (see InsufficientResource.Short).
+// It uses the requests computed once in PodInfo.Res.
+func Fits(pod *framework.PodInfo, nodeInfo *framework.NodeInfo) []InsufficientResource {
+	res := pod.Res.Resource
+	if res == nil {
+		res = &framework.Resource{}
+	}
+	return newPodRequest(res, nil, nil).fits(nodeInfo, nil)
+}
+
+// fitPreScoreState holds the pod's request for each scored resource.
+type fitPreScoreState struct {
+	podRequests []int64
+}
+
+// Clone implements framework.StateData; the state is never changed.
+func (s *fitPreScoreState) Clone() framework.StateData { return s }
+
+// PreScore computes the pod's request of each scored resource for Score.
+func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	state.Write(preScoreStateKey, &fitPreScoreState{podRequests: f.podRequests(pod)})
+	return nil
+}
+
+// Score ranks the node by the scoring strategy, 0-100. Without a PreScore
+// state (PreScore did not run) it computes the requests itself, as
+// kube-scheduler does.
+func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	var podRequests []int64
+	if data, err := state.Read(preScoreStateKey); err == nil {
+		if s, ok := data.(*fitPreScoreState); ok {
+			podRequests = s.podRequests
+		}
+	}
+	if podRequests == nil {
+		podRequests = f.podRequests(pod)
+	}
+	if len(f.resources) == 0 {
+		return 0, framework.NewStatus(framework.Error, "resources not found")
+	}
+	return f.strategy.score(&f.resourceAllocation, podRequests, nodeInfo), nil
+}
+
+// ScoreExtensions returns nil: scores are already 0-100.
+func (f *Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
