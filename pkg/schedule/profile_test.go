@@ -1,0 +1,129 @@
+package schedule
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+func names(set configv1.PluginSet) []string {
+	var out []string
+	for _, p := range set.Enabled {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
+	p, err := DefaultProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "default-scheduler" {
+		t.Errorf("name %q", p.Name)
+	}
+	want := map[string]int32{"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
+		"InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1, "DynamicResources": 2}
+	got := map[string]int32{}
+	for _, e := range p.Plugins.MultiPoint.Enabled {
+		if e.Weight != nil {
+			got[e.Name] = *e.Weight
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("weights (-want +got):\n%s", diff)
+	}
+}
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadProfileMergesOntoDefaults(t *testing.T) {
+	path := writeConfig(t, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: bin-packing
+  plugins:
+    multiPoint:
+      enabled:
+      - name: NodeResourcesFit
+        weight: 5
+    score:
+      disabled:
+      - name: ImageLocality
+      - name: NodeResourcesBalancedAllocation
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - name: nvidia.com/gpu
+          weight: 1
+`)
+	p, err := LoadProfile(path, "bin-packing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fitWeight int32
+	for _, e := range p.Plugins.MultiPoint.Enabled {
+		if e.Name == "NodeResourcesFit" && e.Weight != nil {
+			fitWeight = *e.Weight
+		}
+	}
+	if fitWeight != 5 {
+		t.Errorf("NodeResourcesFit weight %d, want 5 (replaced in place)", fitWeight)
+	}
+	if got := names(p.Plugins.MultiPoint); got[7] != "NodeResourcesFit" {
+		t.Errorf("multiPoint order changed: %v", got)
+	}
+	args, ok := p.Args["NodeResourcesFit"].(*configv1.NodeResourcesFitArgs)
+	if !ok || args.ScoringStrategy == nil || args.ScoringStrategy.Type != configv1.MostAllocated {
+		t.Errorf("NodeResourcesFit args not decoded: %#v", p.Args["NodeResourcesFit"])
+	}
+	if diff := cmp.Diff([]configv1.Plugin{{Name: "ImageLocality"}, {Name: "NodeResourcesBalancedAllocation"}}, p.Plugins.Score.Disabled); diff != "" {
+		t.Errorf("score disabled (-want +got):\n%s", diff)
+	}
+
+	first, err := LoadProfile(path, "")
+	if err != nil || first.Name != "default-scheduler" {
+		t.Errorf("first profile: %v, %v", first, err)
+	}
+}
+
+func TestLoadProfileErrorsNameTheField(t *testing.T) {
+	tests := []struct {
+		name, config, profile, wantErr string
+	}{
+		{"misspelt field", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    scor: {}\n", "",
+			`unknown field "profiles[0].plugins.scor"`},
+		{"unknown plugin", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    filter:\n      enabled:\n      - name: Nope\n", "",
+			`profiles[0].plugins.filter.enabled[0]: unknown plugin "Nope"`},
+		{"bad args field", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        typ: MostAllocated\n", "",
+			`profiles[0].pluginConfig[0].args: unknown field "scoringStrategy.typ"`},
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "", "want apiVersion kubescheduler.config.k8s.io/v1 and kind KubeSchedulerConfiguration"},
+		{"missing profile", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n", "gpu", `no profile "gpu"; the file has default-scheduler`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadProfile(writeConfig(t, tt.config), tt.profile)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}

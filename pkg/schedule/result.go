@@ -1,0 +1,91 @@
+package schedule
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// Verdict is the outcome of one scheduling cycle for a pod.
+type Verdict string
+
+// Verdicts.
+const (
+	// Scheduled: at least one node is feasible and SelectedNode is set.
+	Scheduled Verdict = "Scheduled"
+	// Unschedulable: no node is feasible (or PreFilter rejected the pod).
+	Unschedulable Verdict = "Unschedulable"
+	// Gated: the pod has scheduling gates; kube-scheduler does not try it.
+	Gated Verdict = "Gated"
+	// Failed: a plugin returned an error.
+	Failed Verdict = "Error"
+)
+
+// PluginVerdict is one plugin's Filter result on one node.
+type PluginVerdict struct {
+	Plugin  string
+	Code    framework.Code
+	Reasons []string
+}
+
+// NodeResult is everything one cycle found out about one node.
+type NodeResult struct {
+	Name     string
+	Feasible bool
+	// Status is the node's verdict as kube-scheduler records it: the first
+	// failing Filter plugin (or the PreFilter rejection applied to every
+	// node); nil when feasible.
+	Status *framework.Status
+	// Filters holds every Filter plugin's verdict when the cycle ran with
+	// RunAllFilters (explain -o wide); otherwise it is empty and Status says
+	// which plugin rejected the node.
+	Filters []PluginVerdict
+	// Scores holds each score plugin's weighted, normalized score (the
+	// figure kube-scheduler logs per plugin); empty for infeasible nodes.
+	Scores map[string]int64
+	// Score is the final score: the sum of Scores.
+	Score int64
+}
+
+// Result is one scheduling cycle for one pod on a snapshot.
+type Result struct {
+	Pod     *corev1.Pod
+	Verdict Verdict
+	// SelectedNode is the highest-scored feasible node, ties broken by name.
+	SelectedNode string
+	// Message is the FailedScheduling message, byte for byte what
+	// kube-scheduler v1.37 writes ("0/N nodes are available: ..."), empty
+	// when scheduled.
+	Message string
+	// NumAllNodes is how many nodes the cycle looked at.
+	NumAllNodes int
+	// PreFilterStatus is set when PreFilter rejected the pod for every node.
+	PreFilterStatus *framework.Status
+	// PostFilterMessage is the preemption part of Message.
+	PostFilterMessage string
+	// NominatedNode is where a preemption would make room, if anywhere.
+	NominatedNode string
+	// Nodes has one entry per node of the snapshot, in name order.
+	Nodes []NodeResult
+	// NotEvaluated lists what the pipeline did not evaluate for this pod
+	// (dynamic resource claims, unbound volumes, ...), one sentence each.
+	NotEvaluated []string
+}
+
+// TopNodes returns the feasible nodes that share the highest score.
+func (r *Result) TopNodes() []string {
+	var best int64 = -1
+	var top []string
+	for _, n := range r.Nodes {
+		if !n.Feasible {
+			continue
+		}
+		switch {
+		case n.Score > best:
+			best, top = n.Score, []string{n.Name}
+		case n.Score == best:
+			top = append(top, n.Name)
+		}
+	}
+	return top
+}

@@ -1,0 +1,378 @@
+package schedule
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// NoNodeAvailableMsg starts every FailedScheduling message.
+const NoNodeAvailableMsg = "0/%v nodes are available"
+
+// Options tune a Scheduler.
+type Options struct {
+	// Profile is the scheduling profile; nil means DefaultProfile.
+	Profile *Profile
+	// RunAllFilters runs every Filter plugin on every node even after one
+	// rejects it, so explain -o wide can show each plugin's verdict. The
+	// node's status stays the first rejection, as kube-scheduler reports it.
+	RunAllFilters bool
+	// Parallelism bounds the workers of Filter and Score; 0 means 16, as in
+	// kube-scheduler.
+	Parallelism int
+}
+
+// Scheduler runs scheduling cycles on one snapshot. Reserve changes its
+// working copy so later cycles see the reserved pod, which is how a gang
+// competes with itself; the snapshot it was built from is never changed.
+type Scheduler struct {
+	fw       *frameworkImpl
+	handle   *framework.SnapshotHandle
+	nodes    []*framework.NodeInfo // by name
+	byName   map[string]int
+	opts     Options
+	profile  *Profile
+	numNodes int
+}
+
+// NewScheduler builds the node infos of a snapshot and instantiates the profile on them.
+func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
+	if opts.Profile == nil {
+		p, err := DefaultProfile()
+		if err != nil {
+			return nil, err
+		}
+		opts.Profile = p
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = framework.DefaultParallelism
+	}
+	nodes := slices.Clone(snap.Nodes)
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
+	infos := framework.BuildNodeInfos(nodes, snap.Pods)
+	h := framework.NewSnapshotHandle(infos, framework.SnapshotObjects{
+		Namespaces:             snap.Namespaces,
+		PersistentVolumeClaims: snap.PersistentVolumeClaims,
+		PersistentVolumes:      snap.PersistentVolumes,
+		StorageClasses:         snap.StorageClasses,
+		PodDisruptionBudgets:   snap.PodDisruptionBudgets,
+	}, opts.Parallelism)
+	fw, err := newFramework(opts.Profile, h)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{fw: fw, handle: h, nodes: infos, byName: make(map[string]int, len(infos)), opts: opts, profile: opts.Profile, numNodes: len(infos)}
+	for i, n := range infos {
+		s.byName[n.Name()] = i
+	}
+	return s, nil
+}
+
+// Profile returns the profile the scheduler runs.
+func (s *Scheduler) Profile() *Profile { return s.profile }
+
+// NodeInfos returns the working copy's nodes, in name order.
+func (s *Scheduler) NodeInfos() []*framework.NodeInfo { return s.nodes }
+
+// Less orders two pending pods as the profile's QueueSort plugin does.
+func (s *Scheduler) Less(a, b *framework.QueuedPodInfo) bool { return s.fw.queueSort.Less(a, b) }
+
+// Reserve assumes pod runs on nodeName in the working copy: later cycles
+// count its resources, ports and (anti-)affinity. The NodeInfo is replaced
+// by a changed clone, so anything holding the old one is unaffected.
+func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
+	i, ok := s.byName[nodeName]
+	if !ok {
+		return fmt.Errorf("node %q is not in the snapshot", nodeName)
+	}
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = nodeName
+	ni := s.nodes[i].Clone()
+	ni.AddPodInfo(framework.NewPodInfo(assumed))
+	s.nodes = slices.Clone(s.nodes)
+	s.nodes[i] = ni
+	s.handle.SetNodes(s.nodes)
+	return nil
+}
+
+// Schedule runs one scheduling cycle for pod, as kube-scheduler's
+// scheduleOne does with percentageOfNodesToScore 100, and records every
+// verdict and score. It returns an error only for a plugin error.
+func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
+	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
+	for _, pl := range s.fw.preEnqueue {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			res.Verdict = Gated
+			res.Message = st.Message()
+			return res, nil
+		}
+	}
+
+	state := framework.NewCycleState()
+	preResult, preStatus, pluginsWithNodes := s.runPreFilter(ctx, state, pod, res)
+	if preStatus.Code() == framework.Error {
+		res.Verdict = Failed
+		return res, preStatus.AsError()
+	}
+
+	statuses := make([]*framework.Status, len(s.nodes))
+	verdicts := make([][]PluginVerdict, len(s.nodes))
+	switch {
+	case preStatus.IsRejected():
+		res.PreFilterStatus = preStatus
+		for i := range statuses {
+			statuses[i] = preStatus
+		}
+	default:
+		var absent *framework.Status
+		if !preResult.AllNodes() {
+			absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
+		}
+		var mu sync.Mutex
+		var filterErr error
+		s.handle.Parallelizer().Until(ctx, len(s.nodes), func(i int) {
+			ni := s.nodes[i]
+			if absent != nil && !preResult.NodeNames.Has(ni.Name()) {
+				statuses[i] = absent
+				return
+			}
+			st, v := s.fw.runFilterPlugins(ctx, state, pod, ni, s.opts.RunAllFilters)
+			statuses[i], verdicts[i] = st, v
+			if st.Code() == framework.Error {
+				mu.Lock()
+				filterErr = st.AsError()
+				mu.Unlock()
+			}
+		})
+		if filterErr != nil {
+			res.Verdict = Failed
+			return res, filterErr
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+
+	var feasible []*framework.NodeInfo
+	res.Nodes = make([]NodeResult, len(s.nodes))
+	for i, ni := range s.nodes {
+		res.Nodes[i] = NodeResult{Name: ni.Name(), Feasible: statuses[i] == nil, Status: statuses[i], Filters: verdicts[i]}
+		if statuses[i] == nil {
+			feasible = append(feasible, ni)
+		}
+	}
+
+	if len(feasible) == 0 {
+		res.Verdict = Unschedulable
+		diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
+		postMsg, nominated, err := s.runPostFilter(ctx, state, pod, res.Nodes)
+		if err != nil {
+			res.Verdict = Failed
+			return res, err
+		}
+		res.PostFilterMessage, res.NominatedNode = postMsg, nominated
+		res.Message = diagnosis
+		if postMsg != "" {
+			res.Message += " " + postMsg
+		}
+		return res, nil
+	}
+
+	if err := s.score(ctx, state, pod, feasible, res); err != nil {
+		res.Verdict = Failed
+		return res, err
+	}
+	res.Verdict = Scheduled
+	res.SelectedNode = res.TopNodes()[0]
+	return res, nil
+}
+
+// runPreFilter runs the PreFilter plugins as kube-scheduler does: Skip
+// disables the plugin's Filter for this pod, UnschedulableAndUnresolvable
+// stops at once, Unschedulable lets the others run, and node sets returned by
+// plugins are intersected.
+func (s *Scheduler) runPreFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, res *Result) (*framework.PreFilterResult, *framework.Status, sets.Set[string]) {
+	var result *framework.PreFilterResult
+	var returnStatus *framework.Status
+	withNodes := sets.New[string]()
+	for _, pl := range s.fw.preFilter {
+		r, st := pl.PreFilter(ctx, state, pod, s.nodes)
+		if st.IsSkip() {
+			state.SkipFilterPlugins[pl.Name()] = true
+			if st.IsNotEvaluated() {
+				res.NotEvaluated = append(res.NotEvaluated, pl.Name()+": "+st.Message())
+			}
+			continue
+		}
+		if !st.IsSuccess() {
+			st.WithPlugin(pl.Name())
+			switch st.Code() {
+			case framework.UnschedulableAndUnresolvable:
+				return nil, st, nil
+			case framework.Unschedulable:
+				returnStatus = st
+				continue
+			}
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", pl.Name(), st.AsError())).WithPlugin(pl.Name()), nil
+		}
+		if !r.AllNodes() {
+			withNodes.Insert(pl.Name())
+		}
+		result = result.Merge(r)
+		if !result.AllNodes() && len(result.NodeNames) == 0 {
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", sets.List(withNodes))
+			if len(withNodes) == 1 {
+				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", sets.List(withNodes)[0])
+			}
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), withNodes
+		}
+	}
+	return result, returnStatus, withNodes
+}
+
+// fitMessage builds kube-scheduler's FailedScheduling message before the
+// preemption part: the PreFilter message when PreFilter rejected the pod,
+// else a histogram of every node's reasons, each "count reason", sorted as
+// strings.
+func fitMessage(numAllNodes int, preFilter *framework.Status, statuses []*framework.Status) string {
+	msg := fmt.Sprintf(NoNodeAvailableMsg+":", numAllNodes)
+	if preFilter != nil {
+		return msg + fmt.Sprintf(" %v.", preFilter.Message())
+	}
+	counts := map[string]int{}
+	for _, st := range statuses {
+		for _, r := range st.Reasons() {
+			counts[r]++
+		}
+	}
+	var parts []string
+	for reason, n := range counts {
+		parts = append(parts, fmt.Sprintf("%v %v", n, reason))
+	}
+	sort.Strings(parts)
+	if len(parts) > 0 {
+		msg += fmt.Sprintf(" %v.", strings.Join(parts, ", "))
+	}
+	return msg
+}
+
+// nodeStatuses is the NodeToStatus PostFilter plugins read.
+type nodeStatuses map[string]*framework.Status
+
+func (m nodeStatuses) Get(name string) *framework.Status { return m[name] }
+
+// runPostFilter runs PostFilter plugins (preemption) until one succeeds, as
+// kube-scheduler does, and returns the message it adds to FailedScheduling.
+func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []NodeResult) (string, string, error) {
+	if len(s.fw.postFilter) == 0 {
+		return "", "", nil
+	}
+	byNode := make(nodeStatuses, len(nodes))
+	for _, n := range nodes {
+		byNode[n.Name] = n.Status
+	}
+	var msgs []string
+	for _, pl := range s.fw.postFilter {
+		r, st := pl.PostFilter(ctx, state, pod, byNode)
+		if st.IsSuccess() {
+			nominated := ""
+			if r != nil {
+				nominated = r.NominatedNodeName
+			}
+			return st.Message(), nominated, nil
+		}
+		if st.Code() == framework.Error {
+			return "", "", fmt.Errorf("running PostFilter plugin %q: %w", pl.Name(), st.AsError())
+		}
+		if msg := st.Message(); msg != "" {
+			msgs = append(msgs, msg)
+		}
+	}
+	return strings.Join(msgs, " "), "", nil
+}
+
+// score runs PreScore, Score and NormalizeScore on the feasible nodes and
+// records each plugin's weighted score and the total per node.
+func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
+	skip := map[string]bool{}
+	for _, pl := range s.fw.preScore {
+		st := pl.PreScore(ctx, state, pod, feasible)
+		if st.IsSkip() {
+			skip[pl.Name()] = true
+			continue
+		}
+		if !st.IsSuccess() {
+			return fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), st.AsError())
+		}
+	}
+	var plugins []framework.ScorePlugin
+	for _, pl := range s.fw.score {
+		if !skip[pl.Name()] {
+			plugins = append(plugins, pl)
+		}
+	}
+	scores := make([]framework.NodeScoreList, len(plugins))
+	for j := range plugins {
+		scores[j] = make(framework.NodeScoreList, len(feasible))
+	}
+	var mu sync.Mutex
+	var scoreErr error
+	s.handle.Parallelizer().Until(ctx, len(feasible), func(i int) {
+		ni := feasible[i]
+		for j, pl := range plugins {
+			v, st := pl.Score(ctx, state, pod, ni)
+			if !st.IsSuccess() {
+				mu.Lock()
+				scoreErr = fmt.Errorf("running Score plugin %q: %w", pl.Name(), st.AsError())
+				mu.Unlock()
+				return
+			}
+			scores[j][i] = framework.NodeScore{Name: ni.Name(), Score: v}
+		}
+	})
+	if scoreErr != nil {
+		return scoreErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for j, pl := range plugins {
+		ext := pl.ScoreExtensions()
+		if ext == nil {
+			continue
+		}
+		if st := ext.NormalizeScore(ctx, state, pod, scores[j]); !st.IsSuccess() {
+			return fmt.Errorf("running NormalizeScore of %q: %w", pl.Name(), st.AsError())
+		}
+	}
+	index := make(map[string]int, len(res.Nodes))
+	for i, n := range res.Nodes {
+		index[n.Name] = i
+	}
+	for j, pl := range plugins {
+		w := s.fw.weights[pl.Name()]
+		for _, ns := range scores[j] {
+			if ns.Score < framework.MinNodeScore || ns.Score > framework.MaxNodeScore {
+				return fmt.Errorf("plugin %q returns an invalid score %v, it should be in the range of [%v, %v] after normalizing",
+					pl.Name(), ns.Score, framework.MinNodeScore, framework.MaxNodeScore)
+			}
+			n := &res.Nodes[index[ns.Name]]
+			if n.Scores == nil {
+				n.Scores = make(map[string]int64, len(plugins))
+			}
+			n.Scores[pl.Name()] = ns.Score * w
+			n.Score += ns.Score * w
+		}
+	}
+	return nil
+}

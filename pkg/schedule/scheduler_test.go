@@ -1,0 +1,164 @@
+package schedule
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func TestFitMessage(t *testing.T) {
+	st := func(code framework.Code, reasons ...string) *framework.Status {
+		return framework.NewStatus(code, reasons...)
+	}
+	tests := []struct {
+		name      string
+		preFilter *framework.Status
+		statuses  []*framework.Status
+		want      string
+	}{
+		{
+			name: "histogram sorted as strings, counts first",
+			statuses: []*framework.Status{
+				st(framework.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)"),
+				st(framework.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)"),
+				st(framework.UnschedulableAndUnresolvable, "node(s) were unschedulable"),
+				st(framework.Unschedulable, "Insufficient cpu", "Insufficient memory"),
+			},
+			want: "0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s).",
+		},
+		{
+			name:      "PreFilter rejection replaces the histogram",
+			preFilter: st(framework.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin NodeAffinity"),
+			statuses:  []*framework.Status{nil, nil},
+			want:      "0/2 nodes are available: node(s) didn't satisfy plugin NodeAffinity.",
+		},
+		{
+			name: "12 sorts before 2",
+			statuses: append(slices.Repeat([]*framework.Status{st(framework.Unschedulable, "Too many pods")}, 12),
+				st(framework.Unschedulable, "Insufficient cpu"), st(framework.Unschedulable, "Insufficient cpu")),
+			want: "0/14 nodes are available: 12 Too many pods, 2 Insufficient cpu.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fitMessage(len(tt.statuses), tt.preFilter, tt.statuses); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReserveMakesLaterCyclesSeeThePod(t *testing.T) {
+	snap := &Snapshot{Nodes: []*corev1.Node{
+		testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj(),
+		testutil.MakeNode().Name("b").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj(),
+	}}
+	s, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var placed []string
+	for i := range 3 {
+		pod := testutil.MakePod().Name(fmt.Sprintf("w-%d", i)).Req(testutil.Res{"cpu": "3"}).Obj()
+		res, err := s.Schedule(ctx, pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != Scheduled {
+			placed = append(placed, res.Message)
+			continue
+		}
+		placed = append(placed, res.SelectedNode)
+		if err := s.Reserve(pod, res.SelectedNode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"a", "b", "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}
+	if diff := cmp.Diff(want, placed); diff != "" {
+		t.Errorf("placements (-want +got):\n%s", diff)
+	}
+	if got := len(snap.Pods); got != 0 {
+		t.Errorf("Reserve changed the snapshot: %d pods", got)
+	}
+}
+
+// TestExampleGolden runs every pending pod of the example snapshot through
+// the default profile and compares the runner's records with testdata.
+func TestExampleGolden(t *testing.T) {
+	snap := loadExample(t)
+	s, err := NewScheduler(snap, Options{RunAllFilters: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, pod := range snap.Pods {
+		if pod.Spec.NodeName != "" {
+			continue
+		}
+		res, err := s.Schedule(context.Background(), pod)
+		if err != nil {
+			t.Fatalf("%s: %v", pod.Name, err)
+		}
+		writeRecord(&b, res)
+	}
+	golden := filepath.Join("testdata", "example.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+}
+
+// writeRecord renders a Result as stable text for golden files.
+func writeRecord(b *strings.Builder, r *Result) {
+	fmt.Fprintf(b, "pod %s/%s: %s", r.Pod.Namespace, r.Pod.Name, r.Verdict)
+	if r.SelectedNode != "" {
+		fmt.Fprintf(b, " -> %s", r.SelectedNode)
+	}
+	b.WriteString("\n")
+	if r.Message != "" {
+		fmt.Fprintf(b, "  message: %s\n", r.Message)
+	}
+	for _, ne := range r.NotEvaluated {
+		fmt.Fprintf(b, "  not evaluated: %s\n", ne)
+	}
+	for _, n := range r.Nodes {
+		if n.Feasible {
+			plugins := make([]string, 0, len(n.Scores))
+			for name, v := range n.Scores {
+				plugins = append(plugins, fmt.Sprintf("%s=%d", name, v))
+			}
+			slices.Sort(plugins)
+			fmt.Fprintf(b, "  %-18s feasible score=%d %s\n", n.Name, n.Score, strings.Join(plugins, " "))
+			continue
+		}
+		var failed []string
+		for _, v := range n.Filters {
+			if v.Code != framework.Success {
+				failed = append(failed, fmt.Sprintf("%s(%s)", v.Plugin, strings.Join(v.Reasons, "; ")))
+			}
+		}
+		fmt.Fprintf(b, "  %-18s %s: %s | all: %s\n", n.Name, n.Status.Plugin(), n.Status.Message(), strings.Join(failed, " "))
+	}
+}
