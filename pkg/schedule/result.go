@@ -28,6 +28,12 @@ type PluginVerdict struct {
 	Reasons []string
 }
 
+// PluginScore is one score plugin's weighted, normalized score on a node.
+type PluginScore struct {
+	Plugin string
+	Score  int64
+}
+
 // NodeResult is everything one cycle found out about one node.
 type NodeResult struct {
 	Name     string
@@ -41,8 +47,9 @@ type NodeResult struct {
 	// which plugin rejected the node.
 	Filters []PluginVerdict
 	// Scores holds each score plugin's weighted, normalized score (the
-	// figure kube-scheduler logs per plugin); empty for infeasible nodes.
-	Scores map[string]int64
+	// figure kube-scheduler logs per plugin), in the profile's order; empty
+	// for infeasible nodes.
+	Scores []PluginScore
 	// Score is the final score: the sum of Scores.
 	Score int64
 }

@@ -355,23 +355,20 @@ func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod 
 			return fmt.Errorf("running NormalizeScore of %q: %w", pl.Name(), st.AsError())
 		}
 	}
-	index := make(map[string]int, len(res.Nodes))
-	for i, n := range res.Nodes {
-		index[n.Name] = i
-	}
-	for j, pl := range plugins {
-		w := s.fw.weights[pl.Name()]
-		for _, ns := range scores[j] {
-			if ns.Score < framework.MinNodeScore || ns.Score > framework.MaxNodeScore {
+	// One backing array holds every node's plugin scores.
+	backing := make([]PluginScore, len(feasible)*len(plugins))
+	for i, ni := range feasible {
+		n := &res.Nodes[s.byName[ni.Name()]]
+		n.Scores = backing[i*len(plugins) : (i+1)*len(plugins) : (i+1)*len(plugins)]
+		for j, pl := range plugins {
+			v := scores[j][i].Score
+			if v < framework.MinNodeScore || v > framework.MaxNodeScore {
 				return fmt.Errorf("plugin %q returns an invalid score %v, it should be in the range of [%v, %v] after normalizing",
-					pl.Name(), ns.Score, framework.MinNodeScore, framework.MaxNodeScore)
+					pl.Name(), v, framework.MinNodeScore, framework.MaxNodeScore)
 			}
-			n := &res.Nodes[index[ns.Name]]
-			if n.Scores == nil {
-				n.Scores = make(map[string]int64, len(plugins))
-			}
-			n.Scores[pl.Name()] = ns.Score * w
-			n.Score += ns.Score * w
+			weighted := v * s.fw.weights[pl.Name()]
+			n.Scores[j] = PluginScore{Plugin: pl.Name(), Score: weighted}
+			n.Score += weighted
 		}
 	}
 	return nil

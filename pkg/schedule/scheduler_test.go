@@ -146,8 +146,8 @@ func writeRecord(b *strings.Builder, r *Result) {
 	for _, n := range r.Nodes {
 		if n.Feasible {
 			plugins := make([]string, 0, len(n.Scores))
-			for name, v := range n.Scores {
-				plugins = append(plugins, fmt.Sprintf("%s=%d", name, v))
+			for _, ps := range n.Scores {
+				plugins = append(plugins, fmt.Sprintf("%s=%d", ps.Plugin, ps.Score))
 			}
 			slices.Sort(plugins)
 			fmt.Fprintf(b, "  %-18s feasible score=%d %s\n", n.Name, n.Score, strings.Join(plugins, " "))

@@ -184,7 +184,7 @@ func (pl *NodeAffinity) PreFilterExtensions() framework.PreFilterExtensions { re
 func (pl *NodeAffinity) Filter(_ context.Context, cycleState *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	node := nodeInfo.Node()
 	if pl.addedNodeSelector != nil && !pl.addedNodeSelector.match(node) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsEnforced...)
+		return statusEnforced
 	}
 	var required *requiredAffinity
 	if data, err := cycleState.Read(preFilterStateKey); err == nil {
@@ -197,7 +197,7 @@ func (pl *NodeAffinity) Filter(_ context.Context, cycleState *framework.CycleSta
 		required = &r
 	}
 	if !required.match(node) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsPod...)
+		return statusPod
 	}
 	return nil
 }
@@ -299,3 +299,10 @@ func defaultNormalizeScore(maxPriority int64, reverse bool, scores framework.Nod
 		scores[i].Score = score
 	}
 }
+
+// The shared Filter rejections: returning one costs no allocation per node,
+// and they carry the plugin name so the runner's WithPlugin never writes.
+var (
+	statusEnforced = framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsEnforced...).WithPlugin(Name)
+	statusPod      = framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsPod...).WithPlugin(Name)
+)

@@ -89,7 +89,7 @@ type filterCase struct {
 
 // filterCases are kube-scheduler's TestNodeAffinity cases.
 func filterCases() []filterCase {
-	rejected := framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector")
+	rejected := framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector").WithPlugin(plugin.Name)
 	return []filterCase{
 		{name: "missing labels", pod: podSelecting(map[string]string{"foo": "bar"}), want: rejected},
 		{name: "same labels", pod: podSelecting(map[string]string{"foo": "bar"}), labels: map[string]string{"foo": "bar"}},
@@ -281,7 +281,7 @@ func filterCases() []filterCase {
 			nodeName: "node2",
 			labels:   map[string]string{"zone": "foo"},
 			args:     addedRequired(labelTerm(expr("zone", corev1.NodeSelectorOpIn, "bar"))),
-			want:     framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match scheduler-enforced node affinity"),
+			want:     framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match scheduler-enforced node affinity").WithPlugin(plugin.Name),
 		},
 		{
 			name:          "nodeSelector matches even if PreFilter is not called",

@@ -101,6 +101,9 @@ type scalarRequest struct {
 	// reasons is the single reason for it, allocated once per pod so that
 	// a node short of only this resource costs no allocation to report.
 	reasons []string
+	// statuses are the shared rejections for a node short of only this
+	// resource, by whether the shortage is unresolvable.
+	statuses [2]*framework.Status
 }
 
 // podRequest is what Filter compares against each node, computed once per
@@ -126,10 +129,15 @@ func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[stri
 		if quantity <= 0 || isIgnored(name, ignored, ignoredGroups) {
 			continue
 		}
+		reasons := []string{InsufficientReasonPrefix + string(name)}
 		out.scalars = append(out.scalars, scalarRequest{
 			name:     name,
 			quantity: quantity,
-			reasons:  []string{InsufficientReasonPrefix + string(name)},
+			reasons:  reasons,
+			statuses: [2]*framework.Status{
+				framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(Name),
+				framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name),
+			},
 		})
 	}
 	slices.SortFunc(out.scalars, func(a, b scalarRequest) int { return strings.Compare(string(a.name), string(b.name)) })
@@ -270,17 +278,47 @@ func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *corev1.P
 			scalars++
 		}
 	}
+	unresolvable := 0
+	if code == framework.UnschedulableAndUnresolvable {
+		unresolvable = 1
+	}
 	switch {
 	case scalars == 0:
-		return framework.NewStatus(code, nativeReasons[native]...)
+		return nativeStatuses[unresolvable][native]
 	case scalars == 1 && native == 0:
-		return framework.NewStatus(code, req.scalarReasons(insufficient[0].ResourceName)...)
+		if st := req.scalarStatus(insufficient[0].ResourceName, unresolvable); st != nil {
+			return st
+		}
+		return framework.NewStatus(code, req.scalarReasons(insufficient[0].ResourceName)...).WithPlugin(Name)
 	}
 	reasons := make([]string, 0, len(insufficient))
 	for i := range insufficient {
 		reasons = append(reasons, insufficient[i].Reason)
 	}
-	return framework.NewStatus(code, reasons...)
+	return framework.NewStatus(code, reasons...).WithPlugin(Name)
+}
+
+// nativeStatuses are the shared rejections for every combination of native
+// shortages, Unschedulable and UnschedulableAndUnresolvable: returning one
+// costs no allocation per node. They carry the plugin name already, so the
+// runner's WithPlugin never writes to them.
+var nativeStatuses = func() (out [2][nativeCombinations]*framework.Status) {
+	for mask := range nativeCombinations {
+		out[0][mask] = framework.NewStatus(framework.Unschedulable, nativeReasons[mask]...).WithPlugin(Name)
+		out[1][mask] = framework.NewStatus(framework.UnschedulableAndUnresolvable, nativeReasons[mask]...).WithPlugin(Name)
+	}
+	return out
+}()
+
+// scalarStatus returns the shared rejection for a node short of only one
+// requested scalar.
+func (r *podRequest) scalarStatus(name corev1.ResourceName, unresolvable int) *framework.Status {
+	for i := range r.scalars {
+		if r.scalars[i].name == name {
+			return r.scalars[i].statuses[unresolvable]
+		}
+	}
+	return nil
 }
 
 // scalarReasons returns the preallocated reason list of a requested scalar.

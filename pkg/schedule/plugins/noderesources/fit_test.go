@@ -40,11 +40,11 @@ func with(r res, name corev1.ResourceName, q string) res {
 }
 
 func unschedulable(reasons ...string) *framework.Status {
-	return framework.NewStatus(framework.Unschedulable, reasons...)
+	return framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(noderesources.Name)
 }
 
 func unresolvable(reasons ...string) *framework.Status {
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...)
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(noderesources.Name)
 }
 
 type filterCase struct {

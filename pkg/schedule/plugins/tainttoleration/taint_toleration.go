@@ -70,10 +70,15 @@ func (pl *TaintToleration) PreFilterExtensions() framework.PreFilterExtensions {
 // not tolerated. It does not allocate unless it rejects.
 func (pl *TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	if _, untolerated := UntoleratedTaint(pod, nodeInfo.Node()); untolerated {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasons...)
+		return statusUntolerated
 	}
 	return nil
 }
+
+// statusUntolerated is the one shared rejection: returning it costs no
+// allocation per node, and it carries the plugin name so the runner's
+// WithPlugin never writes to it. Explain names the taint with UntoleratedTaint.
+var statusUntolerated = framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasons...).WithPlugin(Name)
 
 // UntoleratedTaint returns the first NoSchedule or NoExecute taint of the
 // node, in the node's order, that the pod does not tolerate: the taint

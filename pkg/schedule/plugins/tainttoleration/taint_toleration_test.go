@@ -40,7 +40,7 @@ func newPlugin(t testing.TB) *tainttoleration.TaintToleration {
 // comparison operators at their v1.37 default (off), plus NoExecute and the
 // order in which UntoleratedTaint reports taints.
 func TestFilter(t *testing.T) {
-	rejected := framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
+	rejected := framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)").WithPlugin(tainttoleration.Name)
 	tests := []struct {
 		name      string
 		pod       *corev1.Pod
