@@ -60,6 +60,8 @@ type Result struct {
 	Verdict Verdict
 	// SelectedNode is the highest-scored feasible node, ties broken by name.
 	SelectedNode string
+	// SelectedScore is SelectedNode's final score.
+	SelectedScore int64
 	// Message is the FailedScheduling message, byte for byte what
 	// kube-scheduler v1.37 writes ("0/N nodes are available: ..."), empty
 	// when scheduled.

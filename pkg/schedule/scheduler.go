@@ -37,12 +37,20 @@ type Options struct {
 type Scheduler struct {
 	fw       *frameworkImpl
 	handle   *framework.SnapshotHandle
+	objects  framework.SnapshotObjects
 	nodes    []*framework.NodeInfo // by name
 	byName   map[string]int
 	opts     Options
 	profile  *Profile
 	numNodes int
+	// allowed, when set, confines Filter to these nodes (a topology domain);
+	// the others are reported with NotInDomainReason.
+	allowed []bool
 }
+
+// NotInDomainReason is the status of nodes outside the topology domain a
+// gang placement is confined to.
+const NotInDomainReason = "node(s) were outside the gang's topology domain"
 
 // NewScheduler builds the node infos of a snapshot and instantiates the profile on them.
 func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
@@ -59,22 +67,54 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 	nodes := slices.Clone(snap.Nodes)
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
 	infos := framework.BuildNodeInfos(nodes, snap.Pods)
-	h := framework.NewSnapshotHandle(infos, framework.SnapshotObjects{
+	objects := framework.SnapshotObjects{
 		Namespaces:             snap.Namespaces,
 		PersistentVolumeClaims: snap.PersistentVolumeClaims,
 		PersistentVolumes:      snap.PersistentVolumes,
 		StorageClasses:         snap.StorageClasses,
 		PodDisruptionBudgets:   snap.PodDisruptionBudgets,
-	}, opts.Parallelism)
+	}
+	byName := make(map[string]int, len(infos))
+	for i, n := range infos {
+		byName[n.Name()] = i
+	}
+	return newScheduler(infos, byName, objects, opts)
+}
+
+func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, opts Options) (*Scheduler, error) {
+	h := framework.NewSnapshotHandle(infos, objects, opts.Parallelism)
 	fw, err := newFramework(opts.Profile, h)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{fw: fw, handle: h, nodes: infos, byName: make(map[string]int, len(infos)), opts: opts, profile: opts.Profile, numNodes: len(infos)}
-	for i, n := range infos {
-		s.byName[n.Name()] = i
+	return &Scheduler{fw: fw, handle: h, objects: objects, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos)}, nil
+}
+
+// Fork returns an independent working copy: reservations in one are not
+// seen by the other. Node infos are shared until a Reserve replaces them.
+func (s *Scheduler) Fork() (*Scheduler, error) {
+	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.opts)
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	f.allowed = s.allowed
+	return f, nil
+}
+
+// Confine limits Filter to the named nodes (one topology domain) for every
+// later cycle; nil lifts the limit. PreFilter still sees the whole cluster,
+// as kube-scheduler's plugins see it when it tries a placement.
+func (s *Scheduler) Confine(nodeNames []string) {
+	if nodeNames == nil {
+		s.allowed = nil
+		return
+	}
+	s.allowed = make([]bool, len(s.nodes))
+	for _, n := range nodeNames {
+		if i, ok := s.byName[n]; ok {
+			s.allowed[i] = true
+		}
+	}
 }
 
 // Profile returns the profile the scheduler runs.
@@ -88,7 +128,8 @@ func (s *Scheduler) Less(a, b *framework.QueuedPodInfo) bool { return s.fw.queue
 
 // Reserve assumes pod runs on nodeName in the working copy: later cycles
 // count its resources, ports and (anti-)affinity. The NodeInfo is replaced
-// by a changed clone, so anything holding the old one is unaffected.
+// by a changed clone, so forks and anything holding the old one are
+// unaffected. It costs O(1) besides the clone.
 func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 	i, ok := s.byName[nodeName]
 	if !ok {
@@ -98,9 +139,9 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 	assumed.Spec.NodeName = nodeName
 	ni := s.nodes[i].Clone()
 	ni.AddPodInfo(framework.NewPodInfo(assumed))
-	s.nodes = slices.Clone(s.nodes)
-	s.nodes[i] = ni
-	s.handle.SetNodes(s.nodes)
+	// s.nodes is this scheduler's own slice (Fork copies it); the NodeInfo
+	// may be shared with a fork, hence the clone above.
+	s.handle.ReplaceNode(i, ni)
 	return nil
 }
 
@@ -134,6 +175,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 		}
 	default:
 		var absent *framework.Status
+		outside := framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)
 		if !preResult.AllNodes() {
 			absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
@@ -142,6 +184,10 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 		var filterErr error
 		s.handle.Parallelizer().Until(ctx, len(s.nodes), func(i int) {
 			ni := s.nodes[i]
+			if s.allowed != nil && !s.allowed[i] {
+				statuses[i] = outside
+				return
+			}
 			if absent != nil && !preResult.NodeNames.Has(ni.Name()) {
 				statuses[i] = absent
 				return
@@ -194,6 +240,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	}
 	res.Verdict = Scheduled
 	res.SelectedNode = res.TopNodes()[0]
+	res.SelectedScore = res.Nodes[s.byName[res.SelectedNode]].Score
 	return res, nil
 }
 

@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -16,10 +18,13 @@ type SnapshotHandle struct {
 	byName           map[string]*NodeInfo
 	withAffinity     []*NodeInfo
 	withAntiAffinity []*NodeInfo
-	namespaces       map[string]labels.Set
-	storage          *storageIndex
-	pdbs             []*policyv1.PodDisruptionBudget
-	parallelizer     Parallelizer
+	// listsStale says withAffinity and withAntiAffinity need rebuilding
+	// after ReplaceNode.
+	listsStale   bool
+	namespaces   map[string]labels.Set
+	storage      *storageIndex
+	pdbs         []*policyv1.PodDisruptionBudget
+	parallelizer Parallelizer
 }
 
 var _ Handle = &SnapshotHandle{}
@@ -55,13 +60,31 @@ func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism i
 	return h
 }
 
-// SetNodes replaces the node list, for a working copy of the snapshot.
+// SetNodes replaces the node list, for a working copy of the snapshot. The
+// handle keeps the slice: ReplaceNode writes into it.
 func (h *SnapshotHandle) SetNodes(nodes []*NodeInfo) {
 	h.nodes = nodes
 	clear(h.byName)
-	h.withAffinity, h.withAntiAffinity = nil, nil
 	for _, n := range nodes {
 		h.byName[n.Name()] = n
+	}
+	h.listsStale = true
+}
+
+// ReplaceNode puts ni at position i of the node list (the same node, changed
+// by a reservation) in O(1); the affinity lists are rebuilt when next read.
+func (h *SnapshotHandle) ReplaceNode(i int, ni *NodeInfo) {
+	h.nodes[i] = ni
+	h.byName[ni.Name()] = ni
+	h.listsStale = true
+}
+
+func (h *SnapshotHandle) rebuildLists() {
+	if !h.listsStale {
+		return
+	}
+	h.withAffinity, h.withAntiAffinity = h.withAffinity[:0:0], h.withAntiAffinity[:0:0]
+	for _, n := range h.nodes {
 		if len(n.PodsWithAffinity) > 0 {
 			h.withAffinity = append(h.withAffinity, n)
 		}
@@ -69,6 +92,7 @@ func (h *SnapshotHandle) SetNodes(nodes []*NodeInfo) {
 			h.withAntiAffinity = append(h.withAntiAffinity, n)
 		}
 	}
+	h.listsStale = false
 }
 
 // NodeInfos returns the handle itself as the lister.
@@ -78,10 +102,14 @@ func (h *SnapshotHandle) NodeInfos() NodeInfoLister { return h }
 func (h *SnapshotHandle) List() []*NodeInfo { return h.nodes }
 
 // HavePodsWithAffinityList returns nodes with pods that have (anti-)affinity.
-func (h *SnapshotHandle) HavePodsWithAffinityList() []*NodeInfo { return h.withAffinity }
+func (h *SnapshotHandle) HavePodsWithAffinityList() []*NodeInfo {
+	h.rebuildLists()
+	return h.withAffinity
+}
 
 // HavePodsWithRequiredAntiAffinityList returns nodes with pods that have required anti-affinity.
 func (h *SnapshotHandle) HavePodsWithRequiredAntiAffinityList() []*NodeInfo {
+	h.rebuildLists()
 	return h.withAntiAffinity
 }
 
@@ -168,13 +196,20 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 			}
 		}
 	}
+	// Computing requests (component-helpers) is most of the cost: do it on
+	// every core, then add the pods in their order.
+	bound := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
-		if p.Spec.NodeName == "" {
-			continue
+		if _, ok := byName[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+			bound = append(bound, p)
 		}
-		if ni, ok := byName[p.Spec.NodeName]; ok {
-			ni.AddPodInfo(NewPodInfo(p))
-		}
+	}
+	podInfos := make([]*PodInfo, len(bound))
+	NewParallelizer(runtime.GOMAXPROCS(0)).Until(context.Background(), len(bound), func(i int) {
+		podInfos[i] = NewPodInfo(bound[i])
+	})
+	for i, p := range bound {
+		byName[p.Spec.NodeName].AddPodInfo(podInfos[i])
 	}
 	for _, ni := range infos {
 		for _, img := range ni.node.Status.Images {

@@ -1,0 +1,120 @@
+package testutil
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// VolcanoGroup makes the pod a member of a Volcano PodGroup (annotation
+// scheduling.k8s.io/group-name).
+func (w *PodWrapper) VolcanoGroup(name string) *PodWrapper {
+	return w.Annotation("scheduling.k8s.io/group-name", name)
+}
+
+// VolcanoTask names the pod's Volcano task (annotation volcano.sh/task-spec).
+func (w *PodWrapper) VolcanoTask(task string) *PodWrapper {
+	return w.Annotation("volcano.sh/task-spec", task)
+}
+
+// CoschedulingGroup makes the pod a member of a coscheduling PodGroup (label
+// scheduling.x-k8s.io/pod-group).
+func (w *PodWrapper) CoschedulingGroup(name string) *PodWrapper {
+	return w.Label("scheduling.x-k8s.io/pod-group", name)
+}
+
+// Terminating marks the pod as being deleted.
+func (w *PodWrapper) Terminating() *PodWrapper {
+	t := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w.DeletionTimestamp = &t
+	return w
+}
+
+// BoundTo sets the node name and leaves the phase as it is (a pod bound but
+// not yet started is Pending with a node).
+func (w *PodWrapper) BoundTo(node string) *PodWrapper {
+	w.Spec.NodeName = node
+	return w
+}
+
+// MinResources sets spec.minResources (Volcano, coscheduling).
+func (w *PodGroupWrapper) MinResources(r Res) *PodGroupWrapper {
+	return w.Field(resMap(r), "minResources")
+}
+
+// MinTaskMember sets Volcano's spec.minTaskMember.
+func (w *PodGroupWrapper) MinTaskMember(tasks map[string]int64) *PodGroupWrapper {
+	m := map[string]any{}
+	for name, n := range tasks {
+		m[name] = n
+	}
+	return w.Field(m, "minTaskMember")
+}
+
+// Queue sets Volcano's spec.queue.
+func (w *PodGroupWrapper) Queue(name string) *PodGroupWrapper {
+	return w.Field(name, "queue")
+}
+
+// TopologyKey sets a native PodGroup's spec.schedulingConstraints.topology.
+func (w *PodGroupWrapper) TopologyKey(key string) *PodGroupWrapper {
+	return w.Field([]any{map[string]any{"key": key}}, "schedulingConstraints", "topology")
+}
+
+// Phase sets status.phase.
+func (w *PodGroupWrapper) Phase(phase string) *PodGroupWrapper {
+	_ = unstructured.SetNestedField(w.Object, phase, "status", "phase")
+	return w
+}
+
+// MakeNativeBasicPodGroup starts a scheduling.k8s.io/v1beta1 PodGroup with the basic policy.
+func MakeNativeBasicPodGroup(namespace, name string) *PodGroupWrapper {
+	w := newPodGroup("scheduling.k8s.io/v1beta1", namespace, name)
+	return w.Field(map[string]any{}, "schedulingPolicy", "basic")
+}
+
+// QueueWrapper builds a Volcano Queue as an unstructured object.
+type QueueWrapper struct{ unstructured.Unstructured }
+
+// MakeVolcanoQueue starts an Open scheduling.volcano.sh/v1beta1 Queue.
+func MakeVolcanoQueue(name string) *QueueWrapper {
+	w := &QueueWrapper{}
+	w.Object = map[string]any{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+		"metadata": map[string]any{"name": name}, "spec": map[string]any{"weight": int64(1)},
+		"status": map[string]any{"state": "Open"}}
+	return w
+}
+
+// Capability sets spec.capability.
+func (w *QueueWrapper) Capability(r Res) *QueueWrapper {
+	_ = unstructured.SetNestedField(w.Object, resMap(r), "spec", "capability")
+	return w
+}
+
+// Guarantee sets spec.guarantee.resource.
+func (w *QueueWrapper) Guarantee(r Res) *QueueWrapper {
+	_ = unstructured.SetNestedField(w.Object, resMap(r), "spec", "guarantee", "resource")
+	return w
+}
+
+// State sets status.state ("" removes it).
+func (w *QueueWrapper) State(state string) *QueueWrapper {
+	if state == "" {
+		unstructured.RemoveNestedField(w.Object, "status", "state")
+		return w
+	}
+	_ = unstructured.SetNestedField(w.Object, state, "status", "state")
+	return w
+}
+
+// Obj returns the Queue.
+func (w *QueueWrapper) Obj() *unstructured.Unstructured { return &w.Unstructured }
+
+func resMap(r Res) map[string]any {
+	m := map[string]any{}
+	for name, q := range r {
+		m[string(name)] = q
+	}
+	return m
+}
