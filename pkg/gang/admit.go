@@ -1,0 +1,187 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// Check is one admission check with its figures.
+type Check struct {
+	Name    string
+	Passed  bool
+	Skipped bool // the check does not apply to this gang
+	Reason  string
+	Message string
+	Figures map[string]string
+}
+
+// Admission is the gang admission decision.
+type Admission struct {
+	Gang      *Gang
+	Admitted  bool
+	Checks    []Check
+	Placement *Placement
+}
+
+// The names of the admission checks, in the order they run.
+const (
+	CheckValidity     = "Validity"
+	CheckMinResources = "MinResources"
+	CheckQuota        = "ResourceQuota"
+	CheckQueue        = "VolcanoQueue"
+	CheckPlacement    = "Placement"
+)
+
+// Admit decides whether the gang may start: it is valid, its source's own
+// gate passes (coscheduling's minResources against free capacity, Volcano's
+// enqueue check against its queue), new members fit the namespace's
+// ResourceQuotas, and the whole gang can be placed. Every check runs, so the
+// answer lists every reason at once.
+func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Admission, error) {
+	a := &Admission{Gang: g}
+	v := Validate(g)
+	validity := Check{Name: CheckValidity, Passed: v.Valid, Reason: v.Reason, Message: v.Message,
+		Figures: map[string]string{"valid": fmt.Sprint(v.ValidCount), "minMember": fmt.Sprint(v.MinMember)}}
+	if v.Valid {
+		validity.Message = fmt.Sprintf("%d valid member(s), minimum %d", v.ValidCount, v.MinMember)
+	}
+	a.Checks = append(a.Checks, validity)
+
+	nodes := framework.BuildNodeInfos(snap.Nodes, snap.Pods)
+	switch g.Source {
+	case SourceCoscheduling:
+		a.Checks = append(a.Checks, gateCheck(CheckMinResources, CoschedulingGate(g, nodes)))
+	case SourceVolcano:
+		var queue = findQueue(snap, g.Queue)
+		a.Checks = append(a.Checks, gateCheck(CheckQueue, VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))))
+	default:
+		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Passed: true, Skipped: true, Message: "the gang source sets no minResources"})
+	}
+	a.Checks = append(a.Checks, quotaCheck(snap, g))
+
+	p, err := Place(ctx, snap, g, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.Placement = p
+	a.Checks = append(a.Checks, Check{Name: CheckPlacement, Passed: p.Verdict == Placed, Reason: string(p.Verdict), Message: p.Message,
+		Figures: map[string]string{"maxPlaceable": fmt.Sprint(p.MaxPlaceable), "minMember": fmt.Sprint(p.MinMember)}})
+
+	a.Admitted = true
+	for _, c := range a.Checks {
+		a.Admitted = a.Admitted && c.Passed
+	}
+	return a, nil
+}
+
+func gateCheck(name string, r *GateResult) Check {
+	if r == nil {
+		return Check{Name: name, Passed: true, Skipped: true}
+	}
+	return Check{Name: name, Passed: r.Passed, Reason: r.Reason, Message: r.Message, Figures: r.Figures}
+}
+
+func findQueue(snap *schedule.Snapshot, name string) *unstructured.Unstructured {
+	for _, u := range snap.Queues {
+		if u.GetName() == name {
+			return u
+		}
+	}
+	return nil
+}
+
+// quotaCheck charges the members that do not exist yet (what-if input) to
+// the namespace's ResourceQuotas, as the quota admission plugin would charge
+// them when they are created; existing members were charged when they were.
+func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
+	c := Check{Name: CheckQuota, Passed: true, Figures: map[string]string{}}
+	existing := map[string]bool{}
+	for _, p := range snap.Pods {
+		existing[p.Namespace+"/"+p.Name] = true
+	}
+	usage := corev1.ResourceList{}
+	newPods := 0
+	for _, p := range g.Members {
+		if existing[p.Namespace+"/"+p.Name] {
+			continue
+		}
+		newPods++
+		for name, q := range podQuotaUsage(p) {
+			sum := usage[name]
+			sum.Add(q)
+			usage[name] = sum
+		}
+	}
+	var quotas []*corev1.ResourceQuota
+	for _, q := range snap.ResourceQuotas {
+		if q.Namespace == g.Namespace {
+			quotas = append(quotas, q)
+		}
+	}
+	if len(quotas) == 0 {
+		c.Skipped = true
+		c.Message = fmt.Sprintf("namespace %s has no ResourceQuota", g.Namespace)
+		return c
+	}
+	if newPods == 0 {
+		c.Message = "every member exists, so the quota already charged it"
+		return c
+	}
+	var problems []string
+	for _, q := range quotas {
+		names := make([]corev1.ResourceName, 0, len(q.Status.Hard))
+		for name := range q.Status.Hard {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			req, ok := usage[name]
+			if !ok {
+				continue
+			}
+			hard, used := q.Status.Hard[name], q.Status.Used[name]
+			after := used.DeepCopy()
+			after.Add(req)
+			c.Figures[q.Name+"/"+string(name)] = fmt.Sprintf("used %s + %s of %s", used.String(), req.String(), hard.String())
+			if after.Cmp(hard) > 0 {
+				problems = append(problems, fmt.Sprintf("exceeded quota: %s, requested: %s=%s, used: %s=%s, limited: %s=%s",
+					q.Name, name, req.String(), name, used.String(), name, hard.String()))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		c.Passed, c.Reason, c.Message = false, "QuotaExceeded", strings.Join(problems, "; ")
+		return c
+	}
+	c.Message = fmt.Sprintf("%d new member(s) fit the namespace's quota", newPods)
+	return c
+}
+
+// podQuotaUsage is what the quota admission plugin charges for a pod: its
+// requests and limits under requests.*/limits.* and the bare names, and one
+// pod.
+func podQuotaUsage(p *corev1.Pod) corev1.ResourceList {
+	reqs := framework.ComputePodResource(p).Resource
+	out := corev1.ResourceList{
+		corev1.ResourcePods:                     *resource.NewQuantity(1, resource.DecimalSI),
+		corev1.ResourceName("count/pods"):       *resource.NewQuantity(1, resource.DecimalSI),
+		corev1.ResourceRequestsCPU:              *resource.NewMilliQuantity(reqs.MilliCPU, resource.DecimalSI),
+		corev1.ResourceCPU:                      *resource.NewMilliQuantity(reqs.MilliCPU, resource.DecimalSI),
+		corev1.ResourceRequestsMemory:           *resource.NewQuantity(reqs.Memory, resource.BinarySI),
+		corev1.ResourceMemory:                   *resource.NewQuantity(reqs.Memory, resource.BinarySI),
+		corev1.ResourceRequestsEphemeralStorage: *resource.NewQuantity(reqs.EphemeralStorage, resource.BinarySI),
+	}
+	for name, q := range reqs.ScalarResources {
+		out[corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+string(name))] = *resource.NewQuantity(q, resource.DecimalSI)
+	}
+	return out
+}

@@ -1,0 +1,585 @@
+package gang
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// The workload kinds FromManifests expands into pods.
+var (
+	podGVK         = corev1.SchemeGroupVersion.WithKind("Pod")
+	jobGVK         = batchv1.SchemeGroupVersion.WithKind("Job")
+	deploymentGVK  = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	statefulSetGVK = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	replicaSetGVK  = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	// VolcanoJobGVK is Volcano's batch Job, which its controller turns into a
+	// PodGroup and one pod per task replica.
+	VolcanoJobGVK = schema.GroupVersionKind{Group: "batch.volcano.sh", Version: "v1alpha1", Kind: "Job"}
+)
+
+// The labels and annotations controllers put on the pods they create, which
+// FromManifests reproduces so that selectors in the templates (spread
+// constraints, affinities) match the what-if pods as they would match real ones.
+const (
+	jobNameLabel          = "batch.kubernetes.io/job-name"
+	legacyJobNameLabel    = "job-name"
+	jobCompletionIndex    = "batch.kubernetes.io/job-completion-index"
+	statefulSetPodName    = "statefulset.kubernetes.io/pod-name"
+	statefulSetPodIndex   = "apps.kubernetes.io/pod-index"
+	volcanoJobNameKey     = "volcano.sh/job-name"
+	volcanoJobNamespace   = "volcano.sh/job-namespace"
+	volcanoQueueNameKey   = "volcano.sh/queue-name"
+	volcanoTaskIndexKey   = "volcano.sh/task-index"
+	volcanoDefaultTask    = "default"
+	volcanoSchedulerName  = "volcano"
+	unevaluatedClaimsText = "the claims a StatefulSet creates for its pods are not in the snapshot; " +
+		"the what-if pods are placed without those volumes"
+)
+
+// FromManifests builds a what-if gang from the objects given with -f. It
+// accepts Pods; at most one PodGroup of any source; and workloads that
+// create pods from a template: batch/v1 Jobs (min(parallelism, completions)
+// pods, the ones that run at once), apps/v1 Deployments, ReplicaSets and
+// StatefulSets (spec.replicas), and Volcano batch.volcano.sh/v1alpha1 Jobs
+// (one pod per task replica, and the PodGroup Volcano's controller would
+// create for the job). Any other kind is an error naming it.
+//
+// Every object lives in one namespace: its own, or namespace when it names
+// none. Generated pods are named <workload>-<index> (<job>-<task>-<index>
+// for a Volcano Job), carry the template's labels and annotations plus the
+// ones their controller adds, are Pending, and have a zero creation time.
+// With a PodGroup (given or from a Volcano Job), every pod becomes its member
+// through the source's membership key; a pod naming another group is an
+// error. Without one the gang's source is SourceFile and all its pods must
+// run. A minMember above 0 overrides the minimum in either case.
+//
+// Priorities are left for ApplyPriorities, which needs the cluster's
+// PriorityClasses; a suspended Job is expanded as if it were resumed.
+func FromManifests(objs []*unstructured.Unstructured, namespace string, minMember int32) (*Gang, error) {
+	if minMember < 0 {
+		return nil, fmt.Errorf("--min-member must not be negative, got %d", minMember)
+	}
+	if len(objs) == 0 {
+		return nil, errors.New("no objects given")
+	}
+	m := &manifests{namespace: "", defaultNamespace: namespace}
+	for _, obj := range objs {
+		if err := m.add(obj); err != nil {
+			return nil, err
+		}
+	}
+	if len(m.pods) == 0 {
+		return nil, fmt.Errorf("the manifests (%s) make no pods", strings.Join(m.names, ", "))
+	}
+	var g *Gang
+	if m.podGroup != nil {
+		var err error
+		if g, err = gangFromPodGroup(m.podGroup); err != nil {
+			return nil, err
+		}
+		for _, pod := range m.pods {
+			switch name := GroupNameOf(pod, g.Source); name {
+			case "":
+				setGroupName(pod, g.Source, g.Name)
+			case g.Name:
+			default:
+				return nil, fmt.Errorf("pod %s/%s names %s %q, but the manifests' PodGroup is %q",
+					pod.Namespace, pod.Name, podGroupResource(g.Source), name, g.Name)
+			}
+		}
+	} else {
+		g = &Gang{Source: SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
+	}
+	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
+	g.Members = m.pods
+	if minMember > 0 {
+		g.MinMember = minMember
+	}
+	g.SortMembers()
+	return g, nil
+}
+
+func podGroupResource(src Source) string {
+	return "podgroups." + string(src)
+}
+
+// manifests collects what FromManifests reads.
+type manifests struct {
+	namespace        string // the namespace every object is in, once known
+	defaultNamespace string
+	podGroup         *unstructured.Unstructured
+	podGroupFrom     string // the object the PodGroup came from, for errors
+	pods             []*corev1.Pod
+	podNames         map[string]bool
+	names            []string // the top-level objects' names
+	unevaluated      []Unevaluated
+}
+
+func (m *manifests) add(obj *unstructured.Unstructured) error {
+	gvk := obj.GroupVersionKind()
+	name := obj.GetName()
+	if name == "" {
+		name = strings.TrimSuffix(obj.GetGenerateName(), "-")
+	}
+	what := gvk.Kind + " " + strconv.Quote(name)
+	if name == "" {
+		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+	}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		ns = m.defaultNamespace
+	}
+	if m.namespace == "" {
+		m.namespace = ns
+	} else if ns != m.namespace {
+		return fmt.Errorf("%s is in namespace %q, the other objects in %q: a gang lives in one namespace", what, ns, m.namespace)
+	}
+	m.names = append(m.names, name)
+	switch {
+	case schedule.IsPodGroup(gvk):
+		pg := obj.DeepCopy()
+		pg.SetNamespace(ns)
+		pg.SetName(name)
+		return m.setPodGroup(pg, what)
+	case gvk == podGVK:
+		pod := &corev1.Pod{}
+		if err := fromUnstructured(obj, pod, what); err != nil {
+			return err
+		}
+		pod.Name, pod.Namespace = name, ns
+		if pod.Status.Phase == "" {
+			pod.Status.Phase = corev1.PodPending
+		}
+		return m.addPod(pod)
+	case gvk == jobGVK:
+		return m.addJob(obj, ns, name, what)
+	case gvk == deploymentGVK:
+		d := &appsv1.Deployment{}
+		if err := fromUnstructured(obj, d, what); err != nil {
+			return err
+		}
+		return m.addReplicas(ns, name, what, d.Spec.Replicas, &d.Spec.Template, nil)
+	case gvk == replicaSetGVK:
+		rs := &appsv1.ReplicaSet{}
+		if err := fromUnstructured(obj, rs, what); err != nil {
+			return err
+		}
+		return m.addReplicas(ns, name, what, rs.Spec.Replicas, &rs.Spec.Template, nil)
+	case gvk == statefulSetGVK:
+		sts := &appsv1.StatefulSet{}
+		if err := fromUnstructured(obj, sts, what); err != nil {
+			return err
+		}
+		if len(sts.Spec.VolumeClaimTemplates) > 0 {
+			m.unevaluated = append(m.unevaluated, Unevaluated{Field: "spec.volumeClaimTemplates",
+				Value: fmt.Sprintf("StatefulSet %s: %d claim templates", name, len(sts.Spec.VolumeClaimTemplates)), Reason: unevaluatedClaimsText})
+		}
+		return m.addReplicas(ns, name, what, sts.Spec.Replicas, &sts.Spec.Template, func(pod *corev1.Pod, i int) {
+			pod.Labels[statefulSetPodName] = pod.Name
+			pod.Labels[statefulSetPodIndex] = strconv.Itoa(i)
+			pod.Spec.Hostname = pod.Name
+			pod.Spec.Subdomain = sts.Spec.ServiceName
+		})
+	case gvk == VolcanoJobGVK:
+		return m.addVolcanoJob(obj, ns, name, what)
+	}
+	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
+		"ReplicaSets, StatefulSets or Volcano Jobs", what, gvk.Kind, gvk.GroupVersion().String())
+}
+
+func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {
+	if m.podGroup != nil {
+		return fmt.Errorf("%s: the manifests already hold a PodGroup (from %s); give one gang at a time", what, m.podGroupFrom)
+	}
+	m.podGroup, m.podGroupFrom = pg, what
+	return nil
+}
+
+func (m *manifests) addPod(pod *corev1.Pod) error {
+	if m.podNames[pod.Name] {
+		return fmt.Errorf("the manifests make two pods named %s/%s", pod.Namespace, pod.Name)
+	}
+	if m.podNames == nil {
+		m.podNames = map[string]bool{}
+	}
+	m.podNames[pod.Name] = true
+	m.pods = append(m.pods, pod)
+	return nil
+}
+
+// fromUnstructured converts obj into a typed object, naming obj in errors.
+func fromUnstructured(obj *unstructured.Unstructured, into any, what string) error {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// podFromTemplate makes the pod a controller would create from tmpl.
+func podFromTemplate(tmpl *corev1.PodTemplateSpec, namespace, name string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   namespace,
+			Labels:      maps.Clone(tmpl.Labels),
+			Annotations: maps.Clone(tmpl.Annotations),
+		},
+		Spec:   *tmpl.Spec.DeepCopy(),
+		Status: corev1.PodStatus{Phase: corev1.PodPending},
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	return pod
+}
+
+// addReplicas adds replicas pods (default 1) from a template, named <name>-<i>.
+func (m *manifests) addReplicas(ns, name, what string, replicas *int32, tmpl *corev1.PodTemplateSpec, decorate func(*corev1.Pod, int)) error {
+	n := int32(1)
+	if replicas != nil {
+		n = *replicas
+	}
+	if n < 0 {
+		return fmt.Errorf("%s: spec.replicas must not be negative, got %d", what, n)
+	}
+	for i := range int(n) {
+		pod := podFromTemplate(tmpl, ns, fmt.Sprintf("%s-%d", name, i))
+		if decorate != nil {
+			decorate(pod, i)
+		}
+		if err := m.addPod(pod); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addJob adds the pods a batch/v1 Job runs at once: parallelism (default 1),
+// at most completions.
+func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string) error {
+	job := &batchv1.Job{}
+	if err := fromUnstructured(obj, job, what); err != nil {
+		return err
+	}
+	n := int32(1)
+	if job.Spec.Parallelism != nil {
+		n = *job.Spec.Parallelism
+	}
+	if n < 0 {
+		return fmt.Errorf("%s: spec.parallelism must not be negative, got %d", what, n)
+	}
+	if c := job.Spec.Completions; c != nil {
+		if *c < 0 {
+			return fmt.Errorf("%s: spec.completions must not be negative, got %d", what, *c)
+		}
+		n = min(n, *c)
+	}
+	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
+	return m.addReplicas(ns, name, what, &n, &job.Spec.Template, func(pod *corev1.Pod, i int) {
+		pod.Labels[jobNameLabel] = name
+		pod.Labels[legacyJobNameLabel] = name
+		if indexed {
+			pod.Labels[jobCompletionIndex] = strconv.Itoa(i)
+			pod.Annotations[jobCompletionIndex] = strconv.Itoa(i)
+		}
+	})
+}
+
+// volcanoTask is one task of a Volcano Job.
+type volcanoTask struct {
+	name         string
+	replicas     int32
+	minAvailable int32
+	template     corev1.PodTemplateSpec
+}
+
+// addVolcanoJob adds a Volcano Job's pods and the PodGroup its controller
+// creates, with the defaults Volcano's admission webhook applies: task names
+// default<i>, a task's minAvailable its replicas, the job's minAvailable the
+// sum of its tasks', queue "default", scheduler "volcano".
+func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what string) error {
+	named := obj.DeepCopy()
+	named.SetNamespace(ns)
+	named.SetName(name)
+	p := newObjectParser(named)
+	rawTasks, err := p.sliceAt("spec", "tasks")
+	if err != nil {
+		return err
+	}
+	if len(rawTasks) == 0 {
+		return p.errorf([]string{"spec", "tasks"}, "is required")
+	}
+	tasks := make([]volcanoTask, len(rawTasks))
+	var sumMin int32
+	for i, raw := range rawTasks {
+		path := []string{"spec", fmt.Sprintf("tasks[%d]", i)}
+		tm, ok := raw.(map[string]any)
+		if !ok {
+			return p.errorf(path, "must be an object, got %s", describeValue(raw))
+		}
+		tp := &objectParser{obj: tm, name: p.name}
+		t := &tasks[i]
+		if t.name, err = tp.stringAt("name"); err != nil {
+			return prefixField(err, path)
+		}
+		if t.name == "" {
+			t.name = volcanoDefaultTask + strconv.Itoa(i)
+		}
+		if t.replicas, _, err = tp.int32At(0, 0, "replicas"); err != nil {
+			return prefixField(err, path)
+		}
+		var found bool
+		if t.minAvailable, found, err = tp.int32At(0, 0, "minAvailable"); err != nil {
+			return prefixField(err, path)
+		}
+		if !found {
+			t.minAvailable = t.replicas
+		}
+		sumMin += t.minAvailable
+		tmpl, err := tp.mapAt("template")
+		if err != nil {
+			return prefixField(err, path)
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, &t.template); err != nil {
+			return p.errorf(append(path, "template"), "%v", err)
+		}
+	}
+	minAvailable, _, err := p.int32At(0, 0, "spec", "minAvailable")
+	if err != nil {
+		return err
+	}
+	if minAvailable == 0 {
+		minAvailable = sumMin
+	}
+	queue, err := p.stringAt("spec", "queue")
+	if err != nil {
+		return err
+	}
+	if queue == "" {
+		queue = VolcanoDefaultQueue
+	}
+	priorityClass, err := p.stringAt("spec", "priorityClassName")
+	if err != nil {
+		return err
+	}
+	schedulerName, err := p.stringAt("spec", "schedulerName")
+	if err != nil {
+		return err
+	}
+	if schedulerName == "" {
+		schedulerName = volcanoSchedulerName
+	}
+
+	minTaskMember := map[string]any{}
+	for _, t := range tasks {
+		minTaskMember[t.name] = int64(t.minAvailable)
+	}
+	minResources := map[string]any{}
+	for rn, q := range volcanoJobMinResources(tasks, minAvailable) {
+		minResources[string(rn)] = q.String()
+	}
+	spec := map[string]any{
+		"minMember":     int64(minAvailable),
+		"minTaskMember": minTaskMember,
+		"queue":         queue,
+		"minResources":  minResources,
+	}
+	if priorityClass != "" {
+		spec["priorityClassName"] = priorityClass
+	}
+	if nt, err := p.mapAt("spec", "networkTopology"); err != nil {
+		return err
+	} else if nt != nil {
+		spec["networkTopology"] = runtime.DeepCopyJSONValue(nt)
+	}
+	pg := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": schedule.VolcanoGroup + "/v1beta1",
+		"kind":       schedule.PodGroupKind,
+		"metadata":   map[string]any{"namespace": ns, "name": name},
+		"spec":       spec,
+	}}
+	if err := m.setPodGroup(pg, what); err != nil {
+		return err
+	}
+
+	for _, t := range tasks {
+		for i := range int(t.replicas) {
+			pod := podFromTemplate(&t.template, ns, fmt.Sprintf("%s-%s-%d", name, t.name, i))
+			if pod.Spec.SchedulerName == "" {
+				pod.Spec.SchedulerName = schedulerName
+			}
+			if pod.Spec.PriorityClassName == "" {
+				pod.Spec.PriorityClassName = priorityClass
+			}
+			index := strconv.Itoa(i)
+			pod.Annotations[VolcanoTaskAnnotation] = t.name
+			pod.Annotations[VolcanoGroupAnnotation] = name
+			pod.Annotations[volcanoJobNameKey] = name
+			pod.Annotations[volcanoQueueNameKey] = queue
+			pod.Annotations[volcanoTaskIndexKey] = index
+			pod.Labels[VolcanoTaskAnnotation] = t.name
+			pod.Labels[volcanoJobNameKey] = name
+			pod.Labels[volcanoJobNamespace] = ns
+			pod.Labels[volcanoQueueNameKey] = queue
+			pod.Labels[volcanoTaskIndexKey] = index
+			if err := m.addPod(pod); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// prefixField puts a task's path in front of a field error read from it.
+func prefixField(err error, path []string) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		fe.field = strings.Join(path, ".") + "." + fe.field
+		return fe
+	}
+	return err
+}
+
+// volcanoJobMinResources is the minResources Volcano's job controller gives
+// the PodGroup of a job (calcPGMinResources): the requests of the first
+// minAvailable pods, taking each task's minAvailable first and then its
+// remaining replicas, in task order. Volcano orders the tasks by the value
+// of their PriorityClass first; that needs the cluster's classes, so here
+// every task counts as priority 0 (Volcano's own fallback when it cannot
+// read a class). Volcano derives the requests from quota usage; the quota-only
+// names that yields (requests.*, limits.*, count/*) are left out, as its
+// scheduler ignores them.
+func volcanoJobMinResources(tasks []volcanoTask, jobMin int32) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	add := func(t volcanoTask, count int32) {
+		if count <= 0 {
+			return
+		}
+		pod := &corev1.Pod{Spec: t.template.Spec}
+		usage := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		usage[corev1.ResourcePods] = *resource.NewQuantity(1, resource.DecimalSI)
+		for name, q := range usage {
+			q.Mul(int64(count))
+			sum := out[name]
+			sum.Add(q)
+			out[name] = sum
+		}
+	}
+	var total int32
+	for _, t := range tasks {
+		total += t.minAvailable
+	}
+	if jobMin < total {
+		count := jobMin
+		for _, t := range tasks {
+			if count <= t.replicas {
+				add(t, count)
+				break
+			}
+			add(t, t.replicas)
+			count -= t.replicas
+		}
+		return out
+	}
+	var placed int32
+	for _, t := range tasks {
+		n := min(t.minAvailable, jobMin-placed)
+		add(t, n)
+		placed += n
+		if placed >= jobMin {
+			return out
+		}
+	}
+	left := jobMin - placed
+	for _, t := range tasks {
+		if t.minAvailable == t.replicas {
+			continue
+		}
+		n := min(left, t.replicas-t.minAvailable)
+		add(t, n)
+		left -= n
+		if left <= 0 {
+			break
+		}
+	}
+	return out
+}
+
+// The PriorityClasses every cluster has, which the API server creates itself
+// (so a snapshot file may lack them).
+var systemPriorityClasses = map[string]int32{
+	"system-node-critical":    2000001000,
+	"system-cluster-critical": 2000000000,
+}
+
+// ApplyPriorities fills in each pod's priority from its PriorityClass as the
+// Priority admission plugin does on create: a pod naming no class gets the
+// global default class (the lowest-valued one if several claim it) or
+// priority 0; a class that does not exist, or a priority that contradicts the
+// class, is an error, as admission would reject the pod. The preemption
+// policy is filled in from the class when the pod sets none. Members change
+// order when their priorities change: call Gang.SortMembers afterwards.
+func ApplyPriorities(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass) error {
+	byName := make(map[string]*schedulingv1.PriorityClass, len(classes))
+	var globalDefault *schedulingv1.PriorityClass
+	for _, pc := range classes {
+		byName[pc.Name] = pc
+		if pc.GlobalDefault && (globalDefault == nil || pc.Value < globalDefault.Value) {
+			globalDefault = pc
+		}
+	}
+	var errs []error
+	for _, pod := range pods {
+		name := pod.Spec.PriorityClassName
+		var value int32
+		var policy *corev1.PreemptionPolicy
+		switch pc, ok := byName[name]; {
+		case name == "" && globalDefault != nil:
+			name, value, policy = globalDefault.Name, globalDefault.Value, globalDefault.PreemptionPolicy
+		case name == "":
+			lower := corev1.PreemptLowerPriority
+			policy = &lower
+		case ok:
+			value, policy = pc.Value, pc.PreemptionPolicy
+		default:
+			v, system := systemPriorityClasses[name]
+			if !system {
+				errs = append(errs, fmt.Errorf("pod %s/%s: no PriorityClass with name %s was found", pod.Namespace, pod.Name, name))
+				continue
+			}
+			lower := corev1.PreemptLowerPriority
+			value, policy = v, &lower
+		}
+		if pod.Spec.Priority != nil && *pod.Spec.Priority != value {
+			errs = append(errs, fmt.Errorf("pod %s/%s: the integer value of priority (%d) must not be provided in pod spec; "+
+				"priority admission controller computed %d from the given PriorityClass name", pod.Namespace, pod.Name, *pod.Spec.Priority, value))
+			continue
+		}
+		pod.Spec.PriorityClassName = name
+		pod.Spec.Priority = &value
+		if pod.Spec.PreemptionPolicy == nil && policy != nil {
+			p := *policy
+			pod.Spec.PreemptionPolicy = &p
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,442 @@
+package gang
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// Verdict is a placement's outcome.
+type Verdict string
+
+// Placement verdicts.
+const (
+	// Placed: at least MinMember members run or fit at once.
+	Placed Verdict = "Placed"
+	// Unschedulable: fewer than MinMember fit; nothing would be placed.
+	Unschedulable Verdict = "Unschedulable"
+)
+
+// PlaceOptions tune Place.
+type PlaceOptions struct {
+	// Profile is the scheduling profile; nil means the default profile.
+	Profile *schedule.Profile
+	// TopologyKey overrides the gang's required topology key.
+	TopologyKey string
+	// PreferredTopologyKey overrides the gang's preferred topology key.
+	PreferredTopologyKey string
+	// Parallelism bounds the workers of each cycle; 0 means 16.
+	Parallelism int
+}
+
+// Assignment is one pending member and the node it would go to.
+type Assignment struct {
+	Pod   *corev1.Pod
+	Node  string
+	Score int64
+}
+
+// DomainResult is how one topology domain did as a candidate placement.
+type DomainResult struct {
+	// Value is the node label's value that names the domain.
+	Value string
+	Nodes int
+	// Skipped says why the domain was not tried member by member: it has
+	// less free capacity than the gang needs at the least.
+	Skipped string
+	// Placed is how many pending members fit in the domain at once.
+	Placed int
+	// Complete is whether the gang's minimum is met there.
+	Complete bool
+	// FreeFraction is the share of the domain's allocatable left free after
+	// the placement, averaged over the resources the gang requests: the
+	// smaller, the tighter the fit.
+	FreeFraction float64
+	// ScoreSum adds the node scores of the placed members.
+	ScoreSum int64
+}
+
+// Placement is the all-or-nothing plan for a gang.
+type Placement struct {
+	Gang    *Gang
+	Verdict Verdict
+	// MinMember is the gang's minimum.
+	MinMember int32
+	// Running are members already bound to nodes; they count toward the minimum.
+	Running []*corev1.Pod
+	// Assignments are the pending members placed, in queue order; empty
+	// when the verdict is Unschedulable.
+	Assignments []Assignment
+	// Unplaced are pending members that do not fit even though the gang is placed.
+	Unplaced []*corev1.Pod
+	// TopologyKey and Domain say which domain was chosen, if any.
+	TopologyKey string
+	Domain      string
+	// MaxPlaceable is the most members (running ones included) that run or
+	// fit at once, in the best attempt.
+	MaxPlaceable int32
+	// Blocker is the cycle of the first member that did not fit in the best
+	// attempt: its FailedScheduling message says what stopped it.
+	Blocker *schedule.Result
+	// BestAttempt are the assignments of the best attempt when the gang
+	// cannot be placed: what would fit, for explain.
+	BestAttempt []Assignment
+	// Domains has one entry per topology domain tried, in name order.
+	Domains []DomainResult
+	Message string
+}
+
+// attempt is one try at placing the pending members on a scheduler.
+type attempt struct {
+	domain      string
+	assignments []Assignment
+	unplaced    []*corev1.Pod
+	blocker     *schedule.Result
+	free        float64
+	scoreSum    int64
+}
+
+// Place plans the gang all or nothing: running members count, pending ones
+// are placed one by one in queue order, each reserved before the next so the
+// gang competes with itself; at least MinMember must run or fit at once, and
+// then every member that fits is placed. A required topology key confines
+// the gang to one domain: each domain is a candidate, and the complete one
+// with the tightest fit (then the highest score sum, then the name) wins. A
+// preferred key tries the domains first and falls back to the whole cluster.
+func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Placement, error) {
+	p := &Placement{Gang: g, MinMember: g.MinMember}
+	var pending []*corev1.Pod
+	for _, pod := range g.Members {
+		if pod.Spec.NodeName != "" {
+			p.Running = append(p.Running, pod)
+		} else {
+			pending = append(pending, ungated(pod))
+		}
+	}
+	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	need := int(g.MinMember) - len(p.Running)
+
+	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
+	var best *attempt
+	switch {
+	case key != "":
+		p.TopologyKey = key
+		best, err = placeInDomains(ctx, base, key, pending, need, p)
+	case preferred != "":
+		p.TopologyKey = preferred
+		best, err = placeInDomains(ctx, base, preferred, pending, need, p)
+		if err == nil && (best == nil || len(best.assignments) < need) {
+			p.TopologyKey = ""
+			best, err = placeOn(ctx, base, "", pending)
+		}
+	default:
+		best, err = placeOn(ctx, base, "", pending)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.finish(best, need)
+	return p, nil
+}
+
+// ungated returns the pod without scheduling gates: a plan answers "where
+// would it go once released", which is what admit --ungate needs to know.
+func ungated(pod *corev1.Pod) *corev1.Pod {
+	if len(pod.Spec.SchedulingGates) == 0 {
+		return pod
+	}
+	c := pod.DeepCopy()
+	c.Spec.SchedulingGates = nil
+	return c
+}
+
+// placeOn places the pending members one by one on a fork of base.
+func placeOn(ctx context.Context, base *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
+	s, err := base.Fork()
+	if err != nil {
+		return nil, err
+	}
+	return placeWith(ctx, s, domain, pending)
+}
+
+func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
+	a := &attempt{domain: domain}
+	seq := s.NewSequence()
+	for _, pod := range pending {
+		res, err := seq.Schedule(ctx, pod)
+		if err != nil {
+			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		if res.Verdict != schedule.Scheduled {
+			a.unplaced = append(a.unplaced, pod)
+			if a.blocker == nil {
+				a.blocker = res
+			}
+			continue
+		}
+		score := res.SelectedScore
+		if err := seq.Reserve(ctx, pod, res.SelectedNode); err != nil {
+			return nil, err
+		}
+		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score})
+		a.scoreSum += score
+	}
+	return a, nil
+}
+
+// placeInDomains tries every value of key as a candidate placement and
+// returns the best attempt; domain results are recorded on p.
+func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending []*corev1.Pod, need int, p *Placement) (*attempt, error) {
+	domains := map[string][]*framework.NodeInfo{}
+	for _, ni := range base.NodeInfos() {
+		if v, ok := ni.Node().Labels[key]; ok {
+			domains[v] = append(domains[v], ni)
+		}
+	}
+	values := make([]string, 0, len(domains))
+	for v := range domains {
+		values = append(values, v)
+	}
+	slices.Sort(values)
+	lower := lowerBound(pending, need)
+
+	var best *attempt
+	try := func(i int) error {
+		dr := &p.Domains[i]
+		nodes := domains[dr.Value]
+		s, err := base.Fork()
+		if err != nil {
+			return err
+		}
+		names := make([]string, len(nodes))
+		for i, n := range nodes {
+			names[i] = n.Name()
+		}
+		s.Confine(names)
+		a, err := placeWith(ctx, s, dr.Value, pending)
+		if err != nil {
+			return err
+		}
+		a.free = freeFraction(s, names, pending)
+		dr.Placed, dr.Complete, dr.FreeFraction, dr.ScoreSum = len(a.assignments), len(a.assignments) >= need, a.free, a.scoreSum
+		if better(a, best, need) {
+			best = a
+		}
+		return nil
+	}
+	var skipped []int
+	for _, v := range values {
+		dr := DomainResult{Value: v, Nodes: len(domains[v])}
+		dr.Skipped = shortfall(lower, domains[v])
+		p.Domains = append(p.Domains, dr)
+		if dr.Skipped != "" {
+			skipped = append(skipped, len(p.Domains)-1)
+			continue
+		}
+		if err := try(len(p.Domains) - 1); err != nil {
+			return nil, err
+		}
+	}
+	// Skipped domains cannot hold the gang, so the verdict never needs them.
+	// When no domain can, they are tried after all, for the diagnosis: how
+	// many members each holds at most.
+	if best == nil || len(best.assignments) < need {
+		for _, i := range skipped {
+			if err := try(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return best, nil
+}
+
+// better orders attempts: complete before incomplete, then more members
+// placed (for incomplete ones), then the tighter fit, then the higher score
+// sum; the earlier domain name wins remaining ties.
+func better(a, b *attempt, need int) bool {
+	if b == nil {
+		return true
+	}
+	ca, cb := len(a.assignments) >= need, len(b.assignments) >= need
+	if ca != cb {
+		return ca
+	}
+	if !ca && len(a.assignments) != len(b.assignments) {
+		return len(a.assignments) > len(b.assignments)
+	}
+	if a.free != b.free {
+		return a.free < b.free
+	}
+	return a.scoreSum > b.scoreSum
+}
+
+// lowerBound is, per resource, the least the gang's pending members can
+// need together: the sum of the need smallest requests.
+func lowerBound(pending []*corev1.Pod, need int) map[corev1.ResourceName]int64 {
+	if need <= 0 {
+		return nil
+	}
+	per := map[corev1.ResourceName][]int64{}
+	for _, pod := range pending {
+		r := framework.ComputePodResource(pod).Resource
+		per[corev1.ResourceCPU] = append(per[corev1.ResourceCPU], r.MilliCPU)
+		per[corev1.ResourceMemory] = append(per[corev1.ResourceMemory], r.Memory)
+		for name, q := range r.ScalarResources {
+			per[name] = append(per[name], q)
+		}
+	}
+	out := map[corev1.ResourceName]int64{}
+	for name, qs := range per {
+		for len(qs) < len(pending) {
+			qs = append(qs, 0) // members that do not request it
+		}
+		slices.Sort(qs)
+		var sum int64
+		for _, q := range qs[:min(need, len(qs))] {
+			sum += q
+		}
+		if sum > 0 {
+			out[name] = sum
+		}
+	}
+	out[corev1.ResourcePods] = int64(min(need, len(pending)))
+	return out
+}
+
+// shortfall says which resource a domain lacks for the lower bound, or "".
+func shortfall(lower map[corev1.ResourceName]int64, nodes []*framework.NodeInfo) string {
+	if len(lower) == 0 {
+		return ""
+	}
+	names := make([]corev1.ResourceName, 0, len(lower))
+	for n := range lower {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var free int64
+		for _, ni := range nodes {
+			if name == corev1.ResourcePods {
+				free += max(0, int64(ni.Allocatable.AllowedPodNumber-len(ni.Pods)))
+				continue
+			}
+			free += max(0, ni.Allocatable.Get(name)-ni.Requested.Get(name))
+		}
+		if free < lower[name] {
+			return fmt.Sprintf("needs at least %s %s, has %s free", formatQuantity(name, lower[name]), name, formatQuantity(name, free))
+		}
+	}
+	return ""
+}
+
+// freeFraction is the share of the domain's allocatable left free after the
+// placement, averaged over cpu, memory and the scalars the gang requests.
+func freeFraction(s *schedule.Scheduler, names []string, pending []*corev1.Pod) float64 {
+	resources := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	seen := map[corev1.ResourceName]bool{}
+	for _, pod := range pending {
+		for name := range framework.ComputePodResource(pod).Resource.ScalarResources {
+			if !seen[name] {
+				seen[name] = true
+				resources = append(resources, name)
+			}
+		}
+	}
+	in := map[string]bool{}
+	for _, n := range names {
+		in[n] = true
+	}
+	var total float64
+	var counted int
+	for _, name := range resources {
+		var alloc, free int64
+		for _, ni := range s.NodeInfos() {
+			if !in[ni.Name()] {
+				continue
+			}
+			a := ni.Allocatable.Get(name)
+			alloc += a
+			free += max(0, a-ni.Requested.Get(name))
+		}
+		if alloc > 0 {
+			total += float64(free) / float64(alloc)
+			counted++
+		}
+	}
+	if counted == 0 {
+		return 0
+	}
+	return total / float64(counted)
+}
+
+// formatQuantity prints a resource amount the way a user writes it.
+func formatQuantity(name corev1.ResourceName, v int64) string {
+	switch name {
+	case corev1.ResourceCPU:
+		if v%1000 == 0 {
+			return fmt.Sprint(v / 1000)
+		}
+		return fmt.Sprintf("%dm", v)
+	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+		const gi = 1 << 30
+		if v%gi == 0 {
+			return fmt.Sprintf("%dGi", v/gi)
+		}
+		return fmt.Sprintf("%.1fGi", float64(v)/gi)
+	}
+	return fmt.Sprint(v)
+}
+
+// finish turns the best attempt into the verdict, all or nothing.
+func (p *Placement) finish(best *attempt, need int) {
+	placed := 0
+	if best != nil {
+		placed = len(best.assignments)
+		p.Blocker = best.blocker
+	}
+	p.MaxPlaceable = int32(len(p.Running) + placed)
+	if best != nil && placed >= need {
+		p.Verdict = Placed
+		p.Assignments = best.assignments
+		p.Unplaced = best.unplaced
+		p.Domain = best.domain
+		p.Message = fmt.Sprintf("gang %s placed: %d running and %d to place, minimum %d", p.Gang.Key(), len(p.Running), placed, p.MinMember)
+		if p.Domain != "" {
+			p.Message += fmt.Sprintf(", all in %s=%s", p.TopologyKey, p.Domain)
+		}
+		if len(p.Unplaced) > 0 {
+			p.Message += fmt.Sprintf("; %d more member(s) do not fit", len(p.Unplaced))
+		}
+		return
+	}
+	p.Verdict = Unschedulable
+	if best != nil {
+		p.BestAttempt = best.assignments
+		p.Domain = best.domain
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "gang %s cannot be placed: at most %d of minimum %d member(s) run or fit at once", p.Gang.Key(), p.MaxPlaceable, p.MinMember)
+	if p.TopologyKey != "" {
+		if len(p.Domains) == 0 {
+			fmt.Fprintf(&b, " (no node has the label %s)", p.TopologyKey)
+		} else if p.Domain != "" {
+			fmt.Fprintf(&b, " in one %s (best: %s)", p.TopologyKey, p.Domain)
+		} else {
+			fmt.Fprintf(&b, " in one %s (no domain has room)", p.TopologyKey)
+		}
+	}
+	if p.Blocker != nil {
+		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)
+	}
+	p.Message = b.String()
+}

@@ -1,0 +1,83 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+const blockKey = "network.topology.kubernetes.io/block"
+
+// benchCluster is 5,120 nodes in 4 zones and 4 blocks with one running pod each.
+func benchCluster() *schedule.Snapshot {
+	snap := &schedule.Snapshot{}
+	for i := range 5120 {
+		name := fmt.Sprintf("node-%05d", i)
+		snap.Nodes = append(snap.Nodes, testutil.MakeNode().Name(name).
+			Label(zoneKey, fmt.Sprintf("zone-%d", i%4)).Label(blockKey, fmt.Sprintf("block-%d", i/1280)).
+			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "pods": "110", "nvidia.com/gpu": "8"}).Obj())
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("other").Name("run-"+name).Node(name).
+			Req(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "2"}).Obj())
+	}
+	return snap
+}
+
+func benchGang(n int, gpus string) *Gang {
+	return gangOf(int32(n), workers(n, gpus))
+}
+
+func benchPlace(b *testing.B, g *Gang, opts PlaceOptions) {
+	snap := benchCluster()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p, err := Place(context.Background(), snap, g, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Verdict != Placed {
+			b.Fatalf("not placed: %s", p.Message)
+		}
+	}
+}
+
+// BenchmarkPlace1000 is a 1,000-pod gang with no constraints on 5,120 nodes
+// (target: under 100 ms).
+func BenchmarkPlace1000(b *testing.B) { benchPlace(b, benchGang(1000, "2"), PlaceOptions{}) }
+
+// BenchmarkPlace2000ZoneSpread is a 2,000-pod gang spread over zones with
+// maxSkew 1 (target: under 300 ms).
+func BenchmarkPlace2000ZoneSpread(b *testing.B) {
+	g := benchGang(2000, "1")
+	for _, p := range g.Members {
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+		}}
+	}
+	benchPlace(b, g, PlaceOptions{})
+}
+
+// BenchmarkPlace512Blocks is a 512-pod gang confined to one of 4 blocks of
+// 1,280 nodes (target: under 200 ms).
+func BenchmarkPlace512Blocks(b *testing.B) {
+	benchPlace(b, benchGang(512, "6"), PlaceOptions{TopologyKey: blockKey})
+}
+
+// BenchmarkSnapshotToScheduler is the part of every Place that builds node
+// infos from the snapshot (5,120 nodes and pods), once per command.
+func BenchmarkSnapshotToScheduler(b *testing.B) {
+	snap := benchCluster()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := schedule.NewScheduler(snap, schedule.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

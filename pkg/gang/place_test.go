@@ -1,0 +1,240 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+const zoneKey = corev1.LabelTopologyZone
+
+// gpuNodes makes n 8-GPU nodes in a zone, named <zone>-<i>.
+func gpuNodes(zone string, n int) []*corev1.Node {
+	var out []*corev1.Node
+	for i := range n {
+		out = append(out, testutil.MakeNode().Name(fmt.Sprintf("%s-%d", zone, i)).Label(zoneKey, zone).
+			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
+	}
+	return out
+}
+
+// workers makes n pending members asking for gpus each.
+func workers(n int, gpus string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range n {
+		out = append(out, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).Label("app", "train").
+			Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": gpus}).PodGroup("train").Obj())
+	}
+	return out
+}
+
+func gangOf(min int32, members []*corev1.Pod) *Gang {
+	return &Gang{Source: SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
+}
+
+func assignments(p *Placement) []string {
+	var out []string
+	for _, a := range p.Assignments {
+		out = append(out, a.Pod.Name+"->"+a.Node)
+	}
+	return out
+}
+
+func TestPlace(t *testing.T) {
+	// A busy node in zone-a holds 4 GPUs; zone-b is idle.
+	busy := testutil.MakePod().Namespace("other").Name("busy").Node("zone-a-0").Req(testutil.Res{"nvidia.com/gpu": "4"}).Obj()
+	antiAffinity := func(pods []*corev1.Pod) []*corev1.Pod {
+		for _, p := range pods {
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+					TopologyKey:   corev1.LabelHostname,
+				}},
+			}}
+		}
+		return pods
+	}
+	running := workers(3, "8")
+	running[0].Spec.NodeName, running[0].Status.Phase = "zone-b-0", corev1.PodRunning
+
+	tests := []struct {
+		name            string
+		nodes           []*corev1.Node
+		pods            []*corev1.Pod
+		gang            *Gang
+		opts            PlaceOptions
+		wantVerdict     Verdict
+		wantAssignments []string
+		wantMax         int32
+		wantDomain      string
+		wantMessage     string // substring
+	}{
+		{
+			// zone-a-0 has only 4 free GPUs, so 8-GPU members need the other nodes.
+			name:  "fits: members compete with each other for the GPUs",
+			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
+			gang:            gangOf(3, workers(3, "8")),
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-a-1", "w-1->zone-b-0", "w-2->zone-b-1"},
+			wantMax:         3,
+		},
+		{
+			name:  "one member short: nothing is placed, the blocker says why",
+			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
+			gang:        gangOf(4, workers(4, "8")),
+			wantVerdict: Unschedulable,
+			wantMax:     3,
+			wantMessage: "at most 3 of minimum 4 member(s) run or fit at once; ml/w-3: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
+		},
+		{
+			name:  "required zone: only zone-b holds all three",
+			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 3)...), pods: []*corev1.Pod{busy},
+			gang:            gangOf(3, workers(3, "8")),
+			opts:            PlaceOptions{TopologyKey: zoneKey},
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-b-0", "w-1->zone-b-1", "w-2->zone-b-2"},
+			wantMax:         3,
+			wantDomain:      "zone-b",
+		},
+		{
+			name:        "required zone: no zone holds the gang, though the cluster would",
+			nodes:       append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...),
+			gang:        gangOf(3, workers(3, "8")),
+			opts:        PlaceOptions{TopologyKey: zoneKey},
+			wantVerdict: Unschedulable,
+			wantMax:     2,
+			wantMessage: "at most 2 of minimum 3 member(s) run or fit at once in one topology.kubernetes.io/zone (best: zone-a)",
+		},
+		{
+			name:            "preferred zone falls back to the whole cluster",
+			nodes:           append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...),
+			gang:            gangOf(3, workers(3, "8")),
+			opts:            PlaceOptions{PreferredTopologyKey: zoneKey},
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1", "w-2->zone-b-0"},
+			wantMax:         3,
+		},
+		{
+			name:            "tightest fit: the zone left with less free room wins",
+			nodes:           append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 4)...),
+			gang:            gangOf(2, workers(2, "8")),
+			opts:            PlaceOptions{TopologyKey: zoneKey},
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1"},
+			wantMax:         2,
+			wantDomain:      "zone-a",
+		},
+		{
+			name:            "anti-affinity between workers: each on its own node",
+			nodes:           gpuNodes("zone-a", 3),
+			gang:            gangOf(3, antiAffinity(workers(3, "1"))),
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1", "w-2->zone-a-2"},
+			wantMax:         3,
+		},
+		{
+			name:        "anti-affinity between workers: a fourth has no node of its own",
+			nodes:       gpuNodes("zone-a", 3),
+			gang:        gangOf(4, antiAffinity(workers(4, "1"))),
+			wantVerdict: Unschedulable,
+			wantMax:     3,
+			wantMessage: "ml/w-3: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.",
+		},
+		{
+			name:            "running members count toward the minimum",
+			nodes:           gpuNodes("zone-b", 3),
+			pods:            []*corev1.Pod{running[0]},
+			gang:            gangOf(3, running),
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-1->zone-b-1", "w-2->zone-b-2"},
+			wantMax:         3,
+			wantMessage:     "gang ml/train placed: 1 running and 2 to place, minimum 3",
+		},
+		{
+			name:        "a running member holds its node: one short",
+			nodes:       gpuNodes("zone-b", 2),
+			pods:        []*corev1.Pod{running[0]},
+			gang:        gangOf(3, running),
+			wantVerdict: Unschedulable,
+			wantMax:     2,
+			wantMessage: "at most 2 of minimum 3 member(s) run or fit at once",
+		},
+		{
+			name:            "above the minimum, every member that fits is placed",
+			nodes:           gpuNodes("zone-a", 2),
+			gang:            gangOf(1, workers(3, "8")),
+			wantVerdict:     Placed,
+			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1"},
+			wantMax:         2,
+			wantMessage:     "; 1 more member(s) do not fit",
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := &schedule.Snapshot{Nodes: tt.nodes, Pods: tt.pods}
+			p, err := Place(context.Background(), snap, tt.gang, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Verdict != tt.wantVerdict {
+				t.Errorf("verdict %s, want %s (%s)", p.Verdict, tt.wantVerdict, p.Message)
+			}
+			if diff := cmp.Diff(tt.wantAssignments, assignments(p)); diff != "" {
+				t.Errorf("assignments (-want +got):\n%s", diff)
+			}
+			if p.MaxPlaceable != tt.wantMax {
+				t.Errorf("max placeable %d, want %d", p.MaxPlaceable, tt.wantMax)
+			}
+			if p.Domain != tt.wantDomain && tt.wantVerdict == Placed {
+				t.Errorf("domain %q, want %q", p.Domain, tt.wantDomain)
+			}
+			if !strings.Contains(p.Message, tt.wantMessage) {
+				t.Errorf("message %q\nwant it to contain %q", p.Message, tt.wantMessage)
+			}
+		})
+	}
+}
+
+func TestPlaceSkipsDomainsWithoutRoom(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: append(gpuNodes("zone-a", 1), gpuNodes("zone-b", 3)...)}
+	p, err := Place(context.Background(), snap, gangOf(3, workers(3, "8")), PlaceOptions{TopologyKey: zoneKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DomainResult{
+		{Value: "zone-a", Nodes: 1, Skipped: "needs at least 24 nvidia.com/gpu, has 8 free"},
+		{Value: "zone-b", Nodes: 3, Placed: 3, Complete: true, FreeFraction: p.Domains[1].FreeFraction, ScoreSum: p.Domains[1].ScoreSum},
+	}
+	if diff := cmp.Diff(want, p.Domains); diff != "" {
+		t.Errorf("domains (-want +got):\n%s", diff)
+	}
+	if p.Verdict != Placed || p.Domain != "zone-b" {
+		t.Errorf("verdict %s in %q", p.Verdict, p.Domain)
+	}
+}
+
+func TestPlaceIsDeterministic(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: append(gpuNodes("zone-a", 4), gpuNodes("zone-b", 4)...)}
+	first, err := Place(context.Background(), snap, gangOf(6, workers(6, "4")), PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		again, err := Place(context.Background(), snap, gangOf(6, workers(6, "4")), PlaceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(assignments(first), assignments(again)); diff != "" {
+			t.Fatalf("plans differ (-first +again):\n%s", diff)
+		}
+	}
+}

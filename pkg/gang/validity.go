@@ -1,0 +1,153 @@
+package gang
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TaskStatus is a member's state as Volcano's scheduler sees it.
+type TaskStatus string
+
+// The task statuses of Volcano's scheduler (pkg/scheduler/api/types.go).
+// Allocated, Pipelined and Binding exist only inside a scheduling session;
+// TaskStatusOf never returns them, but a placement can assign them to the
+// members it places (see ValidateWith).
+const (
+	Pending   TaskStatus = "Pending"
+	Allocated TaskStatus = "Allocated"
+	Pipelined TaskStatus = "Pipelined"
+	Binding   TaskStatus = "Binding"
+	Bound     TaskStatus = "Bound"
+	Running   TaskStatus = "Running"
+	Releasing TaskStatus = "Releasing"
+	Succeeded TaskStatus = "Succeeded"
+	Failed    TaskStatus = "Failed"
+	Unknown   TaskStatus = "Unknown"
+)
+
+// The reasons Validate gives for an invalid gang.
+const (
+	// ReasonNotEnoughPods is kubectl-gang's reason for too few valid members.
+	// Volcano's constant is called NotEnoughPodsReason but its value is
+	// "NotEnoughTasks"; kubectl-gang's contract (DESIGN.md) names it after
+	// the constant.
+	ReasonNotEnoughPods = "NotEnoughPods"
+	// ReasonNotEnoughPodsOfTask is Volcano's reason for a task below its
+	// minTaskMember.
+	ReasonNotEnoughPodsOfTask = "NotEnoughPodsOfTask"
+)
+
+// IsAllocated reports the statuses Volcano counts as holding a node
+// (AllocatedStatus): Bound, Binding, Running, Allocated.
+func (s TaskStatus) IsAllocated() bool {
+	switch s {
+	case Bound, Binding, Running, Allocated:
+		return true
+	}
+	return false
+}
+
+// countsAsValid reports the statuses the gang plugin counts toward the
+// minimum (ValidTaskNum): the allocated family, Succeeded, Pipelined and Pending.
+func (s TaskStatus) countsAsValid() bool {
+	return s.IsAllocated() || s == Succeeded || s == Pipelined || s == Pending
+}
+
+// TaskStatusOf derives a member's task status from its pod as Volcano's
+// getTaskStatus does: a pod being deleted is Releasing; a Pending pod with a
+// node is Bound; a phase Volcano does not know (including none) is Unknown.
+func TaskStatusOf(pod *corev1.Pod) TaskStatus {
+	switch pod.Status.Phase {
+	case corev1.PodRunning:
+		if pod.DeletionTimestamp != nil {
+			return Releasing
+		}
+		return Running
+	case corev1.PodPending:
+		if pod.DeletionTimestamp != nil {
+			return Releasing
+		}
+		if pod.Spec.NodeName == "" {
+			return Pending
+		}
+		return Bound
+	case corev1.PodSucceeded:
+		return Succeeded
+	case corev1.PodFailed:
+		return Failed
+	}
+	return Unknown
+}
+
+// Validity is a gang's validity as Volcano's gang plugin decides it.
+type Validity struct {
+	Valid bool
+	// Reason and Message explain an invalid gang; empty when valid.
+	Reason  string
+	Message string
+	// ValidCount is how many members count toward the minimum.
+	ValidCount int32
+	MinMember  int32
+	// Tasks are the per-task figures, one per minTaskMember entry, by name.
+	Tasks []TaskValidity
+	// TasksChecked is false when Volcano skips the per-task check because
+	// minMember is below the sum of the task minimums.
+	TasksChecked bool
+}
+
+// TaskValidity is one Volcano task's valid member count against its minimum.
+type TaskValidity struct {
+	Name  string
+	Valid int32
+	Min   int32
+}
+
+// Validate decides a gang's validity from its members' pods (TaskStatusOf).
+//
+// A live snapshot holds no Succeeded or Failed pods, so Succeeded members,
+// which Volcano counts toward the minimum, are not counted here: a gang whose
+// finished members made up its minimum reads as invalid (a known gap).
+func Validate(g *Gang) Validity {
+	return ValidateWith(g, TaskStatusOf)
+}
+
+// ValidateWith is Validate with the members' statuses given by status, so a
+// placement can mark the members it places Allocated or Pipelined. It follows
+// Volcano's gang plugin validJobFn: first the per-task check (CheckTaskValid,
+// skipped when minMember is below the sum of minTaskMember), then the member
+// count (ValidTaskNum) against minMember. Volcano's sub-group check
+// (subGroupPolicy) is not made; Resolve reports that field as unevaluated.
+func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
+	v := Validity{Valid: true, MinMember: g.MinMember}
+	perTask := map[string]int32{}
+	for _, pod := range g.Members {
+		if status(pod).countsAsValid() {
+			v.ValidCount++
+			perTask[TaskOf(pod)]++
+		}
+	}
+	var taskMinTotal int32
+	for _, name := range sortedKeys(g.MinTaskMember) {
+		minimum := g.MinTaskMember[name]
+		taskMinTotal += minimum
+		v.Tasks = append(v.Tasks, TaskValidity{Name: name, Valid: perTask[name], Min: minimum})
+	}
+	v.TasksChecked = len(g.MinTaskMember) > 0 && g.MinMember >= taskMinTotal
+	if v.TasksChecked {
+		for _, t := range v.Tasks {
+			if t.Min > 0 && t.Valid < t.Min {
+				v.Valid = false
+				v.Reason = ReasonNotEnoughPodsOfTask
+				v.Message = "not enough valid pods of each task for gang-scheduling"
+				return v
+			}
+		}
+	}
+	if v.ValidCount < g.MinMember {
+		v.Valid = false
+		v.Reason = ReasonNotEnoughPods
+		v.Message = fmt.Sprintf("not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
+	}
+	return v
+}

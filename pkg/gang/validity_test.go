@@ -1,0 +1,140 @@
+package gang_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+)
+
+// The cases of Volcano's getTaskStatus.
+func TestTaskStatusOf(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		want gang.TaskStatus
+	}{
+		{"pending", testutil.MakePod().Obj(), gang.Pending},
+		{"pending with a node", testutil.MakePod().BoundTo("n1").Obj(), gang.Bound},
+		{"pending being deleted", testutil.MakePod().Terminating().Obj(), gang.Releasing},
+		{"running", testutil.MakePod().Node("n1").Obj(), gang.Running},
+		{"running being deleted", testutil.MakePod().Node("n1").Terminating().Obj(), gang.Releasing},
+		{"succeeded", testutil.MakePod().Phase(corev1.PodSucceeded).Obj(), gang.Succeeded},
+		{"failed", testutil.MakePod().Phase(corev1.PodFailed).Obj(), gang.Failed},
+		{"unknown", testutil.MakePod().Phase(corev1.PodUnknown).Obj(), gang.Unknown},
+		{"no phase", testutil.MakePod().Phase("").Obj(), gang.Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := gang.TaskStatusOf(tt.pod); got != tt.want {
+				t.Errorf("TaskStatusOf = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsAllocated(t *testing.T) {
+	for _, s := range []gang.TaskStatus{gang.Pending, gang.Allocated, gang.Pipelined, gang.Binding, gang.Bound,
+		gang.Running, gang.Releasing, gang.Succeeded, gang.Failed, gang.Unknown} {
+		want := s == gang.Allocated || s == gang.Binding || s == gang.Bound || s == gang.Running
+		if got := s.IsAllocated(); got != want {
+			t.Errorf("%s.IsAllocated() = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	pending := func(name string) *testutil.PodWrapper { return testutil.MakePod().Name(name) }
+	tests := []struct {
+		name string
+		gang *gang.Gang
+		want gang.Validity
+	}{
+		{
+			name: "enough pending members",
+			gang: &gang.Gang{MinMember: 3, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Obj(), pending("c").Obj()}},
+			want: gang.Validity{Valid: true, ValidCount: 3, MinMember: 3},
+		},
+		{
+			name: "running, bound and pending count; releasing, failed and unknown do not",
+			gang: &gang.Gang{MinMember: 4, Members: []*corev1.Pod{
+				pending("a").Obj(), pending("b").Node("n1").Obj(), pending("c").BoundTo("n1").Obj(),
+				pending("d").Node("n1").Terminating().Obj(), pending("e").Phase(corev1.PodFailed).Obj(),
+				pending("f").Phase(corev1.PodUnknown).Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 3, min: 4",
+				ValidCount: 3, MinMember: 4},
+		},
+		{
+			name: "succeeded members count",
+			gang: &gang.Gang{MinMember: 2, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Phase(corev1.PodSucceeded).Obj()}},
+			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2},
+		},
+		{
+			name: "no minimum",
+			gang: &gang.Gang{},
+			want: gang.Validity{Valid: true},
+		},
+		{
+			name: "a task below its minimum",
+			gang: &gang.Gang{MinMember: 3, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
+				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj(),
+					pending("w2").VolcanoTask("worker").Obj(), pending("p0").VolcanoTask("ps").Phase(corev1.PodFailed).Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPodsOfTask", Message: "not enough valid pods of each task for gang-scheduling",
+				ValidCount: 3, MinMember: 3, TasksChecked: true,
+				Tasks: []gang.TaskValidity{{Name: "ps", Valid: 0, Min: 1}, {Name: "worker", Valid: 3, Min: 2}}},
+		},
+		{
+			name: "tasks named by label; a task minimum of 0 is not checked",
+			gang: &gang.Gang{MinMember: 2, MinTaskMember: map[string]int32{"ps": 0, "worker": 2},
+				Members: []*corev1.Pod{pending("w0").Label("volcano.sh/task-spec", "worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
+			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2, TasksChecked: true,
+				Tasks: []gang.TaskValidity{{Name: "ps", Min: 0}, {Name: "worker", Valid: 2, Min: 2}}},
+		},
+		{
+			name: "the task check is skipped when minMember is below the task minimums' sum",
+			gang: &gang.Gang{MinMember: 2, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
+				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
+			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2,
+				Tasks: []gang.TaskValidity{{Name: "ps", Min: 1}, {Name: "worker", Valid: 2, Min: 2}}},
+		},
+		{
+			name: "tasks pass but the gang is short",
+			gang: &gang.Gang{MinMember: 4, MinTaskMember: map[string]int32{"worker": 2},
+				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 2, min: 4",
+				ValidCount: 2, MinMember: 4, TasksChecked: true, Tasks: []gang.TaskValidity{{Name: "worker", Valid: 2, Min: 2}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := testutil.Diff(tt.want, gang.Validate(tt.gang)); diff != "" {
+				t.Errorf("Validate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateWith(t *testing.T) {
+	a := testutil.MakePod().Name("a").Phase(corev1.PodFailed).Obj()
+	b := testutil.MakePod().Name("b").Phase(corev1.PodFailed).Obj()
+	c := testutil.MakePod().Name("c").Phase(corev1.PodFailed).Obj()
+	g := &gang.Gang{MinMember: 3, Members: []*corev1.Pod{a, b, c}}
+	// A placement marks the members it placed; everything else keeps its pod's status.
+	statuses := map[*corev1.Pod]gang.TaskStatus{a: gang.Allocated, b: gang.Pipelined}
+	status := func(p *corev1.Pod) gang.TaskStatus {
+		if s, ok := statuses[p]; ok {
+			return s
+		}
+		return gang.TaskStatusOf(p)
+	}
+	want := gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 2, min: 3", ValidCount: 2, MinMember: 3}
+	if diff := testutil.Diff(want, gang.ValidateWith(g, status)); diff != "" {
+		t.Errorf("ValidateWith (-want +got):\n%s", diff)
+	}
+	statuses[c] = gang.Binding
+	if got := gang.ValidateWith(g, status); !got.Valid || got.ValidCount != 3 {
+		t.Errorf("ValidateWith with all placed = %+v, want valid with 3", got)
+	}
+}
