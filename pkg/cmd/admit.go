@@ -1,13 +1,25 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 var admitLong = templates.LongDesc(`
@@ -32,11 +44,14 @@ var admitExample = templates.Examples(`
 type AdmitOptions struct {
 	Snapshot   *SnapshotFlags
 	Subject    SubjectFlags
+	Scheduler  SchedulerFlags
 	PrintFlags *genericclioptions.PrintFlags
+	NoHeaders  bool
 	// Ungate is the scheduling gate removed from every member once admitted.
 	Ungate string
 
-	subject *Subject
+	subject   *Subject
+	namespace string
 	genericiooptions.IOStreams
 }
 
@@ -55,11 +70,19 @@ func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Long:                  admitLong,
 		Example:               admitExample,
 		RunE: func(c *cobra.Command, args []string) error {
-			return classify(runVerb(o, args))
+			if err := o.Complete(args); err != nil {
+				return classify(err)
+			}
+			if err := o.Validate(); err != nil {
+				return classify(err)
+			}
+			return classify(o.Run(c.Context()))
 		},
 	}
 	o.Subject.AddFlags(cmd.Flags(), "to admit")
+	o.Scheduler.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the table's headers.")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")
 	return cmd
 }
@@ -71,7 +94,10 @@ func (o *AdmitOptions) Complete(args []string) error {
 		return err
 	}
 	o.subject = s
-	return nil
+	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
+		return err
+	}
+	return o.Scheduler.Complete()
 }
 
 // Validate checks the flags without I/O.
@@ -93,8 +119,171 @@ func (o *AdmitOptions) Validate() error {
 	return validateOutput(o.PrintFlags)
 }
 
-// Run decides admission. It builds on gang placement, which follows the
-// pipeline; until then the verb says so instead of pretending.
-func (o *AdmitOptions) Run() error {
-	return fmt.Errorf("admit: %w", errNotImplemented)
+// Run decides admission, prints every check, and with --ungate releases the
+// members; a rejection ends with exit code 3.
+func (o *AdmitOptions) Run(ctx context.Context) error {
+	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	if err != nil {
+		return err
+	}
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
+	if err != nil {
+		return err
+	}
+	a, err := gang.Admit(ctx, snap, g, gang.PlaceOptions{
+		Profile: o.Scheduler.SchedulingProfile(), TopologyKey: o.Scheduler.TopologyKey, PreferredTopologyKey: o.Scheduler.PreferTopologyKey,
+	})
+	if err != nil {
+		return err
+	}
+	var ungated *ungateReport
+	if a.Admitted && o.Ungate != "" {
+		ungated, err = o.ungate(ctx, g)
+		if err != nil {
+			return err
+		}
+	}
+	if err := o.print(a, ungated); err != nil {
+		return err
+	}
+	if !a.Admitted || (ungated != nil && len(ungated.Changed) > 0) {
+		return &exitError{code: ExitNo}
+	}
+	return nil
+}
+
+// ungateReport says what --ungate did.
+type ungateReport struct {
+	Gate      string   `json:"gate"`
+	Ungated   []string `json:"ungated,omitempty"`
+	Untouched []string `json:"untouched,omitempty"` // members without the gate
+	Changed   []string `json:"changed,omitempty"`   // members that changed since the snapshot: nothing more was written
+}
+
+// ungate removes the gate from every member that has it, each with the
+// resourceVersion the decision was made on as a precondition. Every member is
+// checked before anything is written, so a gang that moved is left alone; a
+// member that changes between the check and its update stops the rest.
+func (o *AdmitOptions) ungate(ctx context.Context, g *gang.Gang) (*ungateReport, error) {
+	cfg, err := o.Snapshot.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &ungateReport{Gate: o.Ungate}
+	var todo []*corev1.Pod
+	for _, pod := range g.Members {
+		key := pod.Namespace + "/" + pod.Name
+		current, err := cs.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				r.Changed = append(r.Changed, key+" (deleted)")
+				continue
+			}
+			return nil, fmt.Errorf("reading pod %s: %w", key, err)
+		}
+		if current.UID != pod.UID || current.ResourceVersion != pod.ResourceVersion {
+			r.Changed = append(r.Changed, key)
+			continue
+		}
+		if !slices.ContainsFunc(current.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool { return sg.Name == o.Ungate }) {
+			r.Untouched = append(r.Untouched, key)
+			continue
+		}
+		todo = append(todo, current)
+	}
+	if len(r.Changed) > 0 {
+		return r, nil
+	}
+	for _, pod := range todo {
+		key := pod.Namespace + "/" + pod.Name
+		pod.Spec.SchedulingGates = slices.DeleteFunc(pod.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool { return sg.Name == o.Ungate })
+		if _, err := cs.CoreV1().Pods(pod.Namespace).Update(ctx, pod, metav1.UpdateOptions{FieldManager: "kubectl-gang"}); err != nil {
+			if apierrors.IsConflict(err) {
+				r.Changed = append(r.Changed, key)
+				return r, nil
+			}
+			return r, fmt.Errorf("removing gate %q from %s: %w", o.Ungate, key, err)
+		}
+		r.Ungated = append(r.Ungated, key)
+	}
+	return r, nil
+}
+
+// AdmissionOutput is the Admission printed with -o json|yaml.
+type AdmissionOutput struct {
+	Gang      GangRef         `json:"gang"`
+	Admitted  bool            `json:"admitted"`
+	Checks    []CheckOutput   `json:"checks"`
+	Placement PlacementOutput `json:"placement"`
+	Ungate    *ungateReport   `json:"ungate,omitempty"`
+}
+
+// CheckOutput is one admission check.
+type CheckOutput struct {
+	Name    string            `json:"name"`
+	Result  string            `json:"result"`
+	Reason  string            `json:"reason,omitempty"`
+	Message string            `json:"message,omitempty"`
+	Figures map[string]string `json:"figures,omitempty"`
+}
+
+func checkResult(c gang.Check) string {
+	switch {
+	case c.Skipped:
+		return "Skipped"
+	case c.Passed:
+		return "Passed"
+	}
+	return "Failed"
+}
+
+func (o *AdmitOptions) print(a *gang.Admission, u *ungateReport) error {
+	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" {
+		out := AdmissionOutput{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
+			Admitted: a.Admitted, Placement: placementOutput(a.Placement), Ungate: u}
+		for _, c := range a.Checks {
+			out.Checks = append(out.Checks, CheckOutput{Name: c.Name, Result: checkResult(c), Reason: c.Reason, Message: c.Message, Figures: c.Figures})
+		}
+		obj, err := toObject("Admission", a.Gang.Namespace, a.Gang.Name, out)
+		if err != nil {
+			return err
+		}
+		printer, err := o.PrintFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return printer.PrintObj(obj, o.Out)
+	}
+	verdict := "Admitted"
+	if !a.Admitted {
+		verdict = "Rejected"
+	}
+	fmt.Fprintf(o.Out, "%s: gang %s (%s)\n", verdict, a.Gang.Key(), a.Gang.Source)
+	var rows [][]any
+	for _, c := range a.Checks {
+		rows = append(rows, []any{c.Name, checkResult(c), c.Message})
+	}
+	if err := printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(table([]string{"Check", "Result", "Details"}, rows), o.Out); err != nil {
+		return err
+	}
+	if u != nil {
+		switch {
+		case len(u.Changed) > 0:
+			fmt.Fprintf(o.Out, "Gate %s: nothing more removed: %d member(s) changed since the snapshot: %s\n", u.Gate, len(u.Changed), strings.Join(u.Changed, ", "))
+			if len(u.Ungated) > 0 {
+				fmt.Fprintf(o.Out, "Gate %s was already removed from: %s\n", u.Gate, strings.Join(u.Ungated, ", "))
+			}
+		default:
+			fmt.Fprintf(o.Out, "Gate %s removed from %d member(s)", u.Gate, len(u.Ungated))
+			if len(u.Untouched) > 0 {
+				fmt.Fprintf(o.Out, "; %d did not have it", len(u.Untouched))
+			}
+			fmt.Fprintln(o.Out)
+		}
+	}
+	return nil
 }

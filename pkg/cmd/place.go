@@ -1,12 +1,18 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 var placeLong = templates.LongDesc(`
@@ -34,9 +40,12 @@ var placeExample = templates.Examples(`
 type PlaceOptions struct {
 	Snapshot   *SnapshotFlags
 	Subject    SubjectFlags
+	Scheduler  SchedulerFlags
 	PrintFlags *genericclioptions.PrintFlags
+	NoHeaders  bool
 
-	subject *Subject
+	subject   *Subject
+	namespace string
 	genericiooptions.IOStreams
 }
 
@@ -55,22 +64,33 @@ func NewCmdPlace(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Long:                  placeLong,
 		Example:               placeExample,
 		RunE: func(c *cobra.Command, args []string) error {
-			return classify(runVerb(o, args))
+			if err := o.Complete(args); err != nil {
+				return classify(err)
+			}
+			if err := o.Validate(); err != nil {
+				return classify(err)
+			}
+			return classify(o.Run(c.Context()))
 		},
 	}
 	o.Subject.AddFlags(cmd.Flags(), "to place")
+	o.Scheduler.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the table's headers.")
 	return cmd
 }
 
-// Complete resolves the gang from the arguments.
+// Complete resolves the subject, the namespace and the scheduling profile.
 func (o *PlaceOptions) Complete(args []string) error {
 	s, err := parseSubject(args, &o.Subject, false, true)
 	if err != nil {
 		return err
 	}
 	o.subject = s
-	return nil
+	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
+		return err
+	}
+	return o.Scheduler.Complete()
 }
 
 // Validate checks the flags without I/O.
@@ -81,8 +101,144 @@ func (o *PlaceOptions) Validate() error {
 	return validateOutput(o.PrintFlags, "wide")
 }
 
-// Run places the gang. Gang placement is the work that follows the pipeline;
-// until it lands the verb says so instead of pretending.
-func (o *PlaceOptions) Run() error {
-	return fmt.Errorf("place: %w", errNotImplemented)
+// Run places the gang and prints the plan; a gang that cannot be placed
+// ends with exit code 3 after the plan is printed.
+func (o *PlaceOptions) Run(ctx context.Context) error {
+	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	if err != nil {
+		return err
+	}
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
+	if err != nil {
+		return err
+	}
+	p, err := placeGang(ctx, snap, g, &o.Scheduler)
+	if err != nil {
+		return err
+	}
+	if err := o.print(p); err != nil {
+		return err
+	}
+	if p.Verdict != gang.Placed {
+		return &exitError{code: ExitNo}
+	}
+	return nil
+}
+
+// print writes the plan as a table, or as a Placement object with -o.
+func (o *PlaceOptions) print(p *gang.Placement) error {
+	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" && format != "wide" {
+		obj, err := toObject("Placement", p.Gang.Namespace, p.Gang.Name, placementOutput(p))
+		if err != nil {
+			return err
+		}
+		printer, err := o.PrintFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return printer.PrintObj(obj, o.Out)
+	}
+	fmt.Fprintf(o.Out, "%s: %s\n", p.Verdict, p.Message)
+	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(placementTable(p), o.Out)
+}
+
+// placementRows lists every member with where it runs or would go.
+func placementTable(p *gang.Placement) *metav1.Table {
+	var rows [][]any
+	for _, pod := range p.Running {
+		rows = append(rows, []any{pod.Namespace + "/" + pod.Name, pod.Spec.NodeName, "", "Running"})
+	}
+	status := "Placed"
+	assignments := p.Assignments
+	if p.Verdict != gang.Placed {
+		status, assignments = "Fits (gang not placed)", p.BestAttempt
+	}
+	placed := map[string]bool{}
+	for _, a := range assignments {
+		rows = append(rows, []any{a.Pod.Namespace + "/" + a.Pod.Name, a.Node, fmt.Sprint(a.Score), status})
+		placed[a.Pod.Namespace+"/"+a.Pod.Name] = true
+	}
+	for _, pod := range p.Gang.Members {
+		key := pod.Namespace + "/" + pod.Name
+		if pod.Spec.NodeName == "" && !placed[key] {
+			rows = append(rows, []any{key, "<none>", "", "Does not fit"})
+		}
+	}
+	return table([]string{"Pod", "Node", "Score", "Status"}, rows)
+}
+
+// PlacementOutput is the Placement printed with -o json|yaml.
+type PlacementOutput struct {
+	Gang         GangRef            `json:"gang"`
+	Verdict      string             `json:"verdict"`
+	MinMember    int32              `json:"minMember"`
+	MaxPlaceable int32              `json:"maxPlaceable"`
+	Running      []MemberOutput     `json:"running,omitempty"`
+	Assignments  []AssignmentOutput `json:"assignments"`
+	Unplaced     []string           `json:"unplaced,omitempty"`
+	TopologyKey  string             `json:"topologyKey,omitempty"`
+	Domain       string             `json:"domain,omitempty"`
+	Domains      []DomainOutput     `json:"domains,omitempty"`
+	Message      string             `json:"message"`
+}
+
+// GangRef names a gang and its source.
+type GangRef struct {
+	Source    string `json:"source"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// MemberOutput is a member already on a node.
+type MemberOutput struct {
+	Pod  string `json:"pod"`
+	Node string `json:"node"`
+}
+
+// AssignmentOutput is a pending member and its node.
+type AssignmentOutput struct {
+	Pod   string `json:"pod"`
+	Node  string `json:"node"`
+	Score int64  `json:"score"`
+}
+
+// DomainOutput is one topology domain tried.
+type DomainOutput struct {
+	Value        string `json:"value"`
+	Nodes        int64  `json:"nodes"`
+	Placed       int64  `json:"placed"`
+	Complete     bool   `json:"complete"`
+	Skipped      string `json:"skipped,omitempty"`
+	FreeFraction string `json:"freeFraction,omitempty"`
+	ScoreSum     int64  `json:"scoreSum,omitempty"`
+}
+
+func placementOutput(p *gang.Placement) PlacementOutput {
+	out := PlacementOutput{
+		Gang:         GangRef{Source: string(p.Gang.Source), Namespace: p.Gang.Namespace, Name: p.Gang.Name},
+		Verdict:      string(p.Verdict),
+		MinMember:    p.MinMember,
+		MaxPlaceable: p.MaxPlaceable,
+		Assignments:  []AssignmentOutput{},
+		TopologyKey:  p.TopologyKey,
+		Domain:       p.Domain,
+		Message:      p.Message,
+	}
+	for _, pod := range p.Running {
+		out.Running = append(out.Running, MemberOutput{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
+	}
+	for _, a := range p.Assignments {
+		out.Assignments = append(out.Assignments, AssignmentOutput{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
+	}
+	for _, pod := range p.Unplaced {
+		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
+	}
+	for _, d := range p.Domains {
+		do := DomainOutput{Value: d.Value, Nodes: int64(d.Nodes), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
+		if d.Skipped == "" || d.Placed > 0 {
+			do.FreeFraction = fmt.Sprintf("%.3f", d.FreeFraction)
+		}
+		out.Domains = append(out.Domains, do)
+	}
+	return out
 }

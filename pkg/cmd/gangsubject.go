@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// resolveGang turns the parsed subject into a gang on the snapshot. A group
+// or pod that is not there, or a bad manifest, is bad input (exit 2).
+func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
+	var g *gang.Gang
+	var err error
+	switch s.Kind {
+	case SubjectPodGroup:
+		g, err = gang.ResolvePodGroup(snap, gang.Ref{Namespace: namespace, Name: s.Name, Group: s.Group})
+	case SubjectSelector:
+		g, err = gang.ResolveSelector(snap, namespace, s.Selector, minMember)
+	case SubjectFile:
+		g, err = gangFromFile(snap, s.Filename, namespace, minMember, stdin)
+	case SubjectPod:
+		var pod = s.Name
+		g, _, err = gang.ResolvePod(snap, namespace, pod)
+	default:
+		return nil, fmt.Errorf("internal error: subject kind %d", s.Kind)
+	}
+	if err != nil {
+		return nil, asInputError(err)
+	}
+	return g, nil
+}
+
+// gangFromFile reads what-if manifests and gives their pods the priorities
+// admission would.
+func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
+	var data []byte
+	var err error
+	if filename == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(filename)
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErrorf("%s: no such file", filename)
+		}
+		return nil, fmt.Errorf("reading %s: %w", filename, err)
+	}
+	objs, err := gang.DecodeManifests(data, filename)
+	if err != nil {
+		return nil, err
+	}
+	g, err := gang.FromManifests(objs, namespace, minMember)
+	if err != nil {
+		return nil, err
+	}
+	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
+		return nil, err
+	}
+	g.SortMembers()
+	return g, nil
+}
+
+// asInputError marks resolution failures as bad input.
+func asInputError(err error) error {
+	var nf *gang.NotFoundError
+	var amb *gang.AmbiguousError
+	var me *gang.ManifestError
+	var exit *exitError
+	switch {
+	case errors.As(err, &exit):
+		return err
+	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &me):
+		return &exitError{code: ExitUsage, err: err}
+	}
+	// Malformed PodGroup fields and unsupported manifests are bad input too.
+	return &exitError{code: ExitUsage, err: err}
+}
+
+// placeGang runs placement with the scheduler flags.
+func placeGang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, sf *SchedulerFlags) (*gang.Placement, error) {
+	return gang.Place(ctx, snap, g, gang.PlaceOptions{
+		Profile:              sf.SchedulingProfile(),
+		TopologyKey:          sf.TopologyKey,
+		PreferredTopologyKey: sf.PreferTopologyKey,
+	})
+}
