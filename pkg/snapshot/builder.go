@@ -44,7 +44,10 @@ type builder struct {
 	index      map[objectKey]int // position in the slice of its kind
 	ignored    map[string]int    // kind -> count of objects the pipeline does not read
 	duplicates int
-	terminal   int
+	// terminal counts the Succeeded and Failed pods left out: they hold no
+	// resources, as kube-scheduler's cache knows. Saved `kubectl get pods`
+	// output has plenty, so they are not worth a warning.
+	terminal int
 }
 
 func newBuilder() *builder {
@@ -163,9 +166,6 @@ func (b *builder) warnings() []string {
 			total += b.ignored[k]
 		}
 		out = append(out, fmt.Sprintf("ignored %d object(s) of kinds the scheduler does not read: %s", total, strings.Join(parts, ", ")))
-	}
-	if b.terminal > 0 {
-		out = append(out, fmt.Sprintf("ignored %d terminated pod(s) (Succeeded or Failed hold no resources)", b.terminal))
 	}
 	if b.duplicates > 0 {
 		out = append(out, fmt.Sprintf("%d object(s) appeared more than once; the last copy read was kept", b.duplicates))

@@ -121,7 +121,6 @@ items:
 			want: counts{Nodes: 1},
 			wantWarnings: []string{
 				"ignored 2 object(s) of kinds the scheduler does not read: 1 Deployment, 1 Service",
-				"ignored 2 terminated pod(s) (Succeeded or Failed hold no resources)",
 				"1 object(s) appeared more than once; the last copy read was kept",
 			},
 		},
