@@ -248,7 +248,7 @@ func (o *AdmitOptions) print(a *gang.Admission, u *ungateReport) error {
 		for _, c := range a.Checks {
 			out.Checks = append(out.Checks, CheckOutput{Name: c.Name, Result: checkResult(c), Reason: c.Reason, Message: c.Message, Figures: c.Figures})
 		}
-		obj, err := toObject("Admission", a.Gang.Namespace, a.Gang.Name, out)
+		obj, err := toObject("Admission", a.Gang.Namespace, a.Gang.Name, &out)
 		if err != nil {
 			return err
 		}

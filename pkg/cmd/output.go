@@ -41,3 +41,5 @@ func table(columns []string, rows [][]any) *metav1.Table {
 	}
 	return t
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -128,7 +128,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 // print writes the plan as a table, or as a Placement object with -o.
 func (o *PlaceOptions) print(p *gang.Placement) error {
 	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" && format != "wide" {
-		obj, err := toObject("Placement", p.Gang.Namespace, p.Gang.Name, placementOutput(p))
+		obj, err := toObject("Placement", p.Gang.Namespace, p.Gang.Name, ptrTo(placementOutput(p)))
 		if err != nil {
 			return err
 		}

@@ -49,6 +49,11 @@ func (f *SchedulerFlags) Complete() error {
 	default:
 		f.profile, err = schedule.DefaultProfile()
 	}
+	if err == nil {
+		// Instantiate the profile once on an empty cluster, so bad plugin
+		// arguments are reported now, as bad input.
+		_, err = schedule.NewScheduler(&schedule.Snapshot{}, schedule.Options{Profile: f.profile})
+	}
 	var cfgErr *schedule.ConfigError
 	if errors.As(err, &cfgErr) {
 		return usageErrorf("scheduler config %v", err)
