@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -383,10 +384,7 @@ func freeFraction(s *schedule.Scheduler, names []string, pending []*corev1.Pod) 
 func formatQuantity(name corev1.ResourceName, v int64) string {
 	switch name {
 	case corev1.ResourceCPU:
-		if v%1000 == 0 {
-			return fmt.Sprint(v / 1000)
-		}
-		return fmt.Sprintf("%dm", v)
+		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64)
 	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
 		const gi = 1 << 30
 		if v%gi == 0 {
