@@ -131,6 +131,11 @@ func (s *Scheduler) Less(a, b *framework.QueuedPodInfo) bool { return s.fw.queue
 // by a changed clone, so forks and anything holding the old one are
 // unaffected. It costs O(1) besides the clone.
 func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
+	return s.reserve(pod, nodeName, nil)
+}
+
+// reserve is Reserve with an optional PodInfo of an equivalent pod to reuse.
+func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.PodInfo) error {
 	i, ok := s.byName[nodeName]
 	if !ok {
 		return fmt.Errorf("node %q is not in the snapshot", nodeName)
@@ -138,7 +143,11 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = nodeName
 	ni := s.nodes[i].Clone()
-	ni.AddPodInfo(framework.NewPodInfo(assumed))
+	if like != nil {
+		ni.AddPodInfo(like.ForEquivalentPod(assumed))
+	} else {
+		ni.AddPodInfo(framework.NewPodInfo(assumed))
+	}
 	// s.nodes is this scheduler's own slice (Fork copies it); the NodeInfo
 	// may be shared with a fork, hence the clone above.
 	s.handle.ReplaceNode(i, ni)

@@ -47,6 +47,8 @@ type classCache struct {
 	normalized []bool
 	// stale says every total needs recomputing.
 	stale bool
+	// podInfo is the first reserved member's, reused for the others.
+	podInfo *framework.PodInfo
 	list  framework.NodeScoreList
 }
 
@@ -79,13 +81,22 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 
 // Reserve reserves pod on nodeName and marks the node for re-evaluation.
 func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string) error {
-	if err := q.s.Reserve(pod, nodeName); err != nil {
+	var like *framework.PodInfo
+	if q.class != nil && q.class.podInfo != nil {
+		if key, ok := nodeLocalKey(pod); ok && key == q.class.key {
+			like = q.class.podInfo
+		}
+	}
+	if err := q.s.reserve(pod, nodeName, like); err != nil {
 		return err
 	}
 	if q.class != nil {
 		i := q.s.byName[nodeName]
 		ni := q.s.nodes[i]
 		added := ni.Pods[len(ni.Pods)-1]
+		if q.class.podInfo == nil {
+			q.class.podInfo = added
+		}
 		if st := q.s.fw.runPreFilterExtensionAddPod(ctx, q.class.state, pod, added, ni); !st.IsSuccess() {
 			q.class = nil // fall back to full cycles
 			return nil
@@ -235,7 +246,6 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 			}
 		}
 	}
-	renormalized := false
 	for j, pl := range c.plugins {
 		ext := pl.ScoreExtensions()
 		if ext == nil || (c.normalized[j] && !feasibleChanged) {
@@ -257,14 +267,16 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		k := 0
 		for i, st := range c.statuses {
 			if st == nil {
-				c.contrib[j][i] = list[k].Score * c.weights[j]
+				if v := list[k].Score * c.weights[j]; v != c.contrib[j][i] {
+					c.total[i] += v - c.contrib[j][i]
+					c.contrib[j][i] = v
+				}
 				k++
 			}
 		}
 		c.normalized[j] = true
-		renormalized = true
 	}
-	if renormalized || c.stale {
+	if c.stale {
 		for i := range c.total {
 			c.total[i] = c.sum(i)
 		}

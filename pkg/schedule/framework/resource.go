@@ -2,6 +2,7 @@ package framework
 
 import (
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -93,9 +94,18 @@ func (r *Resource) Get(name corev1.ResourceName) int64 {
 // extended resources, hugepages, kubernetes.io/-prefixed native resources and
 // attachable volumes.
 func IsScalarResourceName(name corev1.ResourceName) bool {
-	return IsExtendedResourceName(name) || IsHugePageResourceName(name) ||
+	if v, ok := scalarNames.Load(name); ok {
+		return v.(bool)
+	}
+	v := IsExtendedResourceName(name) || IsHugePageResourceName(name) ||
 		IsPrefixedNativeResource(name) || strings.HasPrefix(string(name), corev1.ResourceAttachableVolumesPrefix)
+	scalarNames.Store(name, v)
+	return v
 }
+
+// scalarNames caches IsScalarResourceName: a cluster has a handful of
+// resource names, and validating one as a qualified name is not cheap.
+var scalarNames sync.Map
 
 // IsExtendedResourceName reports a resource such as nvidia.com/gpu: a fully
 // qualified name outside the kubernetes.io/ namespace.

@@ -49,6 +49,15 @@ type PodInfo struct {
 	ParseError error
 }
 
+// ForEquivalentPod returns a PodInfo for pod, whose spec, labels and
+// namespace equal pi's: the parsed terms and requests are shared, not
+// computed again (gang members reserved one after another).
+func (pi *PodInfo) ForEquivalentPod(pod *corev1.Pod) *PodInfo {
+	c := *pi
+	c.Pod = pod
+	return &c
+}
+
 // NewPodInfo parses a pod's affinity terms and computes its requests.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	pi := &PodInfo{Pod: pod, Res: ComputePodResource(pod)}
