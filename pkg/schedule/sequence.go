@@ -49,7 +49,7 @@ type classCache struct {
 	stale bool
 	// podInfo is the first reserved member's, reused for the others.
 	podInfo *framework.PodInfo
-	list  framework.NodeScoreList
+	list    framework.NodeScoreList
 }
 
 // NewSequence starts a sequence on the scheduler's working copy.
