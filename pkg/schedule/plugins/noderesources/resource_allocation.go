@@ -2,6 +2,8 @@ package noderesources
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -61,31 +63,44 @@ type resourceAllocation struct {
 }
 
 // podRequests returns the pod's request for each scored resource, in order,
-// computed as kube-scheduler's scorer does: through component-helpers, with
-// the in-place resize status and pod-level requests honoured, and with the
-// non-zero defaults for cpu and memory unless useRequested.
+// computed as kube-scheduler v1.37's scorers do, through component-helpers.
+// The two scorers differ, and so must we:
+//   - NodeResourcesFit's scorer is built without the feature flags
+//     (kube-scheduler's NewFit sets them on the plugin, not on its scorer), so
+//     it counts container requests only: pod-level requests and in-place
+//     resize status are ignored, and a container that requests no cpu or
+//     memory counts as 100m and 200MiB.
+//   - BalancedAllocation honours pod-level requests and resize status, with
+//     no defaults.
 func (r *resourceAllocation) podRequests(pod *corev1.Pod) []int64 {
-	res := framework.ComputePodResource(pod)
+	opts := resourcehelper.PodResourcesOptions{
+		UseStatusResources: true,
+		InPlacePodLevelResourcesVerticalScalingEnabled: true,
+	}
+	if !r.useRequested {
+		opts = resourcehelper.PodResourcesOptions{
+			SkipPodLevelResources:       true,
+			NonMissingContainerRequests: defaultContainerRequests,
+		}
+	}
+	requests := resourcehelper.PodRequests(pod, opts)
 	out := make([]int64, len(r.resources))
 	for i, spec := range r.resources {
-		switch spec.kind {
-		case kindCPU:
-			out[i] = res.Non0CPU
-			if r.useRequested {
-				out[i] = res.Resource.MilliCPU
-			}
-		case kindMemory:
-			out[i] = res.Non0Mem
-			if r.useRequested {
-				out[i] = res.Resource.Memory
-			}
-		case kindEphemeralStorage:
-			out[i] = res.Resource.EphemeralStorage
-		default:
-			out[i] = res.Resource.ScalarResources[spec.name]
+		q := requests[spec.name]
+		if spec.kind == kindCPU {
+			out[i] = q.MilliValue()
+		} else {
+			out[i] = q.Value()
 		}
 	}
 	return out
+}
+
+// defaultContainerRequests are kube-scheduler's stand-ins for a container
+// that requests no cpu or memory.
+var defaultContainerRequests = corev1.ResourceList{
+	corev1.ResourceCPU:    *resource.NewMilliQuantity(framework.DefaultMilliCPURequest, resource.DecimalSI),
+	corev1.ResourceMemory: *resource.NewQuantity(framework.DefaultMemoryRequest, resource.DecimalSI),
 }
 
 // isBestEffort reports a pod that requests none of the scored resources.
