@@ -64,7 +64,7 @@ func NewAdmitOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams
 func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewAdmitOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "admit (podgroup/NAME | -l SELECTOR) [--ungate GATE]",
+		Use:                   "admit (podgroup/NAME | -l SELECTOR | -f FILE) [--ungate GATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Decide whether a whole gang may start, and optionally release it",
 		Long:                  admitLong,
@@ -233,6 +233,8 @@ type CheckOutput struct {
 
 func checkResult(c gang.Check) string {
 	switch {
+	case c.Reason == "NotEvaluated":
+		return "NotEvaluated"
 	case c.Skipped:
 		return "Skipped"
 	case c.Passed:

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -61,7 +62,11 @@ func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	case SourceCoscheduling:
 		a.Checks = append(a.Checks, gateCheck(CheckMinResources, CoschedulingGate(g, nodes)))
 	case SourceVolcano:
-		var queue = findQueue(snap, g.Queue)
+		if snap.IsUnreadable("queues." + string(SourceVolcano)) {
+			a.Checks = append(a.Checks, notEvaluated(CheckQueue, "Volcano Queues could not be listed, so the queue's capability is unknown"))
+			break
+		}
+		queue := findQueue(snap, g.Queue)
 		a.Checks = append(a.Checks, gateCheck(CheckQueue, VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))))
 	default:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Passed: true, Skipped: true, Message: "the gang source sets no minResources"})
@@ -81,6 +86,12 @@ func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 		a.Admitted = a.Admitted && c.Passed
 	}
 	return a, nil
+}
+
+// notEvaluated is a check whose inputs could not be read: unknown is not a
+// pass, so the gang is not admitted.
+func notEvaluated(name, why string) Check {
+	return Check{Name: name, Passed: false, Reason: "NotEvaluated", Message: why}
 }
 
 func gateCheck(name string, r *GateResult) Check {
@@ -108,18 +119,18 @@ func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
 	for _, p := range snap.Pods {
 		existing[p.Namespace+"/"+p.Name] = true
 	}
-	usage := corev1.ResourceList{}
 	newPods := 0
 	for _, p := range g.Members {
-		if existing[p.Namespace+"/"+p.Name] {
-			continue
+		if !existing[p.Namespace+"/"+p.Name] {
+			newPods++
 		}
-		newPods++
-		for name, q := range podQuotaUsage(p) {
-			sum := usage[name]
-			sum.Add(q)
-			usage[name] = sum
-		}
+	}
+	if newPods == 0 {
+		c.Message = "every member exists, so the quota already charged it"
+		return c
+	}
+	if snap.IsUnreadable("resourcequotas") {
+		return notEvaluated(CheckQuota, "ResourceQuotas could not be listed, so the quota headroom for the new members is unknown")
 	}
 	var quotas []*corev1.ResourceQuota
 	for _, q := range snap.ResourceQuotas {
@@ -132,12 +143,31 @@ func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
 		c.Message = fmt.Sprintf("namespace %s has no ResourceQuota", g.Namespace)
 		return c
 	}
-	if newPods == 0 {
-		c.Message = "every member exists, so the quota already charged it"
-		return c
-	}
 	var problems []string
 	for _, q := range quotas {
+		usage := corev1.ResourceList{}
+		charged := 0
+		for _, p := range g.Members {
+			if existing[p.Namespace+"/"+p.Name] {
+				continue
+			}
+			match, err := quotaSelects(q, p)
+			if err != nil {
+				return notEvaluated(CheckQuota, fmt.Sprintf("ResourceQuota %s: %v", q.Name, err))
+			}
+			if !match {
+				continue
+			}
+			charged++
+			for name, v := range podQuotaUsage(p) {
+				sum := usage[name]
+				sum.Add(v)
+				usage[name] = sum
+			}
+		}
+		if charged == 0 {
+			continue
+		}
 		names := make([]corev1.ResourceName, 0, len(q.Status.Hard))
 		for name := range q.Status.Hard {
 			names = append(names, name)
@@ -167,8 +197,8 @@ func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
 }
 
 // podQuotaUsage is what the quota admission plugin charges for a pod: its
-// requests and limits under requests.*/limits.* and the bare names, and one
-// pod.
+// requests under requests.* and the bare names, its cpu, memory and
+// ephemeral-storage limits under limits.*, and one pod.
 func podQuotaUsage(p *corev1.Pod) corev1.ResourceList {
 	reqs := framework.ComputePodResource(p).Resource
 	out := corev1.ResourceList{
@@ -183,5 +213,81 @@ func podQuotaUsage(p *corev1.Pod) corev1.ResourceList {
 	for name, q := range reqs.ScalarResources {
 		out[corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+string(name))] = *resource.NewQuantity(q, resource.DecimalSI)
 	}
+	for name, q := range resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{}) {
+		switch name {
+		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+			out[corev1.ResourceName("limits."+string(name))] = q
+		}
+	}
 	return out
+}
+
+// quotaSelects reports whether a quota's scopes select a pod, as the pod
+// quota evaluator decides for the scopes that concern pods. A scope this
+// check does not know is an error: unknown is not "does not apply".
+func quotaSelects(q *corev1.ResourceQuota, p *corev1.Pod) (bool, error) {
+	var reqs []corev1.ScopedResourceSelectorRequirement
+	for _, s := range q.Spec.Scopes {
+		reqs = append(reqs, corev1.ScopedResourceSelectorRequirement{ScopeName: s, Operator: corev1.ScopeSelectorOpExists})
+	}
+	if q.Spec.ScopeSelector != nil {
+		reqs = append(reqs, q.Spec.ScopeSelector.MatchExpressions...)
+	}
+	for _, r := range reqs {
+		var match bool
+		switch r.ScopeName {
+		case corev1.ResourceQuotaScopeTerminating:
+			match = p.Spec.ActiveDeadlineSeconds != nil && *p.Spec.ActiveDeadlineSeconds >= 0
+		case corev1.ResourceQuotaScopeNotTerminating:
+			match = p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds < 0
+		case corev1.ResourceQuotaScopeBestEffort:
+			match = isBestEffort(p)
+		case corev1.ResourceQuotaScopeNotBestEffort:
+			match = !isBestEffort(p)
+		case corev1.ResourceQuotaScopePriorityClass:
+			switch r.Operator {
+			case corev1.ScopeSelectorOpExists:
+				match = p.Spec.PriorityClassName != ""
+			case corev1.ScopeSelectorOpDoesNotExist:
+				match = p.Spec.PriorityClassName == ""
+			case corev1.ScopeSelectorOpIn:
+				match = slices.Contains(r.Values, p.Spec.PriorityClassName)
+			case corev1.ScopeSelectorOpNotIn:
+				match = !slices.Contains(r.Values, p.Spec.PriorityClassName)
+			}
+			if r.Operator == corev1.ScopeSelectorOpExists || r.Operator == corev1.ScopeSelectorOpDoesNotExist ||
+				r.Operator == corev1.ScopeSelectorOpIn || r.Operator == corev1.ScopeSelectorOpNotIn {
+				if !match {
+					return false, nil
+				}
+				continue
+			}
+			return false, fmt.Errorf("scope operator %q is not evaluated", r.Operator)
+		default:
+			return false, fmt.Errorf("scope %q is not evaluated", r.ScopeName)
+		}
+		if r.Operator == corev1.ScopeSelectorOpDoesNotExist {
+			match = !match
+		}
+		if !match {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// isBestEffort is the BestEffort QoS class: no container requests or limits
+// cpu or memory.
+func isBestEffort(p *corev1.Pod) bool {
+	all := append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...)
+	for _, c := range all {
+		for _, rl := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
+			for name := range rl {
+				if name == corev1.ResourceCPU || name == corev1.ResourceMemory {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -115,9 +115,14 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	p := &Placement{Gang: g, MinMember: g.MinMember}
 	var pending []*corev1.Pod
 	for _, pod := range g.Members {
-		if pod.Spec.NodeName != "" {
+		switch {
+		case pod.DeletionTimestamp != nil:
+			// Being deleted (Volcano's Releasing): it still holds its node,
+			// which the snapshot accounts for, but it no longer counts
+			// toward the minimum, as in validity.
+		case pod.Spec.NodeName != "":
 			p.Running = append(p.Running, pod)
-		} else {
+		default:
 			pending = append(pending, ungated(pod))
 		}
 	}

@@ -49,7 +49,14 @@ type Snapshot struct {
 	PodGroups []*unstructured.Unstructured
 	// Queues holds Volcano Queues.
 	Queues []*unstructured.Unstructured
+	// Unreadable names the optional kinds a live read was not allowed to
+	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
+	// absence means "unknown", not "none". Not written to snapshot files.
+	Unreadable []string
 }
+
+// IsUnreadable reports whether the live read could not list resource.
+func (s *Snapshot) IsUnreadable(resource string) bool { return slices.Contains(s.Unreadable, resource) }
 
 // Sort orders every slice by namespace, then name (PodGroups by group first),
 // which makes output and comparisons deterministic.

@@ -149,6 +149,7 @@ func (b *builder) ignore(gvk schema.GroupVersionKind) {
 // snapshot returns the collected snapshot, sorted.
 func (b *builder) snapshot() *schedule.Snapshot {
 	s := b.snap
+	slices.Sort(s.Unreadable)
 	s.Sort()
 	return &s
 }

@@ -82,7 +82,13 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating a client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	// The snapshot reads PodGroups at the version the server prefers; its
+	// deprecation warnings are about our read, not about anything the user
+	// did, and would break the one-line error promise, so the dynamic
+	// client drops them.
+	dynCfg := rest.CopyConfig(cfg)
+	dynCfg.WarningHandler = rest.NoWarnings{}
+	dyn, err := dynamic.NewForConfig(dynCfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating a client: %w", err)
 	}
@@ -191,6 +197,7 @@ func (r *liveReader) run(tasks []listTask) []string {
 				// A CRD deleted between discovery and the list: absent.
 			case !task.required && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)):
 				warnings[i] = fmt.Sprintf("cannot list %s (%v); the snapshot has none", task.resource, apierrors.ReasonForError(err))
+				r.b.snap.Unreadable = append(r.b.snap.Unreadable, task.resource)
 			default:
 				r.errs = append(r.errs, fmt.Errorf("listing %s: %w", task.resource, err))
 			}

@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// update rewrites golden files instead of comparing with them:
+// go test ./pkg/cmd/ -run Golden -update
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares got with testdata/name, or writes it there with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", path, diff)
+	}
+}
+
+// TestPlaceAndAdmitGolden pins the human output of place and admit for the
+// example cluster's gang: nine members, eight of which fit in one zone.
+func TestPlaceAndAdmitGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"place", []string{"place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot}, "place-llm-pretrain.golden"},
+		{"admit", []string{"admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot}, "admit-llm-pretrain.golden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := run(t, "", tt.args...)
+			if code != ExitNo {
+				t.Errorf("exit %d, want %d: the gang does not fit (stderr %q)", code, ExitNo, stderr)
+			}
+			if stderr != "" {
+				t.Errorf("stderr = %q, want nothing", stderr)
+			}
+			golden(t, tt.golden, out)
+
+			// The same run again prints the same bytes: ties between nodes
+			// break by name, never at random.
+			if _, again, _ := run(t, "", tt.args...); again != out {
+				t.Errorf("a second run printed something else:\n%s", again)
+			}
+			// --no-headers drops exactly the table's header line (the
+			// columns may narrow without it).
+			_, bare, _ := run(t, "", append(tt.args, "--no-headers")...)
+			lines := strings.Split(out, "\n")
+			if len(lines) < 2 || fields(bare) != fields(strings.Join(append(lines[:1:1], lines[2:]...), "\n")) {
+				t.Errorf("--no-headers output:\n%s\nwant the output above without its second line", bare)
+			}
+		})
+	}
+}
+
+// fields normalises the spacing of each line, so tables compare by content.
+func fields(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(strings.Fields(l), " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestPlaceOutputFormats checks that -o json, yaml and jsonpath print the
+// same Placement, with the fields scripts read.
+func TestPlaceOutputFormats(t *testing.T) {
+	args := []string{"place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot}
+	code, out, stderr := run(t, "", append(args, "-o", "jsonpath={.kind} {.verdict} {.minMember} {.maxPlaceable} {.domain}")...)
+	if want := "Placement Unschedulable 9 8 us-east-1b"; code != ExitNo || out != want {
+		t.Errorf("jsonpath: exit %d, output %q (stderr %q), want 3 and %q", code, out, stderr, want)
+	}
+	code, out, _ = run(t, "", append(args, "-o", "yaml")...)
+	for _, want := range []string{"apiVersion: " + OutputGroupVersion + "\n", "kind: Placement\n", "verdict: Unschedulable\n", "assignments: []\n", "minMember: 9\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("yaml: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	code, out, _ = run(t, "", "admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot,
+		"-o", "jsonpath={.kind} {.admitted} {.checks[*].result}")
+	if want := "Admission false Passed Skipped Passed Failed"; code != ExitNo || out != want {
+		t.Errorf("admit jsonpath: exit %d, output %q, want 3 and %q", code, out, want)
+	}
+}
