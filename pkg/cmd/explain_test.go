@@ -1,0 +1,254 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+)
+
+// goldenCompare compares got with testdata/name, or writes it with -update.
+// The -update flag is the package's (place_test.go defines it); it is looked
+// up by name so that the two files do not depend on each other's helpers.
+func goldenCompare(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/cmd -run %s -update to create it)", err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("output differs from %s (-want +got); go test ./pkg/cmd -run %s -update rewrites it:\n%s", path, t.Name(), diff)
+	}
+}
+
+// blockThreePod is a pending 8-GPU pod of no gang that only the nodes of
+// zone b's third block (gpu-b-08..11) may take: one is full with a pod of
+// equal priority, one has 2 GPUs free, one is NotReady, one cordoned.
+const blockThreePod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: llm-eval-block3
+  namespace: ml-research
+  creationTimestamp: "2026-11-10T09:00:00Z"
+spec:
+  priorityClassName: training-high
+  priority: 100000
+  nodeSelector:
+    network.topology.kubernetes.io/block: us-east-1b-block-3
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+  - name: eval
+    image: nvcr.io/nvidia/pytorch:26.09-py3
+    resources:
+      requests: {cpu: "90", memory: 1000Gi, nvidia.com/gpu: "8"}
+      limits: {nvidia.com/gpu: "8"}
+status:
+  phase: Pending
+`
+
+// exampleWithPod is a snapshot directory: the example plus extra manifests.
+func exampleWithPod(t *testing.T, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(exampleSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cluster.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "extra.yaml"), []byte(extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestExplainGolden runs explain on the example snapshot: the pending gang
+// (every section of the output), the same as -o wide and -o json, a pod of
+// no gang that does not fit, and the gated pod.
+func TestExplainGolden(t *testing.T) {
+	withPod := exampleWithPod(t, blockThreePod)
+	tests := []struct {
+		golden   string
+		args     []string
+		wantCode int
+	}{
+		{"explain-gang.golden", []string{"podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot}, ExitNo},
+		{"explain-gang-wide.golden", []string{"podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "wide"}, ExitNo},
+		{"explain-gang-json.golden", []string{"podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "json"}, ExitNo},
+		{"explain-pod.golden", []string{"pod/llm-eval-block3", "-n", "ml-research", "--snapshot", withPod}, ExitNo},
+		{"explain-pod-yaml.golden", []string{"pod/llm-eval-block3", "-n", "ml-research", "--snapshot", withPod, "-o", "yaml"}, ExitNo},
+		{"explain-pod-gated.golden", []string{"pod/eval-llm-nightly-6qs4l", "-n", "ml-research", "--snapshot", exampleSnapshot}, ExitNo},
+		{"explain-selector-running.golden", []string{"-l", "app=sweep-lr", "-n", "ml-research", "--snapshot", exampleSnapshot}, ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.golden, ".golden"), func(t *testing.T) {
+			code, out, stderr := run(t, "", append([]string{"explain"}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			if strings.Contains(stderr, "error") {
+				t.Errorf("stderr: %s", stderr)
+			}
+			goldenCompare(t, tt.golden, out)
+		})
+	}
+}
+
+// TestExplainPodOfGang: pod/NAME of a gang member explains its gang.
+func TestExplainPodOfGang(t *testing.T) {
+	_, viaPod, _ := run(t, "", "explain", "pod/llm-pretrain-worker-3", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	_, viaGroup, _ := run(t, "", "explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	if viaPod != viaGroup {
+		t.Errorf("pod/llm-pretrain-worker-3 does not explain its gang:\n%s", viaPod)
+	}
+}
+
+// TestExplainJSONCarriesTheFacts checks the fields tools rely on, and that
+// the suggestions find what examples/README.md says makes the gang fit.
+func TestExplainJSONCarriesTheFacts(t *testing.T) {
+	code, out, stderr := run(t, "", "explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "json")
+	if code != ExitNo {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var e struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		ExplanationOutput
+	}
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.APIVersion != OutputGroupVersion || e.Kind != "Explanation" || e.Verdict != "Unschedulable" {
+		t.Errorf("apiVersion %q kind %q verdict %q", e.APIVersion, e.Kind, e.Verdict)
+	}
+	if !strings.HasPrefix(e.Message, "0/35 nodes are available: ") {
+		t.Errorf("message %q", e.Message)
+	}
+	if len(e.Nodes) != 35 || e.Validity == nil || !e.Validity.Valid || *e.MinMember != 9 || *e.MaxPlaceable != 8 {
+		t.Errorf("%d nodes, validity %+v, minMember %v, maxPlaceable %v", len(e.Nodes), e.Validity, e.MinMember, e.MaxPlaceable)
+	}
+	var raw map[string]any
+	_ = json.Unmarshal([]byte(out), &raw)
+	for _, key := range []string{"verdict", "message", "nodes", "validity", "maxPlaceable", "minMember", "suggestions"} {
+		if _, ok := raw[key]; !ok {
+			t.Errorf("the Explanation lacks %q", key)
+		}
+	}
+	for _, key := range []string{"name", "feasible", "score", "reasons"} {
+		if _, ok := raw["nodes"].([]any)[0].(map[string]any)[key]; !ok {
+			t.Errorf("a node lacks %q", key)
+		}
+	}
+
+	byKind := map[string]SuggestionOutput{}
+	for _, s := range e.Suggestions {
+		byKind[s.Kind] = s
+	}
+	// README: the gang misses zone b by one node.
+	if s := byKind["Shortfall"]; len(s.Shortfall) == 0 || s.Shortfall[0].Resource != "nvidia.com/gpu" || s.Shortfall[0].Short != "8" {
+		t.Errorf("shortfall %+v, want 8 nvidia.com/gpu first", s.Shortfall)
+	}
+	// README 1: preempt the two batch-low pods on gpu-b-07, and nothing else.
+	var victims []string
+	for _, v := range byKind["Preempt"].Victims {
+		victims = append(victims, v.Pod+"@"+v.Node)
+	}
+	if diff := cmp.Diff([]string{"ml-research/sweep-lr-0@gpu-b-07", "ml-research/sweep-lr-1@gpu-b-07"}, victims); diff != "" || !byKind["Preempt"].Verified {
+		t.Errorf("victims (-want +got):\n%s", diff)
+	}
+	// README 2: one more GPU node like the others, in zone b.
+	if n := byKind["AddNodes"].NewNodes; n == nil || n.Count != 1 || n.Like != "gpu-b-00" || n.Domain != "us-east-1b" || n.Allocatable["nvidia.com/gpu"] != "8" {
+		t.Errorf("new nodes %+v", n)
+	}
+	// README 3: uncordon gpu-b-11, or get gpu-b-10 Ready again.
+	var repairs []string
+	for _, r := range byKind["RepairNodes"].Repairs {
+		repairs = append(repairs, r.Node)
+	}
+	if diff := cmp.Diff([]string{"gpu-b-10", "gpu-b-11"}, repairs); diff != "" || byKind["RepairNodes"].Together {
+		t.Errorf("repairs (-want +got):\n%s", diff)
+	}
+	// README 4: lower minCount to 8.
+	if byKind["LowerMinMember"].MinMember != 8 {
+		t.Errorf("lower min member %+v", byKind["LowerMinMember"])
+	}
+}
+
+func TestExplainNoHeaders(t *testing.T) {
+	_, out, _ := run(t, "", "explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "--no-headers")
+	for _, header := range []string{"NODE ", "DOMAIN "} {
+		if strings.Contains(out, header) {
+			t.Errorf("--no-headers output has the header %q:\n%s", header, out)
+		}
+	}
+	if !strings.Contains(out, "gpu-b-07") {
+		t.Errorf("--no-headers lost the rows:\n%s", out)
+	}
+}
+
+// TestExplainWhatIf explains manifests that do not exist yet.
+func TestExplainWhatIf(t *testing.T) {
+	job := `apiVersion: batch/v1
+kind: Job
+metadata: {name: small, namespace: ml-research}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: c
+        image: busybox
+        resources: {requests: {nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "4"}}
+`
+	code, out, stderr := run(t, job, "explain", "-f", "-", "--snapshot", exampleSnapshot)
+	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: gang ml-research/small from manifests (what-if)\n") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
+	}
+}
+
+// TestExplainColor: colour only where the writer is told it is on a
+// terminal, and never inside tables, whose columns it would shift.
+func TestExplainColor(t *testing.T) {
+	e := &gang.Explanation{Verdict: gang.VerdictUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu.",
+		Pod: &corev1.Pod{}, Nodes: []gang.NodeExplanation{{Name: "n", Plugin: noderesources.Name, Reasons: []string{"Insufficient cpu"}}}}
+	e.Pod.Namespace, e.Pod.Name = "ns", "p"
+	for _, color := range []bool{false, true} {
+		var buf bytes.Buffer
+		w := &explainWriter{out: &buf, color: color}
+		if err := w.write(e); err != nil {
+			t.Fatal(err)
+		}
+		first, rest, _ := strings.Cut(buf.String(), "\n")
+		if got := strings.Contains(first, "\x1b["); got != color {
+			t.Errorf("color %v: verdict line %q", color, first)
+		}
+		for _, line := range strings.Split(rest, "\n") {
+			if strings.HasPrefix(line, "n ") && strings.Contains(line, "\x1b[") {
+				t.Errorf("color %v: a table row is coloured: %q", color, line)
+			}
+		}
+	}
+}

@@ -1,0 +1,656 @@
+package gang
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
+)
+
+// ExplainVerdict is what explain concludes about a pod or a gang.
+type ExplainVerdict string
+
+// The explain verdicts.
+const (
+	// VerdictSchedulable: the pod has a feasible node, or the gang can be
+	// placed all or nothing.
+	VerdictSchedulable ExplainVerdict = "Schedulable"
+	// VerdictUnschedulable: no node fits the pod, or fewer than the gang's
+	// minimum fit at once.
+	VerdictUnschedulable ExplainVerdict = "Unschedulable"
+	// VerdictGated: the pod (or a pending member) has scheduling gates, so
+	// kube-scheduler does not try it; the rest of the explanation says what
+	// would happen once they are removed.
+	VerdictGated ExplainVerdict = "Gated"
+)
+
+// ExplainOptions tune Explain.
+type ExplainOptions struct {
+	PlaceOptions
+	// NoSuggestions leaves out the what-ifs: each costs one or more
+	// placements on a changed copy of the snapshot.
+	NoSuggestions bool
+}
+
+// Explanation is the diagnosis of a pod or a gang on one snapshot: a
+// verdict, kube-scheduler's summary line, one scheduling cycle's view of
+// every node, and for a gang its validity, how much of it fits, per-domain
+// figures and what would make it fit.
+type Explanation struct {
+	Verdict ExplainVerdict
+	// Message is the summary line. When the subject does not fit it is the
+	// FailedScheduling message kube-scheduler writes for Pod, byte for byte
+	// ("0/N nodes are available: ..."); a gang confined to a topology domain
+	// adds the nodes outside it as "node(s) were outside the gang's topology
+	// domain".
+	Message string
+	// Gang is nil when a pod that belongs to no gang is explained.
+	Gang *Gang
+	// Pod is the pod the node table is about: the pod explained, the gang's
+	// first member that does not fit, or (a gang that fits) its largest
+	// pending member.
+	Pod *corev1.Pod
+	// Blocked says Pod is the gang's first member that does not fit; the
+	// table's cycle ran after the members before it in queue order were
+	// placed (PlacedBefore).
+	Blocked      bool
+	PlacedBefore []Assignment
+	// TopologyKey and Domain are the domain the table's cycle was confined to.
+	TopologyKey string
+	Domain      string
+	// Nodes has one entry per node, in name order.
+	Nodes []NodeExplanation
+	// FilterPlugins are the Filter plugins that ran, in the profile's
+	// order: the columns of -o wide.
+	FilterPlugins []string
+	// NotEvaluated lists what the pipeline did not evaluate (the pod's
+	// dynamic resource claims, volumes waiting for a consumer, gang fields
+	// this build cannot honour), one sentence each.
+	NotEvaluated []string
+	// Gates are the scheduling gates that hold pending members back.
+	Gates []string
+	// GatedMembers counts the pending members with scheduling gates.
+	GatedMembers int
+
+	// Validity, Placement, Blocking and Domains are set for gangs only.
+	Validity  *Validity
+	Placement *Placement
+	// Blocking is why Pod fits no node, per first failing plugin.
+	Blocking []PluginCount
+	Domains  []DomainHold
+	// Warnings are problems of the explanation itself, for stderr.
+	Warnings []string
+	// Suggestions say what would make the subject fit, each computed on the
+	// snapshot and, where it is a change, proven by placing on a changed
+	// copy of it.
+	Suggestions []Suggestion
+}
+
+// NodeExplanation is one node as the table's cycle saw it.
+type NodeExplanation struct {
+	Name string
+	// Domain is the node's value of the topology key, if any.
+	Domain   string
+	Feasible bool
+	Score    int64
+	// Fits is how many more pods shaped like the explained pod the node
+	// holds at once, in the cycle's state: 0 unless the node is feasible
+	// (or, outside the domain, would be). FitsAtMost says it is an upper
+	// bound from free resources that was not checked cycle by cycle.
+	Fits       int
+	FitsAtMost bool
+	// Placed counts the gang's members running on the node or put there by
+	// the plan (the best attempt when the gang does not fit).
+	Placed int
+	// Plugin is the first Filter plugin that rejects the node, Reasons its
+	// reasons as kube-scheduler words them; both empty when feasible.
+	Plugin  string
+	Reasons []string
+	// OutsideDomain says the node is outside the domain the cycle was
+	// confined to; Plugin, Reasons, Fits and Filters then say how the node
+	// would do without the confinement.
+	OutsideDomain bool
+	// Taint is the first taint the pod does not tolerate, spelled out where
+	// kube-scheduler's reason hides it.
+	Taint *corev1.Taint
+	// Insufficient are the resources the node lacks for the pod.
+	Insufficient []noderesources.InsufficientResource
+	// MissingFeatures are the node features the pod needs that the node
+	// does not declare.
+	MissingFeatures []string
+	// Filters holds every Filter plugin's verdict (-o wide).
+	Filters []schedule.PluginVerdict
+}
+
+// PluginCount is how many nodes one plugin rejects first, with the reasons.
+type PluginCount struct {
+	// Plugin is empty for nodes outside the topology domain and for nodes
+	// a PreFilter result left out.
+	Plugin  string
+	Nodes   int
+	Reasons []string
+}
+
+// DomainHold is how many members one topology domain holds at once.
+type DomainHold struct {
+	Value string
+	Nodes int
+	// Holds counts running members and the pending members that fit there.
+	Holds    int32
+	Complete bool
+	Skipped  string
+}
+
+// ExplainPod explains one pod that belongs to no gang. A pod already bound
+// is schedulable; a gated pod is Gated, and the rest of the explanation says
+// what happens once its gates are removed.
+func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts ExplainOptions) (*Explanation, error) {
+	x, err := newExplainer(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Explanation{Pod: pod}
+	if pod.Spec.NodeName != "" {
+		e.Verdict = VerdictSchedulable
+		e.Message = fmt.Sprintf("pod %s/%s is bound to node %s", pod.Namespace, pod.Name, pod.Spec.NodeName)
+		return e, nil
+	}
+	res, err := x.table(ctx, e, ungated(pod), nil, "", "")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(pod.Spec.SchedulingGates) > 0:
+		e.Verdict = VerdictGated
+		e.GatedMembers = 1
+		e.Gates = gateNames([]*corev1.Pod{pod})
+		gated, err := x.base.Schedule(ctx, pod)
+		if err != nil {
+			return nil, err
+		}
+		e.Message = gated.Message
+	case res.Verdict == schedule.Scheduled:
+		e.Verdict = VerdictSchedulable
+		e.Message = fmt.Sprintf("pod %s/%s fits %d of %d node(s); the best is %s (score %d)",
+			pod.Namespace, pod.Name, countFeasible(res), res.NumAllNodes, res.SelectedNode, res.SelectedScore)
+	default:
+		e.Verdict = VerdictUnschedulable
+		e.Message = res.Message
+	}
+	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
+		lone := &Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
+		// A lone pod knows no topology: the gang flags do not apply.
+		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
+		p, err := Place(ctx, snap, lone, x.opts.PlaceOptions)
+		if err != nil {
+			return nil, err
+		}
+		if e.Suggestions, err = x.suggest(ctx, lone, p, e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// ExplainGang explains a gang: it is placed all or nothing as Place does;
+// when it does not fit, the table shows the cycle of its first member that
+// did not fit, in the state the best attempt left (the members before it
+// placed, confined to the best domain), so it explains the summary line.
+func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts ExplainOptions) (*Explanation, error) {
+	x, err := newExplainer(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Place(ctx, snap, g, x.opts.PlaceOptions)
+	if err != nil {
+		return nil, err
+	}
+	v := Validate(g)
+	e := &Explanation{Gang: g, Placement: p, Validity: &v, TopologyKey: p.TopologyKey}
+	for _, u := range g.Unevaluated {
+		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
+	}
+	var pending []*corev1.Pod
+	for _, pod := range g.Members {
+		if pod.Spec.NodeName == "" {
+			pending = append(pending, pod)
+			if len(pod.Spec.SchedulingGates) > 0 {
+				e.GatedMembers++
+			}
+		}
+	}
+	e.Gates = gateNames(pending)
+	e.Domains = domainHolds(p)
+
+	if len(pending) > 0 {
+		subject, before, domain := largest(pending), []Assignment(nil), ""
+		if p.Verdict != Placed && p.Blocker != nil {
+			subject, e.Blocked = p.Blocker.Pod, true
+			before = assignmentsBefore(p.BestAttempt, pending, p.Blocker.Pod)
+			if p.TopologyKey != "" {
+				domain = p.Domain
+			}
+		}
+		res, err := x.table(ctx, e, ungated(subject), before, p.TopologyKey, domain)
+		if err != nil {
+			return nil, err
+		}
+		e.PlacedBefore = before
+		if e.Blocked {
+			e.Blocking = blocking(res)
+			if res.Message != p.Blocker.Message {
+				// The table's cycle repeats the blocker's; they differ only
+				// if placement is not deterministic, which would be a bug.
+				e.Warnings = append(e.Warnings, fmt.Sprintf("internal inconsistency (please report it): the node table's cycle for %s/%s says %q, placement said %q",
+					subject.Namespace, subject.Name, res.Message, p.Blocker.Message))
+			}
+		}
+	}
+	markPlaced(e, p)
+
+	switch {
+	case p.Verdict == Placed && e.GatedMembers > 0:
+		e.Verdict = VerdictGated
+		e.Message = gatedMessage(e)
+	case p.Verdict == Placed:
+		e.Verdict = VerdictSchedulable
+		e.Message = p.Message
+	case e.GatedMembers > 0:
+		e.Verdict = VerdictGated
+		e.Message = gatedMessage(e)
+	default:
+		e.Verdict = VerdictUnschedulable
+		switch {
+		case p.Blocker != nil:
+			e.Message = p.Blocker.Message
+		case !v.Valid:
+			e.Message = v.Message
+		default:
+			e.Message = p.Message
+		}
+	}
+	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
+		if e.Suggestions, err = x.suggest(ctx, g, p, e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// gatedMessage is kube-scheduler's word for a gated pod, with how many
+// members are held back.
+func gatedMessage(e *Explanation) string {
+	return fmt.Sprintf("%d pending member(s) %s%v", e.GatedMembers, "waiting for scheduling gates: ", e.Gates)
+}
+
+// explainer holds what the explanation's cycles share.
+type explainer struct {
+	snap *schedule.Snapshot
+	opts ExplainOptions
+	// base runs every Filter plugin on every node, for -o wide.
+	base *schedule.Scheduler
+	// cycles is what is left of the budget for counting, cycle by cycle,
+	// how many more pods fit on a node when free resources cannot tell.
+	cycles int
+}
+
+// fitCycleBudget bounds the cycles spent counting pods whose fit depends on
+// other pods (affinity, spread, volumes); beyond it counts are upper bounds.
+const fitCycleBudget = 64
+
+func newExplainer(snap *schedule.Snapshot, opts ExplainOptions) (*explainer, error) {
+	if opts.Profile == nil {
+		p, err := schedule.DefaultProfile()
+		if err != nil {
+			return nil, err
+		}
+		opts.Profile = p
+	}
+	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, RunAllFilters: true, Parallelism: opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	return &explainer{snap: snap, opts: opts, base: base, cycles: fitCycleBudget}, nil
+}
+
+// table runs pod's cycle after reserving before, confined to domain (a
+// value of key) when one is given, and fills e's node table from it. Nodes
+// outside the domain are described by a second, unconfined cycle in the
+// same state, so the table says whether they would fit at all.
+func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, before []Assignment, key, domain string) (*schedule.Result, error) {
+	state, err := x.base.Fork()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range before {
+		if err := state.Reserve(a.Pod, a.Node); err != nil {
+			return nil, err
+		}
+	}
+	infos := state.NodeInfos()
+	var inDomain map[string]bool
+	run := state
+	if key != "" && domain != "" {
+		inDomain = map[string]bool{}
+		var names []string
+		for _, ni := range infos {
+			if ni.Node().Labels[key] == domain {
+				inDomain[ni.Name()] = true
+				names = append(names, ni.Name())
+			}
+		}
+		if run, err = state.Fork(); err != nil {
+			return nil, err
+		}
+		run.Confine(names)
+		e.Domain = domain
+	}
+	res, err := run.Schedule(ctx, pod)
+	if err != nil {
+		return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	free := res
+	if inDomain != nil {
+		if free, err = state.Schedule(ctx, pod); err != nil {
+			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	e.Pod = pod
+	e.NotEvaluated = append(e.NotEvaluated, res.NotEvaluated...)
+	podInfo := framework.NewPodInfo(pod)
+	seen := map[string]bool{}
+	e.Nodes = make([]NodeExplanation, len(res.Nodes))
+	for i, n := range res.Nodes {
+		ni := infos[i]
+		if ni.Name() != n.Name {
+			return nil, fmt.Errorf("internal error: node %d is %s in the result and %s in the snapshot", i, n.Name, ni.Name())
+		}
+		ne := &e.Nodes[i]
+		ne.Name, ne.Feasible, ne.Score = n.Name, n.Feasible, n.Score
+		if key != "" {
+			ne.Domain = ni.Node().Labels[key]
+		}
+		v := n
+		if inDomain != nil && !inDomain[n.Name] {
+			ne.OutsideDomain = true
+			v = free.Nodes[i]
+		}
+		if v.Feasible {
+			ne.Fits, ne.FitsAtMost = x.fitsMore(ctx, state, pod, podInfo, ni)
+		} else {
+			ne.Plugin, ne.Reasons = v.Status.Plugin(), v.Status.Reasons()
+		}
+		ne.Filters = v.Filters
+		for _, f := range v.Filters {
+			if !seen[f.Plugin] {
+				seen[f.Plugin] = true
+				e.FilterPlugins = append(e.FilterPlugins, f.Plugin)
+			}
+		}
+		if t, ok := tainttoleration.UntoleratedTaint(pod, ni.Node()); ok {
+			ne.Taint = t
+		}
+		ne.Insufficient = noderesources.Fits(podInfo, ni)
+		if ne.Plugin == nodedeclaredfeatures.Name {
+			ne.MissingFeatures, _ = nodedeclaredfeatures.UnsatisfiedRequirements(pod, ni.Node())
+		}
+	}
+	return res, nil
+}
+
+// fitsMore counts how many more pods like pod fit on a feasible node at
+// once: the free resources divided by the pod's requests, one at most when
+// it asks for host ports. When the pod's fit depends on other pods
+// (affinity, spread, volumes, claims) the count is checked by reserving
+// copies on a fork confined to the node, within the cycle budget; past it
+// the count is an upper bound.
+func (x *explainer) fitsMore(ctx context.Context, state *schedule.Scheduler, pod *corev1.Pod, podInfo *framework.PodInfo, ni *framework.NodeInfo) (int, bool) {
+	n := roomFor(pod, &podInfo.Res, ni)
+	if n == 0 || nodeLocal(pod) {
+		return n, false
+	}
+	if x.cycles < n {
+		return n, true
+	}
+	fork, err := state.Fork()
+	if err != nil {
+		return n, true
+	}
+	fork.Confine([]string{ni.Name()})
+	for k := range n {
+		x.cycles--
+		c := pod.DeepCopy()
+		c.Name = fmt.Sprintf("%s-copy-%d", pod.Name, k)
+		c.UID = ""
+		res, err := fork.Schedule(ctx, c)
+		if err != nil || res.Verdict != schedule.Scheduled {
+			return k, err != nil
+		}
+		if err := fork.Reserve(c, ni.Name()); err != nil {
+			return k, true
+		}
+	}
+	return n, false
+}
+
+// roomFor is how many pods with these requests the node's free resources
+// hold, counting its pod slots too.
+func roomFor(pod *corev1.Pod, req *framework.PodResource, ni *framework.NodeInfo) int {
+	n := int64(ni.Allocatable.AllowedPodNumber - len(ni.Pods))
+	fit := func(requested, used, allocatable int64) {
+		if requested > 0 {
+			n = min(n, (allocatable-used)/requested)
+		}
+	}
+	r := req.Resource
+	fit(r.MilliCPU, ni.Requested.MilliCPU, ni.Allocatable.MilliCPU)
+	fit(r.Memory, ni.Requested.Memory, ni.Allocatable.Memory)
+	fit(r.EphemeralStorage, ni.Requested.EphemeralStorage, ni.Allocatable.EphemeralStorage)
+	for name, q := range r.ScalarResources {
+		fit(q, ni.Requested.Get(name), ni.Allocatable.Get(name))
+	}
+	if len(framework.HostPorts(pod)) > 0 {
+		n = min(n, 1)
+	}
+	return int(max(n, 0))
+}
+
+// nodeLocal reports whether a pod's fit on a node depends on nothing but
+// that node's free resources, ports and labels: no pod (anti-)affinity, no
+// topology spread, no volumes that bind or conflict, no resource claims.
+func nodeLocal(pod *corev1.Pod) bool {
+	spec := &pod.Spec
+	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		return false
+	}
+	if len(spec.TopologySpreadConstraints) > 0 || len(spec.ResourceClaims) > 0 {
+		return false
+	}
+	for _, v := range spec.Volumes {
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil || v.GCEPersistentDisk != nil ||
+			v.AWSElasticBlockStore != nil || v.ISCSI != nil || v.RBD != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// largest is the pending member with the largest requests (scalar
+// resources, then cpu, then memory), the first in queue order among equals:
+// the one most likely to find no room.
+func largest(pods []*corev1.Pod) *corev1.Pod {
+	var best *corev1.Pod
+	var bestKey [3]int64
+	for _, pod := range pods {
+		r := framework.ComputePodResource(pod).Resource
+		var scalars int64
+		for _, q := range r.ScalarResources {
+			scalars += q
+		}
+		key := [3]int64{scalars, r.MilliCPU, r.Memory}
+		if best == nil || slices.Compare(key[:], bestKey[:]) > 0 {
+			best, bestKey = pod, key
+		}
+	}
+	return best
+}
+
+// assignmentsBefore returns the assignments of members that come before
+// blocker in queue order: the state the blocker's cycle ran in.
+func assignmentsBefore(assignments []Assignment, pending []*corev1.Pod, blocker *corev1.Pod) []Assignment {
+	idx := map[string]int{}
+	for i, pod := range pending {
+		idx[pod.Namespace+"/"+pod.Name] = i
+	}
+	limit := idx[blocker.Namespace+"/"+blocker.Name]
+	var out []Assignment
+	for _, a := range assignments {
+		if idx[a.Pod.Namespace+"/"+a.Pod.Name] < limit {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// markPlaced counts, per node, the members that run there or that the plan
+// puts there.
+func markPlaced(e *Explanation, p *Placement) {
+	if len(e.Nodes) == 0 {
+		return
+	}
+	counts := map[string]int{}
+	for _, pod := range p.Running {
+		counts[pod.Spec.NodeName]++
+	}
+	for _, a := range PlannedAssignments(p) {
+		counts[a.Node]++
+	}
+	for i := range e.Nodes {
+		e.Nodes[i].Placed = counts[e.Nodes[i].Name]
+	}
+}
+
+// PlannedAssignments are the pending members a placement puts on nodes:
+// its assignments, or when the gang does not fit, those of its best attempt.
+func PlannedAssignments(p *Placement) []Assignment {
+	if p.Verdict == Placed {
+		return p.Assignments
+	}
+	return p.BestAttempt
+}
+
+// blocking groups the nodes of a failed cycle by the plugin that rejected
+// each first: the most nodes first, then by plugin name.
+func blocking(res *schedule.Result) []PluginCount {
+	byPlugin := map[string]*PluginCount{}
+	for _, n := range res.Nodes {
+		if n.Feasible {
+			continue
+		}
+		name := n.Status.Plugin()
+		c, ok := byPlugin[name]
+		if !ok {
+			c = &PluginCount{Plugin: name}
+			byPlugin[name] = c
+		}
+		c.Nodes++
+		for _, r := range n.Status.Reasons() {
+			if !slices.Contains(c.Reasons, r) {
+				c.Reasons = append(c.Reasons, r)
+			}
+		}
+	}
+	out := make([]PluginCount, 0, len(byPlugin))
+	for _, c := range byPlugin {
+		slices.Sort(c.Reasons)
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b PluginCount) int {
+		return cmp.Or(cmp.Compare(b.Nodes, a.Nodes), cmp.Compare(a.Plugin, b.Plugin))
+	})
+	return out
+}
+
+// domainHolds turns the domains placement tried into how many members each
+// holds at once (running members count everywhere, as they do toward the
+// minimum).
+func domainHolds(p *Placement) []DomainHold {
+	var out []DomainHold
+	for _, d := range p.Domains {
+		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(len(p.Running) + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
+	}
+	return out
+}
+
+// gateNames lists the scheduling gates of pods, sorted, each once.
+func gateNames(pods []*corev1.Pod) []string {
+	var out []string
+	for _, pod := range pods {
+		for _, g := range pod.Spec.SchedulingGates {
+			if !slices.Contains(out, g.Name) {
+				out = append(out, g.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func countFeasible(res *schedule.Result) int {
+	n := 0
+	for _, node := range res.Nodes {
+		if node.Feasible {
+			n++
+		}
+	}
+	return n
+}
+
+// FormatTaint spells a taint as kubectl taint takes it: key=value:Effect,
+// or key:Effect without a value.
+func FormatTaint(t *corev1.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + string(t.Effect)
+	}
+	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+}
+
+// FormatRequests prints a pod's requests briefly: scalar resources first
+// (the scarce ones, such as GPUs), then cpu and memory.
+func FormatRequests(pod *corev1.Pod) string {
+	r := framework.ComputePodResource(pod).Resource
+	var parts []string
+	for _, name := range sortedKeys(r.ScalarResources) {
+		if q := r.ScalarResources[name]; q > 0 {
+			parts = append(parts, FormatQuantity(name, q)+" "+string(name))
+		}
+	}
+	if r.MilliCPU > 0 {
+		parts = append(parts, FormatQuantity(corev1.ResourceCPU, r.MilliCPU)+" cpu")
+	}
+	if r.Memory > 0 {
+		parts = append(parts, FormatQuantity(corev1.ResourceMemory, r.Memory)+" memory")
+	}
+	if r.EphemeralStorage > 0 {
+		parts = append(parts, FormatQuantity(corev1.ResourceEphemeralStorage, r.EphemeralStorage)+" ephemeral-storage")
+	}
+	if len(parts) == 0 {
+		return "no requests"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FormatQuantity prints an amount of a resource the way a user writes it:
+// whole cpus or millicpus, Gi for memory and storage, plain numbers else.
+func FormatQuantity(name corev1.ResourceName, v int64) string {
+	return formatQuantity(name, v)
+}

@@ -1,0 +1,434 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// lowPod is a running pod of priority 10 taking all 8 GPUs of a node.
+func lowPod(name, node string) *corev1.Pod {
+	return testutil.MakePod().Namespace("batch").Name(name).Label("app", name).Node(node).
+		Priority("low", 10).Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj()
+}
+
+// highWorkers are pending 8-GPU members of priority 1000.
+func highWorkers(n int) []*corev1.Pod {
+	pods := workers(n, "8")
+	for _, p := range pods {
+		p.Spec.PriorityClassName, p.Spec.Priority = "high", ptrTo(int32(1000))
+	}
+	return pods
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// summary is the part of a node row the tests compare.
+type summary struct {
+	Name          string
+	Feasible      bool
+	Placed, Fits  int
+	Plugin        string
+	OutsideDomain bool
+	Taint         string
+}
+
+func summarize(nodes []NodeExplanation) []summary {
+	var out []summary
+	for _, n := range nodes {
+		s := summary{Name: n.Name, Feasible: n.Feasible, Placed: n.Placed, Fits: n.Fits, Plugin: n.Plugin, OutsideDomain: n.OutsideDomain}
+		if n.Taint != nil {
+			s.Taint = FormatTaint(n.Taint)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func kinds(ss []Suggestion) []SuggestionKind {
+	var out []SuggestionKind
+	for _, s := range ss {
+		out = append(out, s.Kind)
+	}
+	return out
+}
+
+func find(ss []Suggestion, kind SuggestionKind) *Suggestion {
+	for i := range ss {
+		if ss[i].Kind == kind {
+			return &ss[i]
+		}
+	}
+	return nil
+}
+
+// TestExplainGang is the whole diagnosis of a gang confined to one zone:
+// zone-a is too small; zone-b holds one member, has two nodes full of
+// low-priority pods (one protected by a PodDisruptionBudget) and a cordoned
+// node.
+func TestExplainGang(t *testing.T) {
+	nodes := []*corev1.Node{
+		testutil.MakeNode().Name("zone-a-0").Label(zoneKey, "zone-a").Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "4"}).Obj(),
+	}
+	nodes = append(nodes, gpuNodes("zone-b", 4)...)
+	nodes[4].Spec.Unschedulable = true
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "l1"},
+		Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "l1"}}},
+		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 0},
+	}
+	snap := &schedule.Snapshot{
+		Nodes:                nodes,
+		Pods:                 []*corev1.Pod{lowPod("l1", "zone-b-1"), lowPod("l2", "zone-b-2")},
+		PodDisruptionBudgets: []*policyv1.PodDisruptionBudget{pdb},
+	}
+	g := gangOf(3, highWorkers(3))
+	g.TopologyKey = zoneKey
+	g.Unevaluated = []Unevaluated{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: unevaluatedSubGroupPolicy}}
+
+	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictUnschedulable {
+		t.Errorf("verdict %s, want Unschedulable", e.Verdict)
+	}
+	const wantMessage = "0/5 nodes are available: 1 node(s) were outside the gang's topology domain, 1 node(s) were unschedulable, " +
+		"3 Insufficient nvidia.com/gpu. preemption: found a potential placement for pod on node zone-b-2, preempting 1 victims"
+	if e.Message != wantMessage {
+		t.Errorf("message\n got %q\nwant %q", e.Message, wantMessage)
+	}
+	if e.Pod.Name != "w-1" || !e.Blocked || len(e.PlacedBefore) != 1 || e.Domain != "zone-b" {
+		t.Errorf("table is about %s (blocked %v, %d placed before, domain %q), want w-1 blocked after 1 in zone-b",
+			e.Pod.Name, e.Blocked, len(e.PlacedBefore), e.Domain)
+	}
+	wantNodes := []summary{
+		{Name: "zone-a-0", Plugin: "NodeResourcesFit", OutsideDomain: true},
+		{Name: "zone-b-0", Placed: 1, Plugin: "NodeResourcesFit"},
+		{Name: "zone-b-1", Plugin: "NodeResourcesFit"},
+		{Name: "zone-b-2", Plugin: "NodeResourcesFit"},
+		{Name: "zone-b-3", Plugin: "NodeUnschedulable", Taint: ""},
+	}
+	if diff := cmp.Diff(wantNodes, summarize(e.Nodes)); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if got := e.Nodes[1].Insufficient; len(got) != 1 || got[0].ResourceName != "nvidia.com/gpu" || got[0].Short() != 8 {
+		t.Errorf("zone-b-0 insufficient %+v, want 8 nvidia.com/gpu short", got)
+	}
+	wantBlocking := []PluginCount{
+		{Plugin: "NodeResourcesFit", Nodes: 3, Reasons: []string{"Insufficient nvidia.com/gpu"}},
+		{Plugin: "", Nodes: 1, Reasons: []string{schedule.NotInDomainReason}},
+		{Plugin: "NodeUnschedulable", Nodes: 1, Reasons: []string{"node(s) were unschedulable"}},
+	}
+	if diff := cmp.Diff(wantBlocking, e.Blocking); diff != "" {
+		t.Errorf("blocking (-want +got):\n%s", diff)
+	}
+	wantDomains := []DomainHold{
+		{Value: "zone-a", Nodes: 1, Holds: 0, Skipped: "needs at least 24 nvidia.com/gpu, has 4 free"},
+		{Value: "zone-b", Nodes: 4, Holds: 1, Skipped: "needs at least 24 nvidia.com/gpu, has 16 free"},
+	}
+	if diff := cmp.Diff(wantDomains, e.Domains); diff != "" {
+		t.Errorf("domains (-want +got):\n%s", diff)
+	}
+	if !e.Validity.Valid || e.Placement.MaxPlaceable != 1 {
+		t.Errorf("validity %+v, max placeable %d", e.Validity, e.Placement.MaxPlaceable)
+	}
+	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + unevaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
+		t.Errorf("not evaluated %q, want %q", e.NotEvaluated, want)
+	}
+
+	if diff := cmp.Diff([]SuggestionKind{SuggestShortfall, SuggestPreempt, SuggestAddNodes, SuggestLowerMinMember}, kinds(e.Suggestions)); diff != "" {
+		t.Fatalf("suggestions (-want +got):\n%s\n%+v", diff, e.Suggestions)
+	}
+
+	// Two members are left; the nodes of zone-b that could take them (all
+	// but the cordoned one) have no GPU free after w-0: short 16. cpu and
+	// memory are plentiful.
+	short := find(e.Suggestions, SuggestShortfall)
+	wantShort := []ResourceShortfall{{Name: "nvidia.com/gpu", Short: 16, Need: 16, MostFreeNode: "zone-b-0"}}
+	if diff := cmp.Diff(wantShort, short.Shortfall); diff != "" {
+		t.Errorf("shortfall (-want +got):\n%s", diff)
+	}
+	if want := "short 16 nvidia.com/gpu in topology.kubernetes.io/zone=zone-b: it holds 1 of minimum 3 member(s) at once; the 2 left need 8 nvidia.com/gpu each on one node, and the most free on any node it may run on is 0 (zone-b-0)"; short.Message != want {
+		t.Errorf("shortfall message\n got %q\nwant %q", short.Message, want)
+	}
+
+	// Preemption first takes l2 (its eviction violates no budget), then,
+	// for the last member, l1 despite its budget: there is no other way.
+	pre := find(e.Suggestions, SuggestPreempt)
+	var victims []string
+	for _, v := range pre.Victims {
+		victims = append(victims, fmt.Sprintf("%s/%s@%s:%d", v.Pod.Namespace, v.Pod.Name, v.Node, v.Priority))
+	}
+	if diff := cmp.Diff([]string{"batch/l2@zone-b-2:10", "batch/l1@zone-b-1:10"}, victims); diff != "" {
+		t.Errorf("victims (-want +got):\n%s", diff)
+	}
+	if !pre.Verified || pre.PDBViolations != 1 {
+		t.Errorf("preemption verified %v with %d budget violations, want verified with 1", pre.Verified, pre.PDBViolations)
+	}
+
+	// Two more nodes like zone-b-0 are needed; one is not enough.
+	add := find(e.Suggestions, SuggestAddNodes)
+	if add.NewNodes.Like != "zone-b-0" || add.NewNodes.Count != 2 || !add.Verified || add.NewNodes.Domain != "zone-b" {
+		t.Errorf("add nodes %+v verified %v, want 2 like zone-b-0 in zone-b", add.NewNodes, add.Verified)
+	}
+	// Uncordoning zone-b-3 alone leaves the gang one short: no repair.
+	if lower := find(e.Suggestions, SuggestLowerMinMember); lower.MinMember != 1 || !lower.Verified {
+		t.Errorf("lower min member %+v", lower)
+	}
+
+	// Nothing in the snapshot was changed by the what-ifs.
+	if len(snap.Pods) != 2 || len(snap.Nodes) != 5 || !snap.Nodes[4].Spec.Unschedulable {
+		t.Errorf("the snapshot was changed: %d pods, %d nodes", len(snap.Pods), len(snap.Nodes))
+	}
+}
+
+// TestExplainPod covers a lone pod: the summary line is the cycle's
+// FailedScheduling message, the taint is named, and repairs are found.
+func TestExplainPod(t *testing.T) {
+	cordoned := testutil.MakeNode().Name("n-0").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi"}).Unschedulable().
+		Taint(corev1.TaintNodeUnschedulable, "", corev1.TaintEffectNoSchedule).Obj()
+	notReady := testutil.MakeNode().Name("n-1").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi"}).
+		Taint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoSchedule).Obj()
+	dedicated := testutil.MakeNode().Name("n-2").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi"}).
+		Taint("dedicated", "infra", corev1.TaintEffectNoSchedule).Obj()
+	small := testutil.MakeNode().Name("n-3").Capacity(testutil.Res{"cpu": "2", "memory": "32Gi"}).Obj()
+	pod := testutil.MakePod().Namespace("web").Name("api").Req(testutil.Res{"cpu": "4"}).Obj()
+	snap := &schedule.Snapshot{Nodes: []*corev1.Node{cordoned, notReady, dedicated, small}, Pods: []*corev1.Pod{pod}}
+
+	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantMessage = "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s). " +
+		"preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+	if e.Verdict != VerdictUnschedulable || e.Message != wantMessage {
+		t.Errorf("%s: %q\nwant Unschedulable: %q", e.Verdict, e.Message, wantMessage)
+	}
+	wantNodes := []summary{
+		{Name: "n-0", Plugin: "NodeUnschedulable", Taint: "node.kubernetes.io/unschedulable:NoSchedule"},
+		{Name: "n-1", Plugin: "TaintToleration", Taint: "node.kubernetes.io/not-ready:NoSchedule"},
+		{Name: "n-2", Plugin: "TaintToleration", Taint: "dedicated=infra:NoSchedule"},
+		{Name: "n-3", Plugin: "NodeResourcesFit"},
+	}
+	if diff := cmp.Diff(wantNodes, summarize(e.Nodes)); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]SuggestionKind{SuggestShortfall, SuggestAddNodes, SuggestRepairNodes}, kinds(e.Suggestions)); diff != "" {
+		t.Fatalf("suggestions (-want +got):\n%s\n%+v", diff, e.Suggestions)
+	}
+	repair := find(e.Suggestions, SuggestRepairNodes)
+	want := []NodeRepair{
+		{Node: "n-0", Uncordon: true, Taints: []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}},
+		{Node: "n-1", Taints: []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}},
+	}
+	if diff := cmp.Diff(want, repair.Repairs); diff != "" || repair.Together || !repair.Verified {
+		t.Errorf("repairs (-want +got):\n%s", diff)
+	}
+	if want := "uncordoning n-0, or getting n-1 Ready again (its taints node.kubernetes.io/not-ready:NoSchedule go): any one of them would make room; then it fits on n-0"; repair.Message != want {
+		t.Errorf("repair message\n got %q\nwant %q", repair.Message, want)
+	}
+	// The smallest node shape that holds it: like the cordoned n-0 (8 cpu),
+	// uncordoned, rather than the tainted n-2 it does not tolerate.
+	if add := find(e.Suggestions, SuggestAddNodes); add.NewNodes.Like != "n-0" || add.NewNodes.Count != 1 {
+		t.Errorf("add nodes %+v", add.NewNodes)
+	}
+}
+
+// TestExplainDerivedNodeShape: when no node could ever hold the pod, the
+// shape to add is derived from its requests and the nodes' labels and
+// taints, and proven.
+func TestExplainDerivedNodeShape(t *testing.T) {
+	var nodes []*corev1.Node
+	for i := range 2 {
+		nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("gpu-%d", i)).Label("pool", "gpu").Label(zoneKey, fmt.Sprintf("z-%d", i)).
+			Capacity(testutil.Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}).Taint("nvidia.com/gpu", "present", corev1.TaintEffectNoSchedule).Obj())
+	}
+	pod := testutil.MakePod().Namespace("ml").Name("big").Req(testutil.Res{"cpu": "40500m", "memory": "300Gi", "nvidia.com/gpu": "8"}).
+		Toleration("nvidia.com/gpu", "", corev1.TaintEffectNoSchedule).Obj()
+	pod.Spec.NodeSelector = map[string]string{"pool": "gpu"}
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{pod}}
+	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := find(e.Suggestions, SuggestAddNodes)
+	if add == nil {
+		t.Fatalf("no node shape suggested: %+v", e.Suggestions)
+	}
+	want := &NodeShape{
+		Count:       1,
+		Allocatable: testutil.Res{"cpu": "41", "memory": "300Gi", "nvidia.com/gpu": "8", "pods": "110"}.List(),
+		Labels:      map[string]string{"pool": "gpu"},
+		Taints:      []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}},
+	}
+	if diff := testutil.Diff(want, add.NewNodes); diff != "" {
+		t.Errorf("shape (-want +got):\n%s", diff)
+	}
+	if want := "adding 1 node(s) with allocatable 41 cpu, 300Gi memory, 8 nvidia.com/gpu (pool=gpu, taint nvidia.com/gpu=present:NoSchedule) to the cluster would make room; then it fits on a new node"; add.Message != want {
+		t.Errorf("message\n got %q\nwant %q", add.Message, want)
+	}
+}
+
+// TestExplainFits checks the FITS column: free resources divided by the
+// requests, one for host ports, and cycle by cycle for pods whose fit
+// depends on other pods.
+func TestExplainFits(t *testing.T) {
+	node := testutil.MakeNode().Name("n").Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "6"}).Obj()
+	busy := testutil.MakePod().Namespace("x").Name("busy").Node("n").Req(testutil.Res{"nvidia.com/gpu": "1"}).Obj()
+	base := func() *testutil.PodWrapper {
+		return testutil.MakePod().Namespace("ml").Name("p").Label("app", "p").Req(testutil.Res{"cpu": "8", "nvidia.com/gpu": "2"})
+	}
+	withPort := base().Obj()
+	withPort.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 8080, Protocol: corev1.ProtocolTCP}}
+	antiAffine := base().Obj()
+	antiAffine.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "p"}}, TopologyKey: corev1.LabelHostname,
+		}},
+	}}
+	spread := base().Obj()
+	spread.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "p"}}}}
+	fewSlots := base().Req(testutil.Res{"cpu": "1"}).Obj()
+
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		want int
+	}{
+		// 7 GPUs free / 2 = 3; 64 cpu / 8 = 8; 5 pod slots.
+		{"free resources", base().Obj(), 3},
+		{"host ports: one", withPort, 1},
+		{"anti-affinity to itself: one, counted cycle by cycle", antiAffine, 1},
+		// One node: spreading over one hostname never skews.
+		{"spread over one node: as resources allow", spread, 3},
+		{"pod slots", fewSlots, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := &schedule.Snapshot{Nodes: []*corev1.Node{node}, Pods: []*corev1.Pod{busy}}
+			e, err := ExplainPod(context.Background(), snap, tt.pod, ExplainOptions{NoSuggestions: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Nodes[0]; got.Fits != tt.want || got.FitsAtMost {
+				t.Errorf("fits %d (at most %v), want %d", got.Fits, got.FitsAtMost, tt.want)
+			}
+		})
+	}
+}
+
+// TestExplainGated: a gated pod is Gated, and the suggestion to remove its
+// gates is proven by placing it without them.
+func TestExplainGated(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-a", 1)}
+	pod := testutil.MakePod().Namespace("ml").Name("eval").Req(testutil.Res{"nvidia.com/gpu": "4"}).SchedulingGate("example.com/wait").Obj()
+	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictGated || e.Message != "waiting for scheduling gates: [example.com/wait]" {
+		t.Errorf("%s: %q", e.Verdict, e.Message)
+	}
+	if len(e.Nodes) != 1 || !e.Nodes[0].Feasible || e.Nodes[0].Fits != 2 {
+		t.Errorf("nodes %+v, want zone-a-0 feasible for 2", e.Nodes)
+	}
+	want := []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: []string{"example.com/wait"},
+		Message: "removing the scheduling gate(s) example.com/wait would let kube-scheduler try it: then it fits on zone-a-0"}}
+	if diff := cmp.Diff(want, e.Suggestions); diff != "" {
+		t.Errorf("suggestions (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplainSchedulableGang: the table is about the largest pending
+// member on the snapshot as is, with the plan in the PLACED column.
+func TestExplainSchedulableGang(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-a", 3)}
+	members := workers(2, "8")
+	launcher := testutil.MakePod().Namespace("ml").Name("launcher").Req(testutil.Res{"cpu": "1"}).PodGroup("train").Obj()
+	g := gangOf(3, append([]*corev1.Pod{launcher}, members...))
+	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictSchedulable || e.Message != "gang ml/train placed: 0 running and 3 to place, minimum 3" {
+		t.Errorf("%s: %q", e.Verdict, e.Message)
+	}
+	if e.Pod.Name != "w-0" || e.Blocked || len(e.Suggestions) != 0 {
+		t.Errorf("table about %s (blocked %v), suggestions %v", e.Pod.Name, e.Blocked, e.Suggestions)
+	}
+	var placed, fits []int
+	for _, n := range e.Nodes {
+		placed, fits = append(placed, n.Placed), append(fits, n.Fits)
+	}
+	if diff := cmp.Diff([]int{1, 1, 1}, placed); diff != "" {
+		t.Errorf("placed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{1, 1, 1}, fits); diff != "" {
+		t.Errorf("fits (-want +got):\n%s", diff)
+	}
+}
+
+func TestEnabledAt(t *testing.T) {
+	multi := configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "A"}, {Name: "B"}, {Name: "C"}}}
+	tests := []struct {
+		name string
+		set  configv1.PluginSet
+		want []string
+	}{
+		{"multiPoint only", configv1.PluginSet{}, []string{"A", "B", "C"}},
+		{"one disabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "B"}}}, []string{"A", "C"}},
+		{"all disabled, one enabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: "C"}}}, []string{"C"}},
+		{"explicit override first, extra last", configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "D"}, {Name: "C"}}}, []string{"C", "A", "B", "D"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, enabledAt(tt.set, multi)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFormatTaint(t *testing.T) {
+	for _, tt := range []struct {
+		taint corev1.Taint
+		want  string
+	}{
+		{corev1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}, "nvidia.com/gpu=present:NoSchedule"},
+		{corev1.Taint{Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoExecute}, "node.kubernetes.io/not-ready:NoExecute"},
+	} {
+		if got := FormatTaint(&tt.taint); got != tt.want {
+			t.Errorf("FormatTaint = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// BenchmarkExplainBlocks explains a 1,300-pod gang confined to one of 4
+// blocks of 1,280 nodes, 20 members short: the node table, the shortfall
+// and every what-if (the node shape's count is found by placing again).
+func BenchmarkExplainBlocks(b *testing.B) {
+	snap := benchCluster()
+	g := benchGang(1300, "6")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{PlaceOptions: PlaceOptions{TopologyKey: blockKey}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.Verdict != VerdictUnschedulable || find(e.Suggestions, SuggestAddNodes) == nil {
+			b.Fatalf("%s: %s; %+v", e.Verdict, e.Message, kinds(e.Suggestions))
+		}
+	}
+}
