@@ -23,7 +23,7 @@ install:
 
 # The main job on the example snapshot shipped in the repo: no cluster needed.
 # The example gang does not fit, so the command's exit code is 3 (a clean "no").
-DEMO_ARGS ?= place podgroup/llm-pretrain -n ml-research --snapshot examples/gpu-cluster.yaml
+DEMO_ARGS ?= explain podgroup/llm-pretrain -n ml-research --snapshot examples/gpu-cluster.yaml
 demo: build
 	@$(BIN)/kubectl-gang $(DEMO_ARGS) || [ $$? -eq 3 ]
 
