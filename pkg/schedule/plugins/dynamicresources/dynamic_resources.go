@@ -131,15 +131,6 @@ func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return
 // NormalizeScore is kube-scheduler's default normalization; all-zero scores
 // stay 0.
 func (pl *DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	var maxScore int64
-	for i := range scores {
-		maxScore = max(maxScore, scores[i].Score)
-	}
-	if maxScore == 0 {
-		return nil
-	}
-	for i := range scores {
-		scores[i].Score = framework.MaxNodeScore * scores[i].Score / maxScore
-	}
+	framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
 	return nil
 }

@@ -270,34 +270,8 @@ func (pl *NodeAffinity) ScoreExtensions() framework.ScoreExtensions { return pl 
 
 // NormalizeScore scales the sums onto [0, 100]: the best node gets 100.
 func (pl *NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	defaultNormalizeScore(framework.MaxNodeScore, false, scores)
+	framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
 	return nil
-}
-
-// defaultNormalizeScore is kube-scheduler's helper.DefaultNormalizeScore:
-// scale [0, max] onto [0, maxPriority] with integer division (multiply
-// first), reversed if asked. When every score is 0, a reversed list is all
-// maxPriority and a plain one stays 0.
-func defaultNormalizeScore(maxPriority int64, reverse bool, scores framework.NodeScoreList) {
-	var maxCount int64
-	for i := range scores {
-		maxCount = max(maxCount, scores[i].Score)
-	}
-	if maxCount == 0 {
-		if reverse {
-			for i := range scores {
-				scores[i].Score = maxPriority
-			}
-		}
-		return
-	}
-	for i := range scores {
-		score := maxPriority * scores[i].Score / maxCount
-		if reverse {
-			score = maxPriority - score
-		}
-		scores[i].Score = score
-	}
 }
 
 // The shared Filter rejections: returning one costs no allocation per node,

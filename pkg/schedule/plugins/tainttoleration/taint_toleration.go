@@ -159,32 +159,6 @@ func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return 
 // NormalizeScore maps the counts onto [0, 100] in reverse: the node with the
 // most untolerated PreferNoSchedule taints gets 0, a node with none 100.
 func (pl *TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	defaultNormalizeScore(framework.MaxNodeScore, true, scores)
+	framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
 	return nil
-}
-
-// defaultNormalizeScore is kube-scheduler's helper.DefaultNormalizeScore:
-// scale [0, max] onto [0, maxPriority] with integer division (multiply
-// first), reversed if asked. When every score is 0, a reversed list is all
-// maxPriority and a plain one stays 0.
-func defaultNormalizeScore(maxPriority int64, reverse bool, scores framework.NodeScoreList) {
-	var maxCount int64
-	for i := range scores {
-		maxCount = max(maxCount, scores[i].Score)
-	}
-	if maxCount == 0 {
-		if reverse {
-			for i := range scores {
-				scores[i].Score = maxPriority
-			}
-		}
-		return
-	}
-	for i := range scores {
-		score := maxPriority * scores[i].Score / maxCount
-		if reverse {
-			score = maxPriority - score
-		}
-		scores[i].Score = score
-	}
 }
