@@ -11,6 +11,9 @@ import (
 )
 
 var bindLong = templates.LongDesc(`
+	NOT IMPLEMENTED YET: this release checks the arguments and flags, then
+	exits 1 with "not implemented yet". What follows is the contract.
+
 	Place a gang and bind every member through the pods/binding subresource,
 	all or nothing, for clusters with no gang scheduler.
 
@@ -71,7 +74,7 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 	cmd := &cobra.Command{
 		Use:                   "bind (podgroup/NAME | -l SELECTOR) [--dry-run=client|server]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Bind every member of a gang to its node, or none",
+		Short:                 "Bind every member of a gang to its node, or none (not implemented yet)",
 		Long:                  bindLong,
 		Example:               bindExample,
 		RunE: func(c *cobra.Command, args []string) error {
