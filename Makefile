@@ -11,7 +11,7 @@ UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
 # Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler.
 K8S_BIN_DIR = $(shell hack/build-k8s.sh)
 
-.PHONY: all build install test test-unit test-integration test-binaries bench verify demo release clean
+.PHONY: all build install test test-unit test-integration test-conformance test-binaries bench verify demo release clean
 
 all: build
 
@@ -40,6 +40,11 @@ test-unit:
 
 test-integration: test-binaries
 	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 ./test/...
+
+# The conformance suite alone: CONFORMANCE_SCENARIOS=N changes the number of
+# random scenarios (500 by default), CONFORMANCE_SEED=N replays one.
+test-conformance: test-binaries
+	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 -v -run 'TestRandomScenarios|TestReasons' ./test/conformance/ | grep -E '^(conformance:|--- FAIL|ok|FAIL)'
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./pkg/...
