@@ -156,13 +156,39 @@ func ComputePodResource(pod *corev1.Pod) PodResource {
 	podLevel := resourcehelper.IsPodLevelRequestsSet(pod)
 	nonMissing := nonMissingContainerRequests(requests, podLevel)
 	non0 := requests
-	if len(nonMissing) > 0 {
+	if len(nonMissing) > 0 && !requestsCPUAndMemoryEverywhere(pod) {
 		opts := podRequestOptions
 		opts.NonMissingContainerRequests = nonMissing
 		non0 = resourcehelper.PodRequests(pod, opts)
 	}
 	cpu, mem := non0[corev1.ResourceCPU], non0[corev1.ResourceMemory]
 	return PodResource{Resource: NewResource(requests), Non0CPU: cpu.MilliValue(), Non0Mem: mem.Value()}
+}
+
+// requestsCPUAndMemoryEverywhere reports a pod whose every container and init
+// container requests both cpu and memory in its spec, and whose status
+// carries no resources that would replace the spec's: for it the defaults for
+// missing requests change nothing, so the second component-helpers pass can
+// be skipped (it is most of the cost of building node infos).
+func requestsCPUAndMemoryEverywhere(pod *corev1.Pod) bool {
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+		for _, cs := range statuses {
+			if cs.AllocatedResources != nil || cs.Resources != nil {
+				return false
+			}
+		}
+	}
+	for _, list := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for _, c := range list {
+			if _, ok := c.Resources.Requests[corev1.ResourceCPU]; !ok {
+				return false
+			}
+			if _, ok := c.Resources.Requests[corev1.ResourceMemory]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // nonMissingContainerRequests are the defaults for requests left unset: for
