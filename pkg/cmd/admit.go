@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -42,22 +41,14 @@ var admitExample = templates.Examples(`
 
 // AdmitOptions are the inputs of `kubectl gang admit`.
 type AdmitOptions struct {
-	Snapshot   *SnapshotFlags
-	Subject    SubjectFlags
-	Scheduler  SchedulerFlags
-	PrintFlags *genericclioptions.PrintFlags
-	NoHeaders  bool
+	GangVerbOptions
 	// Ungate is the scheduling gate removed from every member once admitted.
 	Ungate string
-
-	subject   *Subject
-	namespace string
-	genericiooptions.IOStreams
 }
 
 // NewAdmitOptions returns AdmitOptions with defaults.
 func NewAdmitOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *AdmitOptions {
-	return &AdmitOptions{Snapshot: snapshot, PrintFlags: genericclioptions.NewPrintFlags(""), IOStreams: streams}
+	return &AdmitOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams)}
 }
 
 // NewCmdAdmit returns the admit verb.
@@ -69,35 +60,16 @@ func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Short:                 "Decide whether a whole gang may start, and optionally release it",
 		Long:                  admitLong,
 		Example:               admitExample,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return classify(err)
-			}
-			if err := o.Validate(); err != nil {
-				return classify(err)
-			}
-			return classify(o.Run(c.Context()))
-		},
+		RunE:                  runE(o),
 	}
-	o.Subject.AddFlags(cmd.Flags(), "to admit")
-	o.Scheduler.AddFlags(cmd.Flags())
-	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the table's headers.")
+	o.addFlags(cmd, "to admit")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")
 	return cmd
 }
 
 // Complete resolves the gang from the arguments.
 func (o *AdmitOptions) Complete(args []string) error {
-	s, err := parseSubject(args, &o.Subject, false, true)
-	if err != nil {
-		return err
-	}
-	o.subject = s
-	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
-		return err
-	}
-	return o.Scheduler.Complete()
+	return o.complete(args, false, true)
 }
 
 // Validate checks the flags without I/O.

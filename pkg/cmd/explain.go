@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -59,25 +58,13 @@ var explainExample = templates.Examples(`
 
 // ExplainOptions are the inputs of `kubectl gang explain`.
 type ExplainOptions struct {
-	Snapshot   *SnapshotFlags
-	Subject    SubjectFlags
-	Scheduler  SchedulerFlags
-	PrintFlags *genericclioptions.PrintFlags
-	NoHeaders  bool
-	NoColor    bool
-
-	subject   *Subject
-	namespace string
-	genericiooptions.IOStreams
+	GangVerbOptions
+	NoColor bool
 }
 
 // NewExplainOptions returns ExplainOptions with defaults.
 func NewExplainOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *ExplainOptions {
-	return &ExplainOptions{
-		Snapshot:   snapshot,
-		PrintFlags: genericclioptions.NewPrintFlags(""),
-		IOStreams:  streams,
-	}
+	return &ExplainOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams)}
 }
 
 // NewCmdExplain returns the explain verb.
@@ -89,35 +76,16 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 		Short:                 "Explain why a pod or gang is Pending and what would make it fit",
 		Long:                  explainLong,
 		Example:               explainExample,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return classify(err)
-			}
-			if err := o.Validate(); err != nil {
-				return classify(err)
-			}
-			return classify(o.Run(c.Context()))
-		},
+		RunE:                  runE(o),
 	}
-	o.Subject.AddFlags(cmd.Flags(), "to explain")
-	o.Scheduler.AddFlags(cmd.Flags())
-	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the tables' headers.")
+	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
 	return cmd
 }
 
 // Complete resolves the subject, the namespace and the scheduling profile.
 func (o *ExplainOptions) Complete(args []string) error {
-	s, err := parseSubject(args, &o.Subject, true, true)
-	if err != nil {
-		return err
-	}
-	o.subject = s
-	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
-		return err
-	}
-	return o.Scheduler.Complete()
+	return o.complete(args, true, true)
 }
 
 // Validate checks the flags without I/O.

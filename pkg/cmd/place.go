@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -38,20 +37,12 @@ var placeExample = templates.Examples(`
 
 // PlaceOptions are the inputs of `kubectl gang place`.
 type PlaceOptions struct {
-	Snapshot   *SnapshotFlags
-	Subject    SubjectFlags
-	Scheduler  SchedulerFlags
-	PrintFlags *genericclioptions.PrintFlags
-	NoHeaders  bool
-
-	subject   *Subject
-	namespace string
-	genericiooptions.IOStreams
+	GangVerbOptions
 }
 
 // NewPlaceOptions returns PlaceOptions with defaults.
 func NewPlaceOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *PlaceOptions {
-	return &PlaceOptions{Snapshot: snapshot, PrintFlags: genericclioptions.NewPrintFlags(""), IOStreams: streams}
+	return &PlaceOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams)}
 }
 
 // NewCmdPlace returns the place verb.
@@ -63,34 +54,15 @@ func NewCmdPlace(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Short:                 "Print where every member of a gang would go, all or nothing",
 		Long:                  placeLong,
 		Example:               placeExample,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return classify(err)
-			}
-			if err := o.Validate(); err != nil {
-				return classify(err)
-			}
-			return classify(o.Run(c.Context()))
-		},
+		RunE:                  runE(o),
 	}
-	o.Subject.AddFlags(cmd.Flags(), "to place")
-	o.Scheduler.AddFlags(cmd.Flags())
-	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the table's headers.")
+	o.addFlags(cmd, "to place")
 	return cmd
 }
 
 // Complete resolves the subject, the namespace and the scheduling profile.
 func (o *PlaceOptions) Complete(args []string) error {
-	s, err := parseSubject(args, &o.Subject, false, true)
-	if err != nil {
-		return err
-	}
-	o.subject = s
-	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
-		return err
-	}
-	return o.Scheduler.Complete()
+	return o.complete(args, false, true)
 }
 
 // Validate checks the flags without I/O.
