@@ -330,40 +330,48 @@ func (x *explainer) preempt(ctx context.Context, g *Gang, p *Placement, _ *Expla
 	if err != nil {
 		return nil, err
 	}
-	runner, err := newPreemptionRunner(state.NodeInfos(), x.snap, x.opts.Profile, x.opts.Parallelism)
-	if err != nil || runner == nil {
-		return nil, err
+	if p.TopologyKey != "" && p.Domain != "" {
+		var names []string
+		for _, ni := range state.NodeInfos() {
+			if inScope(p, ni.Node()) {
+				names = append(names, ni.Name())
+			}
+		}
+		state.Confine(names)
+	} else {
+		state.Confine(nil)
 	}
-	scope := func(ni *framework.NodeInfo) bool { return inScope(p, ni.Node()) }
 	s := &Suggestion{Kind: SuggestPreempt}
 	gone := map[string]bool{}
 	for _, pod := range unplacedOf(g, p) {
-		cycle, statuses, feasible, err := runner.cycle(ctx, pod, scope)
+		res, err := state.Schedule(ctx, ungated(pod))
 		if err != nil {
 			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
-		if feasible != "" {
-			if err := runner.assume(pod, feasible); err != nil {
-				return nil, err
+		if res.Verdict == schedule.Scheduled {
+			// Earlier victims made room: it takes the first feasible node.
+			for _, n := range res.Nodes {
+				if n.Feasible {
+					if err := state.Reserve(pod, n.Name); err != nil {
+						return nil, err
+					}
+					break
+				}
 			}
 			continue
 		}
-		cand, err := runner.evaluate(ctx, cycle, pod, statuses)
-		if err != nil {
-			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
-		}
-		if cand == nil || len(cand.Victims) == 0 {
+		if res.NominatedNode == "" || len(res.PreemptionVictims) == 0 {
 			return nil, nil
 		}
-		s.PDBViolations += cand.NumPDBViolations
-		for _, v := range cand.Victims {
-			s.Victims = append(s.Victims, Victim{Pod: v, Node: cand.NodeName, Priority: corev1helpers.PodPriority(v)})
+		s.PDBViolations += res.PreemptionPDBViolations
+		for _, v := range res.PreemptionVictims {
+			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
 			gone[v.Namespace+"/"+v.Name] = true
 		}
-		if err := runner.evict(cand.NodeName, cand.Victims); err != nil {
+		if err := state.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
 			return nil, err
 		}
-		if err := runner.assume(pod, cand.NodeName); err != nil {
+		if err := state.Reserve(pod, res.NominatedNode); err != nil {
 			return nil, err
 		}
 	}

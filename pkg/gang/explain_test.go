@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -376,27 +375,6 @@ func TestExplainSchedulableGang(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{1, 1, 1}, fits); diff != "" {
 		t.Errorf("fits (-want +got):\n%s", diff)
-	}
-}
-
-func TestEnabledAt(t *testing.T) {
-	multi := configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "A"}, {Name: "B"}, {Name: "C"}}}
-	tests := []struct {
-		name string
-		set  configv1.PluginSet
-		want []string
-	}{
-		{"multiPoint only", configv1.PluginSet{}, []string{"A", "B", "C"}},
-		{"one disabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "B"}}}, []string{"A", "C"}},
-		{"all disabled, one enabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: "C"}}}, []string{"C"}},
-		{"explicit override first, extra last", configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "D"}, {Name: "C"}}}, []string{"C", "A", "B", "D"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, enabledAt(tt.set, multi)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
 func names(set configv1.PluginSet) []string {
@@ -123,6 +125,44 @@ func TestLoadProfileErrorsNameTheField(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+// namedPlugin is a plugin with nothing but a name, for layout tests.
+type namedPlugin string
+
+func (p namedPlugin) Name() string { return string(p) }
+
+// TestExpandOrder checks kube-scheduler's multiPoint expansion: plugins an
+// extension point enables that also come through multiPoint first, then the
+// other multiPoint plugins (unless disabled there, or "*"), then the point's own.
+func TestExpandOrder(t *testing.T) {
+	instances := map[string]framework.Plugin{"A": namedPlugin("A"), "B": namedPlugin("B"), "C": namedPlugin("C"), "D": namedPlugin("D")}
+	multi := configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "A"}, {Name: "B"}, {Name: "C"}}}
+	tests := []struct {
+		name string
+		set  configv1.PluginSet
+		want []string
+	}{
+		{"multiPoint only", configv1.PluginSet{}, []string{"A", "B", "C"}},
+		{"one disabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "B"}}}, []string{"A", "C"}},
+		{"all disabled, one enabled", configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: "C"}}}, []string{"C"}},
+		{"explicit override first, extra last", configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "D"}, {Name: "C"}}}, []string{"C", "A", "B", "D"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := expand[framework.Plugin](tt.set, multi, instances)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got {
+				names = append(names, p.Name())
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

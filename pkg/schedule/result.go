@@ -72,8 +72,12 @@ type Result struct {
 	PreFilterStatus *framework.Status
 	// PostFilterMessage is the preemption part of Message.
 	PostFilterMessage string
-	// NominatedNode is where a preemption would make room, if anywhere.
-	NominatedNode string
+	// NominatedNode is where a preemption would make room, if anywhere;
+	// PreemptionVictims are the pods it would evict there (nothing is
+	// evicted), PreemptionPDBViolations how many a budget protects.
+	NominatedNode           string
+	PreemptionVictims       []*corev1.Pod
+	PreemptionPDBViolations int
 	// Nodes has one entry per node of the snapshot, in name order.
 	Nodes []NodeResult
 	// NotEvaluated lists what the pipeline did not evaluate for this pod

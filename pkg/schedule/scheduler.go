@@ -154,6 +154,24 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	return nil
 }
 
+// Evict takes pods off nodeName in the working copy, the inverse of Reserve:
+// a preemption what-if removes its victims this way. Nothing is evicted
+// from the cluster.
+func (s *Scheduler) Evict(pods []*corev1.Pod, nodeName string) error {
+	i, ok := s.byName[nodeName]
+	if !ok {
+		return fmt.Errorf("node %q is not in the snapshot", nodeName)
+	}
+	ni := s.nodes[i].Clone()
+	for _, p := range pods {
+		if err := ni.RemovePod(p); err != nil {
+			return err
+		}
+	}
+	s.handle.ReplaceNode(i, ni)
+	return nil
+}
+
 // Schedule runs one scheduling cycle for pod, as kube-scheduler's
 // scheduleOne does with percentageOfNodesToScore 100, and records every
 // verdict and score. It returns an error only for a plugin error.
@@ -230,12 +248,15 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	if len(feasible) == 0 {
 		res.Verdict = Unschedulable
 		diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
-		postMsg, nominated, err := s.runPostFilter(ctx, state, pod, res.Nodes)
+		postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
 		if err != nil {
 			res.Verdict = Failed
 			return res, err
 		}
-		res.PostFilterMessage, res.NominatedNode = postMsg, nominated
+		res.PostFilterMessage = postMsg
+		if post != nil {
+			res.NominatedNode, res.PreemptionVictims, res.PreemptionPDBViolations = post.NominatedNodeName, post.Victims, post.NumPDBViolations
+		}
 		res.Message = diagnosis
 		if postMsg != "" {
 			res.Message += " " + postMsg
@@ -329,9 +350,9 @@ func (m nodeStatuses) Get(name string) *framework.Status { return m[name] }
 
 // runPostFilter runs PostFilter plugins (preemption) until one succeeds, as
 // kube-scheduler does, and returns the message it adds to FailedScheduling.
-func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []NodeResult) (string, string, error) {
+func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []NodeResult) (string, *framework.PostFilterResult, error) {
 	if len(s.fw.postFilter) == 0 {
-		return "", "", nil
+		return "", nil, nil
 	}
 	byNode := make(nodeStatuses, len(nodes))
 	for _, n := range nodes {
@@ -341,20 +362,16 @@ func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleSta
 	for _, pl := range s.fw.postFilter {
 		r, st := pl.PostFilter(ctx, state, pod, byNode)
 		if st.IsSuccess() {
-			nominated := ""
-			if r != nil {
-				nominated = r.NominatedNodeName
-			}
-			return st.Message(), nominated, nil
+			return st.Message(), r, nil
 		}
 		if st.Code() == framework.Error {
-			return "", "", fmt.Errorf("running PostFilter plugin %q: %w", pl.Name(), st.AsError())
+			return "", nil, fmt.Errorf("running PostFilter plugin %q: %w", pl.Name(), st.AsError())
 		}
 		if msg := st.Message(); msg != "" {
 			msgs = append(msgs, msg)
 		}
 	}
-	return strings.Join(msgs, " "), "", nil
+	return strings.Join(msgs, " "), nil, nil
 }
 
 // score runs PreScore, Score and NormalizeScore on the feasible nodes and

@@ -100,6 +100,11 @@ type NodeToStatus interface {
 // where preemption would make room.
 type PostFilterResult struct {
 	NominatedNodeName string
+	// Victims are the pods a preemption would evict from the nominated
+	// node, and NumPDBViolations how many of them a budget protects. The
+	// pipeline never evicts: explain reports them.
+	Victims          []*corev1.Pod
+	NumPDBViolations int
 }
 
 // PostFilterPlugin runs when no node is feasible (preemption).

@@ -96,7 +96,7 @@ func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.Cy
 	if best == nil {
 		return nil, status
 	}
-	return &framework.PostFilterResult{NominatedNodeName: best.NodeName}, status
+	return &framework.PostFilterResult{NominatedNodeName: best.NodeName, Victims: best.Victims, NumPDBViolations: best.NumPDBViolations}, status
 }
 
 // Evaluate runs kube-scheduler's preemption evaluation without acting on it.
