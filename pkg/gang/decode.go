@@ -2,52 +2,20 @@ package gang
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/manifest"
 )
 
 // ManifestError reports input that cannot be read as manifests, pointing at
 // the file, the document and the list item. Commands map it to exit code 2.
-type ManifestError struct {
-	Source string // file name, or "<stdin>"
-	Doc    int    // 1-based document index in a stream; 0 when not known
-	// Line is the line the document starts on in a YAML stream, or, when Doc
-	// is 0, the line of a syntax error; 0 when not known.
-	Line int
-	Item int // 1-based index in a List's items; 0 when not in a List
-	Err  error
-}
-
-func (e *ManifestError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Source)
-	if e.Doc == 0 && e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Doc > 0 {
-		fmt.Fprintf(&b, ": document %d", e.Doc)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, " (line %d)", e.Line)
-		}
-	}
-	if e.Item > 0 {
-		fmt.Fprintf(&b, ": item %d", e.Item)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *ManifestError) Unwrap() error { return e.Err }
+// It is manifest.Error, which --snapshot input reports too.
+type ManifestError = manifest.Error
 
 // DecodeManifests reads the objects of one -f input: YAML documents separated
 // by "---", a stream of JSON objects, a JSON array, and Lists (v1 List or
@@ -59,40 +27,17 @@ func DecodeManifests(data []byte, source string) ([]*unstructured.Unstructured, 
 	if len(trimmed) == 0 {
 		return nil, &ManifestError{Source: source, Err: errors.New("no objects")}
 	}
+	docs, err := manifest.Documents(source, data)
+	if err != nil {
+		return nil, err
+	}
 	var out []*unstructured.Unstructured
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for doc := 1; ; doc++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				if err == io.EOF {
-					break
-				}
-				return nil, &ManifestError{Source: source, Doc: doc, Err: fmt.Errorf("invalid JSON: %w", err)}
-			}
-			objs, err := decodeDocument(raw)
-			if err != nil {
-				err.Source, err.Doc = source, doc
-				return nil, err
-			}
-			out = append(out, objs...)
+	for _, d := range docs {
+		objs, derr := decodeDocument(d.JSON)
+		if derr != nil {
+			return nil, d.Locate(source, derr)
 		}
-	} else {
-		for i, d := range splitYAML(data) {
-			raw, err := yaml.YAMLToJSON(d.content)
-			if err != nil {
-				return nil, yamlError(source, i+1, d.line, err)
-			}
-			if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-				continue
-			}
-			objs, derr := decodeDocument(raw)
-			if derr != nil {
-				derr.Source, derr.Doc, derr.Line = source, i+1, d.line
-				return nil, derr
-			}
-			out = append(out, objs...)
-		}
+		out = append(out, objs...)
 	}
 	if len(out) == 0 {
 		return nil, &ManifestError{Source: source, Err: errors.New("no objects")}
@@ -153,43 +98,4 @@ func decodeItems(items []any, apiVersion, kind string) ([]*unstructured.Unstruct
 		out = append(out, u)
 	}
 	return out, nil
-}
-
-// yamlDoc is one document of a YAML stream and the line it starts on.
-type yamlDoc struct {
-	content []byte
-	line    int
-}
-
-// splitYAML splits a YAML stream at "---" lines and keeps each document's
-// first line, so errors can point into the file.
-func splitYAML(data []byte) []yamlDoc {
-	var docs []yamlDoc
-	start, startLine, line := 0, 1, 1
-	for pos := 0; pos < len(data); line++ {
-		next := len(data)
-		if end := bytes.IndexByte(data[pos:], '\n'); end >= 0 {
-			next = pos + end + 1
-		}
-		l := data[pos:next]
-		if bytes.HasPrefix(l, []byte("---")) && len(bytes.TrimRight(l[3:], " \t\r\n")) == 0 {
-			docs = append(docs, yamlDoc{content: data[start:pos], line: startLine})
-			start, startLine = next, line+1
-		}
-		pos = next
-	}
-	return append(docs, yamlDoc{content: data[start:], line: startLine})
-}
-
-var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// yamlError points a YAML parser error at its line in the file and drops the
-// converter's "error converting YAML to JSON" prefix.
-func yamlError(source string, doc, docLine int, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &ManifestError{Source: source, Line: docLine + n - 1, Err: fmt.Errorf("invalid YAML: %s", msg[len(m[0]):])}
-	}
-	return &ManifestError{Source: source, Doc: doc, Line: docLine, Err: fmt.Errorf("invalid YAML: %s", msg)}
 }

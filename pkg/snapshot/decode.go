@@ -9,9 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,8 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/manifest"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -30,38 +28,9 @@ import (
 const Stdin = "-"
 
 // InputError reports input that cannot be read as a snapshot: a missing file, a
-// malformed document, an object of the wrong shape. Commands map it to exit code 2.
-type InputError struct {
-	Source string // file name, or "<stdin>"
-	Doc    int    // 1-based document index in a multi-document stream; 0 when not known
-	// Line is the line the document starts on in a YAML stream, or, when Doc
-	// is 0, the line of a syntax error; 0 when not known.
-	Line int
-	Item int // 1-based index in a List's items; 0 when the document is not a List
-	Err  error
-}
-
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Source)
-	if e.Doc == 0 && e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Doc > 0 {
-		fmt.Fprintf(&b, ": document %d", e.Doc)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, " (line %d)", e.Line)
-		}
-	}
-	if e.Item > 0 {
-		fmt.Fprintf(&b, ": item %d", e.Item)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
+// malformed document, an object of the wrong shape. Commands map it to exit
+// code 2. It is manifest.Error, which -f input reports too.
+type InputError = manifest.Error
 
 // LoadFiles reads a snapshot from path: one file, a directory (every .yaml, .yml
 // and .json file below it, in lexical order), or Stdin, reading stdin. Each file
@@ -136,88 +105,19 @@ func snapshotFiles(path string) ([]string, error) {
 
 // addStream decodes every document of one file.
 func (b *builder) addStream(source string, data []byte) error {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return &InputError{Source: source, Err: errors.New("empty snapshot")}
 	}
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for doc := 1; ; doc++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				if err == io.EOF {
-					return nil
-				}
-				return &InputError{Source: source, Doc: doc, Err: fmt.Errorf("invalid JSON: %w", err)}
-			}
-			if err := b.addDocument(raw); err != nil {
-				err.Source, err.Doc = source, doc
-				return err
-			}
-		}
+	docs, err := manifest.Documents(source, data)
+	if err != nil {
+		return err
 	}
-	for doc, d := range yamlDocuments(data) {
-		raw, err := yaml.YAMLToJSON(d.content)
-		if err != nil {
-			return yamlSyntaxError(source, doc+1, d.line, err)
-		}
-		if isEmptyDocument(raw) {
-			continue
-		}
-		if err := b.addDocument(raw); err != nil {
-			err.Source, err.Doc, err.Line = source, doc+1, d.line
-			return err
+	for _, d := range docs {
+		if err := b.addDocument(d.JSON); err != nil {
+			return d.Locate(source, err)
 		}
 	}
 	return nil
-}
-
-// yamlDocument is one document of a YAML stream and the line it starts on.
-type yamlDocument struct {
-	content []byte
-	line    int
-}
-
-// yamlDocuments splits a YAML stream at "---" lines, as the API machinery's
-// YAMLReader does, but keeps each document's first line so errors can point
-// into the file.
-func yamlDocuments(data []byte) []yamlDocument {
-	var docs []yamlDocument
-	start, startLine, line := 0, 1, 1
-	for pos := 0; pos < len(data); line++ {
-		end := bytes.IndexByte(data[pos:], '\n')
-		next := len(data)
-		if end >= 0 {
-			next = pos + end + 1
-		}
-		l := data[pos:next]
-		if bytes.HasPrefix(l, []byte("---")) && len(bytes.TrimRight(l[3:], " \t\r\n")) == 0 {
-			docs = append(docs, yamlDocument{content: data[start:pos], line: startLine})
-			start, startLine = next, line+1
-		}
-		pos = next
-	}
-	return append(docs, yamlDocument{content: data[start:], line: startLine})
-}
-
-// yamlLine finds the line number in a YAML parser message.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// yamlSyntaxError points a YAML parser error at its line in the file rather
-// than in the document, and drops the converter's "error converting YAML to
-// JSON" prefix, which says nothing to a user who gave us YAML.
-func yamlSyntaxError(source string, doc, docLine int, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &InputError{Source: source, Line: docLine + n - 1, Err: fmt.Errorf("invalid YAML: %s", msg[len(m[0]):])}
-	}
-	return &InputError{Source: source, Doc: doc, Line: docLine, Err: fmt.Errorf("invalid YAML: %s", msg)}
-}
-
-func isEmptyDocument(raw []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
 }
 
 // header is the part of an object or a list read before deciding how to decode it.
