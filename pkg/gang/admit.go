@@ -57,7 +57,12 @@ func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	}
 	a.Checks = append(a.Checks, validity)
 
-	nodes := framework.BuildNodeInfos(snap.Nodes, snap.Pods)
+	// One set of node infos serves the gates and the placement.
+	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	nodes := base.NodeInfos()
 	switch g.Source {
 	case SourceCoscheduling:
 		a.Checks = append(a.Checks, gateCheck(CheckMinResources, CoschedulingGate(g, nodes)))
@@ -73,7 +78,7 @@ func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	}
 	a.Checks = append(a.Checks, quotaCheck(snap, g))
 
-	p, err := Place(ctx, snap, g, opts)
+	p, err := PlaceOn(ctx, base, g, opts)
 	if err != nil {
 		return nil, err
 	}

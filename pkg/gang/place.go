@@ -112,6 +112,17 @@ type attempt struct {
 // with the tightest fit (then the highest score sum, then the name) wins. A
 // preferred key tries the domains first and falls back to the whole cluster.
 func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Placement, error) {
+	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	return PlaceOn(ctx, base, g, opts)
+}
+
+// PlaceOn is Place on a scheduler already built for the snapshot (its
+// profile and parallelism win over opts'). base is not changed: every
+// attempt runs on a fork.
+func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p := &Placement{Gang: g, MinMember: g.MinMember}
 	var pending []*corev1.Pod
 	for _, pod := range g.Members {
@@ -126,14 +137,11 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 			pending = append(pending, ungated(pod))
 		}
 	}
-	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
-	if err != nil {
-		return nil, err
-	}
 	need := int(g.MinMember) - len(p.Running)
 
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var best *attempt
+	var err error
 	switch {
 	case key != "":
 		p.TopologyKey = key
