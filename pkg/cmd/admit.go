@@ -94,17 +94,11 @@ func (o *AdmitOptions) Validate() error {
 // Run decides admission, prints every check, and with --ungate releases the
 // members; a rejection ends with exit code 3.
 func (o *AdmitOptions) Run(ctx context.Context) error {
-	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	snap, g, err := o.loadGang(ctx)
 	if err != nil {
 		return err
 	}
-	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
-	if err != nil {
-		return err
-	}
-	a, err := gang.Admit(ctx, snap, g, gang.PlaceOptions{
-		Profile: o.Scheduler.SchedulingProfile(), TopologyKey: o.Scheduler.TopologyKey, PreferredTopologyKey: o.Scheduler.PreferTopologyKey,
-	})
+	a, err := gang.Admit(ctx, snap, g, o.Scheduler.placeOptions())
 	if err != nil {
 		return err
 	}

@@ -103,11 +103,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := gang.ExplainOptions{PlaceOptions: gang.PlaceOptions{
-		Profile:              o.Scheduler.SchedulingProfile(),
-		TopologyKey:          o.Scheduler.TopologyKey,
-		PreferredTopologyKey: o.Scheduler.PreferTopologyKey,
-	}}
+	opts := gang.ExplainOptions{PlaceOptions: o.Scheduler.placeOptions()}
 	var e *gang.Explanation
 	if o.subject.Kind == SubjectPod {
 		g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -80,13 +79,4 @@ func asInputError(err error) error {
 	}
 	// Malformed PodGroup fields and unsupported manifests are bad input too.
 	return &exitError{code: ExitUsage, err: err}
-}
-
-// placeGang runs placement with the scheduler flags.
-func placeGang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, sf *SchedulerFlags) (*gang.Placement, error) {
-	return gang.Place(ctx, snap, g, gang.PlaceOptions{
-		Profile:              sf.SchedulingProfile(),
-		TopologyKey:          sf.TopologyKey,
-		PreferredTopologyKey: sf.PreferTopologyKey,
-	})
 }

@@ -6,6 +6,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -46,6 +49,19 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 		return err
 	}
 	return o.Scheduler.Complete()
+}
+
+// loadGang reads the snapshot and resolves the gang on it.
+func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *gang.Gang, error) {
+	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, g, nil
 }
 
 // ctxVerb is the Options pattern with a context for Run.

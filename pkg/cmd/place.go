@@ -76,15 +76,11 @@ func (o *PlaceOptions) Validate() error {
 // Run places the gang and prints the plan; a gang that cannot be placed
 // ends with exit code 3 after the plan is printed.
 func (o *PlaceOptions) Run(ctx context.Context) error {
-	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	snap, g, err := o.loadGang(ctx)
 	if err != nil {
 		return err
 	}
-	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
-	if err != nil {
-		return err
-	}
-	p, err := placeGang(ctx, snap, g, &o.Scheduler)
+	p, err := gang.Place(ctx, snap, g, o.Scheduler.placeOptions())
 	if err != nil {
 		return err
 	}

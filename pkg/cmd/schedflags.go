@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -59,6 +60,11 @@ func (f *SchedulerFlags) Complete() error {
 		return usageErrorf("scheduler config %v", err)
 	}
 	return err
+}
+
+// placeOptions are the gang placement options the flags give.
+func (f *SchedulerFlags) placeOptions() gang.PlaceOptions {
+	return gang.PlaceOptions{Profile: f.profile, TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
 }
 
 // SchedulingProfile returns the loaded profile.
