@@ -48,7 +48,7 @@ func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, usageErrorf("%s: no such file", filename)
 		}
-		return nil, fmt.Errorf("reading %s: %w", filename, err)
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", filename, err)}
 	}
 	objs, err := gang.DecodeManifests(data, filename)
 	if err != nil {
@@ -65,18 +65,13 @@ func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember
 	return g, nil
 }
 
-// asInputError marks resolution failures as bad input.
+// asInputError marks resolution failures as bad input: a group or pod not in
+// the snapshot, an ambiguous name, a malformed manifest or PodGroup field. An
+// error that already carries its exit code (an I/O error) keeps it.
 func asInputError(err error) error {
-	var nf *gang.NotFoundError
-	var amb *gang.AmbiguousError
-	var me *gang.ManifestError
 	var exit *exitError
-	switch {
-	case errors.As(err, &exit):
+	if errors.As(err, &exit) {
 		return err
-	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &me):
-		return &exitError{code: ExitUsage, err: err}
 	}
-	// Malformed PodGroup fields and unsupported manifests are bad input too.
 	return &exitError{code: ExitUsage, err: err}
 }
