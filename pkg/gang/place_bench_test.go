@@ -64,6 +64,35 @@ func BenchmarkPlace2000ZoneSpread(b *testing.B) {
 	benchPlace(b, g, PlaceOptions{})
 }
 
+// BenchmarkPlace2000HostSpread is a 2,000-pod gang spread over nodes with
+// maxSkew 1 (no target in the issue; thousands of domains instead of four).
+func BenchmarkPlace2000HostSpread(b *testing.B) {
+	g := benchGang(2000, "1")
+	for _, p := range g.Members {
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+		}}
+	}
+	benchPlace(b, g, PlaceOptions{})
+}
+
+// BenchmarkPlace1000OnePerNode is a 1,000-pod gang whose workers keep off
+// each other's nodes with required pod anti-affinity (no target in the
+// issue; it measures the InterPodAffinity path of the incremental cycles).
+func BenchmarkPlace1000OnePerNode(b *testing.B) {
+	g := benchGang(1000, "2")
+	for _, p := range g.Members {
+		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey:   corev1.LabelHostname,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+			}},
+		}}
+	}
+	benchPlace(b, g, PlaceOptions{})
+}
+
 // BenchmarkPlace512Blocks is a 512-pod gang confined to one of 4 blocks of
 // 1,280 nodes (target: under 200 ms).
 func BenchmarkPlace512Blocks(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -11,45 +12,88 @@ import (
 )
 
 // Sequence schedules pods one after another on a Scheduler, each reserved
-// before the next, as gang placement does. Runs of equivalent pods whose
-// fit depends on nothing but the node they go to (no pod affinity or
-// anti-affinity, no topology spread constraints, no volumes) are scheduled
-// incrementally: reserving one on node X changes nothing for the next but
-// node X, so only X is filtered and scored again, and the other nodes'
-// verdicts and raw scores are reused. Normalization and the choice of the
-// top node are redone every time over the whole feasible set, so the
-// decisions equal full cycles (a test proves it). Anything else runs a full
-// cycle.
+// before the next, as gang placement does. Runs of equal pods (same
+// namespace, labels and spec, no volumes) are scheduled incrementally after
+// the first full cycle: reserving one on node X changes, for the next,
+//
+//   - the node-local plugins' verdicts and scores on X only, so only X is
+//     filtered and scored again by them;
+//   - the verdicts of DomainFilterPlugins (PodTopologySpread,
+//     InterPodAffinity) only on nodes sharing a topology domain with X,
+//     unless the plugin's global part (a spread minimum) changed; they run
+//     once per domain, not once per node;
+//
+// and nothing else, provided every Score plugin that looks at other nodes'
+// pods reports its scores stable (StableScorePlugin). Normalization and the
+// choice of the top node are redone over the whole feasible set whenever
+// their inputs changed, so the decisions equal full cycles (a randomized
+// test proves it). Anything else runs a full cycle.
 type Sequence struct {
 	s     *Scheduler
 	class *classCache
+	// keyPod, key and keyOK cache classKey of the last pod asked about.
+	keyPod *corev1.Pod
+	key    string
+	keyOK  bool
 	// hits counts incremental cycles, for tests and benchmarks.
 	hits int
 }
 
-// classCache is what a full cycle found for one class of equivalent pods,
-// kept up to date node by node.
+// classCache is what a full cycle found for one class of equal pods, kept up
+// to date node by node.
 type classCache struct {
-	key      string
-	state    *framework.CycleState
-	statuses []*framework.Status // per node; nil = feasible
+	key   string
+	state *framework.CycleState
+	// local are the Filter plugins run per node; domains the
+	// DomainFilterPlugins run per domain.
+	local   []framework.FilterPlugin
+	domains []*domainFilter
+	// localOK is the verdict of the local plugins (and the confinement),
+	// feasible that and every domain verdict together.
+	localOK  []bool
+	feasible []bool
+	// stale says raw[.][i] is out of date (never scored, or the node got a
+	// pod since); it is scored again when feasible.
+	stale    []bool
+	rescored []int
 	plugins  []framework.ScorePlugin
 	weights  []int64
-	raw      [][]int64 // per score plugin, per node (valid where feasible)
+	raw      [][]int64 // per score plugin, per node (valid where scored)
 	// contrib is each plugin's weighted, normalized score per node, and
 	// total their sum: what the full cycle would compute.
 	contrib [][]int64
 	total   []int64
 	names   []string
-	dirty   map[int]bool
+	dirty   []int
 	// normalized says contrib of a normalizing plugin matches the current
 	// raw scores and feasible set.
 	normalized []bool
-	// stale says every total needs recomputing.
-	stale bool
+	// ranged says lo and hi hold the range of a RangeNormalizer's raw
+	// scores over the feasible nodes at its last normalization.
+	ranged []bool
+	lo, hi []int64
 	// podInfo is the first reserved member's, reused for the others.
 	podInfo *framework.PodInfo
 	list    framework.NodeScoreList
+	// touched collects nodes whose feasibility may have changed in a step;
+	// mark[i] == stamp says i is in it.
+	touched []int
+	mark    []uint32
+	stamp   uint32
+}
+
+// domainFilter is one DomainFilterPlugin's verdict per domain: nodes with
+// equal values of its keys form a group and share a verdict.
+type domainFilter struct {
+	pl      framework.DomainFilterPlugin
+	keys    []string
+	global  []int
+	group   []int32 // per node
+	members [][]int // per group
+	ok      []bool  // per group
+	// byValue[k] lists, per value of keys[k], the groups with that value.
+	byValue []map[string][]int32
+	seen    []uint32 // per group, stamps of the current step
 }
 
 // NewSequence starts a sequence on the scheduler's working copy.
@@ -57,7 +101,7 @@ func (s *Scheduler) NewSequence() *Sequence { return &Sequence{s: s} }
 
 // Schedule runs the cycle for pod; see Sequence.
 func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
-	key, ok := nodeLocalKey(pod)
+	key, ok := q.classKey(pod)
 	if ok && q.class != nil && q.class.key == key {
 		res, err := q.incremental(ctx, pod)
 		if err != nil || res != nil {
@@ -82,8 +126,11 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 // Reserve reserves pod on nodeName and marks the node for re-evaluation.
 func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string) error {
 	var like *framework.PodInfo
-	if q.class != nil && q.class.podInfo != nil {
-		if key, ok := nodeLocalKey(pod); ok && key == q.class.key {
+	if q.class != nil {
+		// The class's scores are stable only under equal pods.
+		if key, ok := q.classKey(pod); !ok || key != q.class.key {
+			q.class = nil
+		} else {
 			like = q.class.podInfo
 		}
 	}
@@ -101,23 +148,29 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 			q.class = nil // fall back to full cycles
 			return nil
 		}
-		q.class.dirty[i] = true
+		q.class.dirty = append(q.class.dirty, i)
 	}
 	return nil
 }
 
-// nodeLocalKey returns a key that equal pods share, and whether the pod's
-// fit is node-local: nothing about it depends on where other pods are.
-func nodeLocalKey(pod *corev1.Pod) (string, bool) {
-	spec := pod.Spec
-	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
-		return "", false
+// classKey is classKey, remembered for the last pod.
+func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
+	if pod != q.keyPod {
+		q.keyPod = pod
+		q.key, q.keyOK = classKey(pod)
 	}
-	if len(spec.TopologySpreadConstraints) > 0 || len(spec.Volumes) > 0 || len(spec.ResourceClaims) > 0 {
+	return q.key, q.keyOK
+}
+
+// classKey returns a key that equal pods share, and whether such pods can
+// be scheduled incrementally at all (no volumes or resource claims, whose
+// plugins look at other pods and at objects beyond the nodes).
+func classKey(pod *corev1.Pod) (string, bool) {
+	spec := pod.Spec
+	if len(spec.Volumes) > 0 || len(spec.ResourceClaims) > 0 {
 		return "", false
 	}
 	spec.NodeName = ""
-	spec.SchedulingGates = nil
 	data, err := json.Marshal(struct {
 		Namespace string
 		Labels    map[string]string
@@ -129,8 +182,20 @@ func nodeLocalKey(pod *corev1.Pod) (string, bool) {
 	return string(data), true
 }
 
+// podDependent says whether a plugin counts pods of other nodes in its
+// cycle state, which is what PreFilterExtensions are for.
+func (fw *frameworkImpl) podDependent(name string) bool {
+	for _, pl := range fw.preFilter {
+		if pl.Name() == name {
+			return pl.PreFilterExtensions() != nil
+		}
+	}
+	return false
+}
+
 // newClass runs PreFilter, Filter and raw Score for the class once more and
-// keeps everything the incremental cycles reuse.
+// keeps everything the incremental cycles reuse. It returns nil when the
+// class cannot be scheduled incrementally.
 func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*classCache, error) {
 	s := q.s
 	state := framework.NewCycleState()
@@ -139,20 +204,40 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 	if !preStatus.IsSuccess() || !preResult.AllNodes() {
 		return nil, nil
 	}
-	c := &classCache{key: key, state: state, statuses: make([]*framework.Status, len(s.nodes)), dirty: map[int]bool{}}
-	var feasible []*framework.NodeInfo
-	outside := framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)
-	for i, ni := range s.nodes {
-		if s.allowed != nil && !s.allowed[i] {
-			c.statuses[i] = outside
+	n := len(s.nodes)
+	c := &classCache{key: key, state: state, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), mark: make([]uint32, n)}
+	for _, pl := range s.fw.filter {
+		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		st, _ := s.fw.runFilterPlugins(ctx, state, pod, ni, false)
-		if st.Code() == framework.Error {
-			return nil, st.AsError()
+		if !s.fw.podDependent(pl.Name()) {
+			c.local = append(c.local, pl)
+			continue
 		}
-		c.statuses[i] = st
-		if st == nil {
+		dp, ok := pl.(framework.DomainFilterPlugin)
+		if !ok {
+			return nil, nil
+		}
+		c.domains = append(c.domains, newDomainFilter(dp, state, s.nodes))
+	}
+	for i, ni := range s.nodes {
+		ok, err := c.runLocal(ctx, s, pod, i, ni)
+		if err != nil {
+			return nil, err
+		}
+		c.localOK[i] = ok
+	}
+	for _, d := range c.domains {
+		for g := range d.members {
+			if err := d.evaluate(ctx, state, pod, s.nodes, g); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var feasible []*framework.NodeInfo
+	for i, ni := range s.nodes {
+		c.feasible[i] = c.feasibleNow(i)
+		if c.feasible[i] {
 			feasible = append(feasible, ni)
 		}
 	}
@@ -168,13 +253,19 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 		}
 	}
 	for _, pl := range s.fw.score {
+		if s.fw.podDependent(pl.Name()) {
+			sp, ok := pl.(framework.StableScorePlugin)
+			if !ok || !sp.ScoreStable(pod, skip[pl.Name()]) {
+				return nil, nil
+			}
+		}
 		if !skip[pl.Name()] {
 			c.plugins = append(c.plugins, pl)
 		}
 	}
-	n := len(s.nodes)
 	c.raw, c.contrib = make([][]int64, len(c.plugins)), make([][]int64, len(c.plugins))
 	c.weights, c.normalized = make([]int64, len(c.plugins)), make([]bool, len(c.plugins))
+	c.ranged, c.lo, c.hi = make([]bool, len(c.plugins)), make([]int64, len(c.plugins)), make([]int64, len(c.plugins))
 	for j, pl := range c.plugins {
 		c.raw[j], c.contrib[j] = make([]int64, n), make([]int64, n)
 		c.weights[j] = s.fw.weights[pl.Name()]
@@ -182,20 +273,101 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 	c.total, c.names = make([]int64, n), make([]string, n)
 	for i, ni := range s.nodes {
 		c.names[i] = ni.Name()
-		if c.statuses[i] != nil {
+		if !c.feasible[i] {
+			c.stale[i] = true
 			continue
 		}
 		if _, err := c.scoreNode(ctx, pod, i, ni); err != nil {
 			return nil, err
 		}
-		for j, pl := range c.plugins {
-			if pl.ScoreExtensions() == nil {
-				c.contrib[j][i] = c.raw[j][i] * c.weights[j]
+	}
+	if err := c.normalize(ctx, pod, true, nil); err != nil {
+		return nil, err
+	}
+	for i := range c.total {
+		c.total[i] = c.sum(i)
+	}
+	return c, nil
+}
+
+// newDomainFilter groups the nodes by their values of the plugin's keys.
+func newDomainFilter(pl framework.DomainFilterPlugin, state *framework.CycleState, nodes []*framework.NodeInfo) *domainFilter {
+	d := &domainFilter{pl: pl, keys: pl.FilterDomainKeys(state), group: make([]int32, len(nodes))}
+	d.global = pl.FilterGlobal(state, nil)
+	d.byValue = make([]map[string][]int32, len(d.keys))
+	for k := range d.keys {
+		d.byValue[k] = map[string][]int32{}
+	}
+	ids := map[string]int32{}
+	var tuple []byte
+	for i, ni := range nodes {
+		tuple = tuple[:0]
+		labels := ni.Node().Labels
+		for _, k := range d.keys {
+			if v, ok := labels[k]; ok {
+				tuple = append(tuple, 1)
+				tuple = append(tuple, v...)
+			}
+			tuple = append(tuple, 0)
+		}
+		g, ok := ids[string(tuple)]
+		if !ok {
+			g = int32(len(d.members))
+			ids[string(tuple)] = g
+			d.members = append(d.members, nil)
+			for k, key := range d.keys {
+				if v, ok := labels[key]; ok {
+					d.byValue[k][v] = append(d.byValue[k][v], g)
+				}
 			}
 		}
+		d.group[i] = g
+		d.members[g] = append(d.members[g], i)
 	}
-	c.stale = true
-	return c, nil
+	d.ok = make([]bool, len(d.members))
+	d.seen = make([]uint32, len(d.members))
+	return d
+}
+
+// evaluate runs the plugin on one node of group g and reports whether the
+// group's verdict changed.
+func (d *domainFilter) evaluate(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo, g int) error {
+	st := d.pl.Filter(ctx, state, pod, nodes[d.members[g][0]])
+	if !st.IsSuccess() && !st.IsRejected() {
+		return fmt.Errorf("running %q filter plugin: %w", d.pl.Name(), st.AsError())
+	}
+	d.ok[g] = st.IsSuccess()
+	return nil
+}
+
+// runLocal runs the local Filter plugins on node i.
+func (c *classCache) runLocal(ctx context.Context, s *Scheduler, pod *corev1.Pod, i int, ni *framework.NodeInfo) (bool, error) {
+	if s.allowed != nil && !s.allowed[i] {
+		return false, nil
+	}
+	for _, pl := range c.local {
+		st := pl.Filter(ctx, c.state, pod, ni)
+		if st.IsSuccess() {
+			continue
+		}
+		if !st.IsRejected() {
+			return false, fmt.Errorf("running %q filter plugin: %w", pl.Name(), st.AsError())
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+func (c *classCache) feasibleNow(i int) bool {
+	if !c.localOK[i] {
+		return false
+	}
+	for _, d := range c.domains {
+		if !d.ok[d.group[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // scoreNode computes a node's raw scores and reports which plugins' changed.
@@ -208,52 +380,151 @@ func (c *classCache) scoreNode(ctx context.Context, pod *corev1.Pod, i int, ni *
 		}
 		changed[j] = c.raw[j][i] != v
 		c.raw[j][i] = v
+		if pl.ScoreExtensions() == nil {
+			c.contrib[j][i] = v * c.weights[j]
+		}
 	}
+	c.stale[i] = false
 	return changed, nil
 }
 
-// incremental re-evaluates the dirty nodes and picks the top node again. It
-// returns nil (and no error) when no node is feasible any more: the caller
-// then runs a full cycle, which builds the exact FailedScheduling message
-// and the preemption what-if. A normalizing plugin is normalized again only
-// when the feasible set or one of its raw scores changed; totals are
-// recomputed only where something changed.
+// touch adds node i to the nodes to look at again in this step.
+func (c *classCache) touch(i int) {
+	if c.mark[i] != c.stamp {
+		c.mark[i] = c.stamp
+		c.touched = append(c.touched, i)
+	}
+}
+
+// incremental brings the class up to date with the pods reserved since the
+// last cycle and picks the top node again. It returns nil (and no error)
+// when no node is feasible any more, or the class no longer holds: the
+// caller then runs a full cycle, which builds the exact FailedScheduling
+// message and the preemption what-if. A normalizing plugin is normalized
+// again only when the feasible set or one of its raw scores changed; totals
+// are recomputed only where something changed.
 func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	s, c := q.s, q.class
+	c.stamp++
+	c.touched = c.touched[:0]
+
+	// Domain verdicts: every domain when the global part changed, else the
+	// domains sharing a value with a node that got a pod.
+	for _, d := range c.domains {
+		if !slices.Equal(d.keys, d.pl.FilterDomainKeys(c.state)) {
+			return nil, nil
+		}
+		global := d.pl.FilterGlobal(c.state, nil)
+		all := !slices.Equal(global, d.global)
+		d.global = global
+		var err error
+		visit := func(g int32) {
+			if err != nil || d.seen[g] == c.stamp {
+				return
+			}
+			d.seen[g] = c.stamp
+			was := d.ok[g]
+			if err = d.evaluate(ctx, c.state, pod, s.nodes, int(g)); err == nil && was != d.ok[g] {
+				for _, i := range d.members[g] {
+					c.touch(i)
+				}
+			}
+		}
+		if all {
+			for g := range d.members {
+				visit(int32(g))
+			}
+		} else {
+			for _, i := range c.dirty {
+				labels := s.nodes[i].Node().Labels
+				for k, key := range d.keys {
+					if v, ok := labels[key]; ok {
+						for _, g := range d.byValue[k][v] {
+							visit(g)
+						}
+					}
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	// Local verdicts of the nodes that got a pod; their raw scores are
+	// stale.
+	for _, i := range c.dirty {
+		ok, err := c.runLocal(ctx, s, pod, i, s.nodes[i])
+		if err != nil {
+			return nil, err
+		}
+		c.localOK[i] = ok
+		c.stale[i] = true
+		c.touch(i)
+	}
+	c.dirty = c.dirty[:0]
+
 	feasibleChanged := false
-	for i := range c.dirty {
-		ni := s.nodes[i]
-		st, _ := s.fw.runFilterPlugins(ctx, c.state, pod, ni, false)
-		if st.Code() == framework.Error {
-			return nil, st.AsError()
-		}
-		if (st == nil) != (c.statuses[i] == nil) {
+	rescored := c.rescored[:0]
+	for _, i := range c.touched {
+		now := c.feasibleNow(i)
+		if now != c.feasible[i] {
 			feasibleChanged = true
+			c.feasible[i] = now
 		}
-		c.statuses[i] = st
-		if st != nil {
+		if !now || !c.stale[i] {
 			continue
 		}
-		changed, err := c.scoreNode(ctx, pod, i, ni)
+		changed, err := c.scoreNode(ctx, pod, i, s.nodes[i])
 		if err != nil {
 			return nil, err
 		}
 		for j, pl := range c.plugins {
-			if pl.ScoreExtensions() == nil {
-				c.contrib[j][i] = c.raw[j][i] * c.weights[j]
-			} else if changed[j] {
+			if pl.ScoreExtensions() != nil && changed[j] {
 				c.normalized[j] = false
 			}
 		}
+		rescored = append(rescored, i)
 	}
+	c.rescored = rescored
+	if err := c.normalize(ctx, pod, feasibleChanged, c.touched); err != nil {
+		return nil, err
+	}
+	for _, i := range rescored {
+		c.total[i] = c.sum(i)
+	}
+
+	best := -1
+	for i, ok := range c.feasible {
+		// Nodes are in name order, so the first of equal scores wins.
+		if ok && (best < 0 || c.total[i] > c.total[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, nil
+	}
+	return &Result{Pod: pod, Verdict: Scheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes}, nil
+}
+
+// normalize runs the NormalizeScore of every normalizing plugin whose input
+// changed (all of them when the feasible set did) and keeps totals equal to
+// the sum of the contributions. A RangeNormalizer whose range of raw scores
+// over the feasible nodes stayed the same is applied only to the nodes in
+// changed: no other node's raw score or feasibility changed.
+func (c *classCache) normalize(ctx context.Context, pod *corev1.Pod, feasibleChanged bool, changed []int) error {
 	for j, pl := range c.plugins {
 		ext := pl.ScoreExtensions()
 		if ext == nil || (c.normalized[j] && !feasibleChanged) {
 			continue
 		}
+		if rn, ok := ext.(framework.RangeNormalizer); ok {
+			c.normalizeRange(j, rn, changed)
+			continue
+		}
 		list := c.list[:0]
-		for i, st := range c.statuses {
-			if st == nil {
+		for i, ok := range c.feasible {
+			if ok {
 				list = append(list, framework.NodeScore{Name: c.names[i], Score: c.raw[j][i]})
 			}
 		}
@@ -262,43 +533,55 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 			break
 		}
 		if st := ext.NormalizeScore(ctx, c.state, pod, list); !st.IsSuccess() {
-			return nil, fmt.Errorf("running NormalizeScore of %q: %w", pl.Name(), st.AsError())
+			return fmt.Errorf("running NormalizeScore of %q: %w", pl.Name(), st.AsError())
 		}
 		k := 0
-		for i, st := range c.statuses {
-			if st == nil {
-				if v := list[k].Score * c.weights[j]; v != c.contrib[j][i] {
-					c.total[i] += v - c.contrib[j][i]
-					c.contrib[j][i] = v
-				}
+		for i, ok := range c.feasible {
+			if ok {
+				c.setContrib(j, i, list[k].Score*c.weights[j])
 				k++
 			}
 		}
 		c.normalized[j] = true
 	}
-	if c.stale {
-		for i := range c.total {
-			c.total[i] = c.sum(i)
-		}
-		c.stale = false
-	} else {
-		for i := range c.dirty {
-			c.total[i] = c.sum(i)
-		}
-	}
-	clear(c.dirty)
+	return nil
+}
 
-	best := -1
-	for i, st := range c.statuses {
-		// Nodes are in name order, so the first of equal scores wins.
-		if st == nil && (best < 0 || c.total[i] > c.total[best]) {
-			best = i
+// normalizeRange normalizes plugin j's scores with rn; see normalize.
+func (c *classCache) normalizeRange(j int, rn framework.RangeNormalizer, changed []int) {
+	raw := c.raw[j]
+	lo, hi, seen := int64(0), int64(0), false
+	for i, ok := range c.feasible {
+		if ok {
+			if v := raw[i]; !seen {
+				lo, hi, seen = v, v, true
+			} else {
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
 	}
-	if best < 0 {
-		return nil, nil
+	if c.ranged[j] && lo == c.lo[j] && hi == c.hi[j] {
+		for _, i := range changed {
+			if c.feasible[i] {
+				c.setContrib(j, i, rn.NormalizeOne(raw[i], lo, hi)*c.weights[j])
+			}
+		}
+	} else {
+		for i, ok := range c.feasible {
+			if ok {
+				c.setContrib(j, i, rn.NormalizeOne(raw[i], lo, hi)*c.weights[j])
+			}
+		}
 	}
-	return &Result{Pod: pod, Verdict: Scheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes}, nil
+	c.lo[j], c.hi[j], c.ranged[j], c.normalized[j] = lo, hi, true, true
+}
+
+// setContrib sets plugin j's contribution on node i and keeps its total.
+func (c *classCache) setContrib(j, i int, v int64) {
+	if v != c.contrib[j][i] {
+		c.total[i] += v - c.contrib[j][i]
+		c.contrib[j][i] = v
+	}
 }
 
 func (c *classCache) sum(i int) int64 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 )
@@ -19,30 +20,10 @@ func TestSequenceEqualsFullCycles(t *testing.T) {
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 1))
-			snap := &Snapshot{}
-			nodes := 5 + rng.IntN(40)
-			for i := range nodes {
-				n := testutil.MakeNode().Name(fmt.Sprintf("n-%02d", i)).Label(corev1.LabelTopologyZone, fmt.Sprintf("z-%d", rng.IntN(3))).
-					Capacity(testutil.Res{"cpu": fmt.Sprint(4 + rng.IntN(60)), "memory": fmt.Sprintf("%dGi", 8+rng.IntN(200)),
-						"pods": fmt.Sprint(3 + rng.IntN(20)), "nvidia.com/gpu": fmt.Sprint(rng.IntN(9))})
-				switch rng.IntN(6) {
-				case 0:
-					n.Taint("dedicated", "x", corev1.TaintEffectNoSchedule)
-				case 1:
-					n.Taint("soft", "x", corev1.TaintEffectPreferNoSchedule)
-				}
-				snap.Nodes = append(snap.Nodes, n.Obj())
-				for k := range rng.IntN(3) {
-					snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("o").Name(fmt.Sprintf("r-%d-%d", i, k)).Node(n.Obj().Name).
-						Req(testutil.Res{"cpu": fmt.Sprint(1 + rng.IntN(4)), "memory": fmt.Sprintf("%dGi", 1+rng.IntN(16))}).Obj())
-				}
-			}
+			snap := randomCluster(rng, false)
 			var pods []*corev1.Pod
 			for c := range 1 + rng.IntN(3) {
-				req := testutil.Res{"cpu": fmt.Sprint(1 + rng.IntN(8)), "memory": fmt.Sprintf("%dGi", 1+rng.IntN(32))}
-				if rng.IntN(2) == 0 {
-					req["nvidia.com/gpu"] = fmt.Sprint(1 + rng.IntN(4))
-				}
+				req := randomRequest(rng)
 				for k := range 1 + rng.IntN(30) {
 					p := testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("m-%d-%02d", c, k)).Req(req)
 					if c == 1 {
@@ -51,47 +32,182 @@ func TestSequenceEqualsFullCycles(t *testing.T) {
 					pods = append(pods, p.Obj())
 				}
 			}
-			hits := 0
-			run := func(incremental bool) []string {
-				s, err := NewScheduler(snap, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				seq := s.NewSequence()
-				var out []string
-				for _, pod := range pods {
-					var res *Result
-					if incremental {
-						res, err = seq.Schedule(context.Background(), pod)
-					} else {
-						res, err = s.Schedule(context.Background(), pod)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if res.Verdict != Scheduled {
-						out = append(out, pod.Name+": "+res.Message)
-						continue
-					}
-					out = append(out, fmt.Sprintf("%s: %s %d", pod.Name, res.SelectedNode, res.SelectedScore))
-					if incremental {
-						err = seq.Reserve(context.Background(), pod, res.SelectedNode)
-					} else {
-						err = s.Reserve(pod, res.SelectedNode)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				hits += seq.hits
-				return out
-			}
-			if diff := cmp.Diff(run(false), run(true)); diff != "" {
-				t.Errorf("incremental differs from full cycles (-full +incremental):\n%s", diff)
-			}
-			if hits == 0 && len(pods) > 3 {
+			if hits, _ := compareSequence(t, snap, pods, nil); hits == 0 && len(pods) > 3 {
 				t.Errorf("no incremental cycle ran for %d pods", len(pods))
 			}
 		})
 	}
+}
+
+// TestSequenceEqualsFullCyclesWithTopology does the same with pods that
+// spread over zones and hosts, keep away from each other or want to run
+// together, among running pods that count for or against them, sometimes
+// confined to a few nodes as a gang's topology domain is.
+func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
+	total, incremental := 0, 0
+	for seed := range uint64(120) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 2))
+			snap := randomCluster(rng, true)
+			var pods []*corev1.Pod
+			for c := range 1 + rng.IntN(3) {
+				req := randomRequest(rng)
+				app := fmt.Sprintf("c%d", c)
+				selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+				proto := testutil.MakePod().Namespace("ml").Label("app", app).Req(req)
+				if rng.IntN(2) == 0 {
+					var minDomains *int32
+					if rng.IntN(4) == 0 {
+						minDomains = new(int32(3 + rng.IntN(2)))
+					}
+					var taints *corev1.NodeInclusionPolicy
+					if rng.IntN(3) == 0 {
+						taints = new(corev1.NodeInclusionPolicyHonor)
+					}
+					proto.SpreadConstraint(int32(1+rng.IntN(2)), corev1.LabelTopologyZone, corev1.DoNotSchedule, selector, minDomains, nil, taints, nil)
+				}
+				if rng.IntN(3) == 0 {
+					proto.SpreadConstraint(int32(1+rng.IntN(3)), corev1.LabelHostname, corev1.DoNotSchedule, selector, nil, nil, nil, nil)
+				}
+				if rng.IntN(3) == 0 {
+					proto.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+				}
+				if rng.IntN(4) == 0 {
+					proto.RequiredPodAffinity(testutil.MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("app", app))
+				}
+				// Scores that equal pods change: these classes run full cycles.
+				if rng.IntN(8) == 0 {
+					proto.SpreadConstraint(1, "rack", corev1.ScheduleAnyway, selector, nil, nil, nil, nil)
+				}
+				if rng.IntN(8) == 0 {
+					proto.PreferredPodAntiAffinity(10, testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+				}
+				for k := range 1 + rng.IntN(40) {
+					p := *proto
+					p.Pod = *proto.Pod.DeepCopy()
+					pods = append(pods, p.Name(fmt.Sprintf("m-%d-%02d", c, k)).Obj())
+				}
+			}
+			var confine []string
+			if rng.IntN(4) == 0 {
+				zone := fmt.Sprintf("z-%d", rng.IntN(3))
+				for _, n := range snap.Nodes {
+					if n.Labels[corev1.LabelTopologyZone] == zone || rng.IntN(10) == 0 {
+						confine = append(confine, n.Name)
+					}
+				}
+			}
+			hits, scheduled := compareSequence(t, snap, pods, confine)
+			total += scheduled
+			incremental += hits
+		})
+	}
+	// Most pods that fit are scheduled incrementally (the rest are the
+	// first of a run and the classes that need full cycles).
+	if incremental < total/2 {
+		t.Errorf("only %d of %d scheduled pods were scheduled incrementally", incremental, total)
+	}
+	t.Logf("%d of %d scheduled pods were scheduled incrementally", incremental, total)
+}
+
+func randomRequest(rng *rand.Rand) testutil.Res {
+	req := testutil.Res{"cpu": fmt.Sprint(1 + rng.IntN(8)), "memory": fmt.Sprintf("%dGi", 1+rng.IntN(32))}
+	if rng.IntN(2) == 0 {
+		req["nvidia.com/gpu"] = fmt.Sprint(1 + rng.IntN(4))
+	}
+	return req
+}
+
+// randomCluster makes 5 to 44 nodes in three zones with running pods; with
+// topology, some nodes lack a zone, nodes sit in racks, and running pods
+// carry the classes' labels and anti-affinity against them.
+func randomCluster(rng *rand.Rand, topology bool) *Snapshot {
+	snap := &Snapshot{}
+	nodes := 5 + rng.IntN(40)
+	for i := range nodes {
+		n := testutil.MakeNode().Name(fmt.Sprintf("n-%02d", i)).
+			Capacity(testutil.Res{"cpu": fmt.Sprint(4 + rng.IntN(60)), "memory": fmt.Sprintf("%dGi", 8+rng.IntN(200)),
+				"pods": fmt.Sprint(3 + rng.IntN(20)), "nvidia.com/gpu": fmt.Sprint(rng.IntN(9))})
+		if !topology || rng.IntN(12) > 0 {
+			n.Label(corev1.LabelTopologyZone, fmt.Sprintf("z-%d", rng.IntN(3)))
+		}
+		if topology {
+			n.Label("rack", fmt.Sprintf("r-%d", rng.IntN(6)))
+		}
+		switch rng.IntN(6) {
+		case 0:
+			n.Taint("dedicated", "x", corev1.TaintEffectNoSchedule)
+		case 1:
+			n.Taint("soft", "x", corev1.TaintEffectPreferNoSchedule)
+		case 2:
+			if topology {
+				n.Taint("soft", "x", corev1.TaintEffectPreferNoSchedule).Taint("softer", "x", corev1.TaintEffectPreferNoSchedule)
+			}
+		}
+		snap.Nodes = append(snap.Nodes, n.Obj())
+		for k := range rng.IntN(3) {
+			p := testutil.MakePod().Namespace("o").Name(fmt.Sprintf("r-%d-%d", i, k)).Node(n.Obj().Name).
+				Req(testutil.Res{"cpu": fmt.Sprint(1 + rng.IntN(4)), "memory": fmt.Sprintf("%dGi", 1+rng.IntN(16))})
+			if topology {
+				switch rng.IntN(8) {
+				case 0:
+					p.Namespace("ml").Label("app", fmt.Sprintf("c%d", rng.IntN(3)))
+				case 1:
+					p.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).
+						MatchLabel("app", fmt.Sprintf("c%d", rng.IntN(3))).Namespaces("ml"))
+				}
+			}
+			snap.Pods = append(snap.Pods, p.Obj())
+		}
+	}
+	return snap
+}
+
+// compareSequence schedules and reserves pods one by one with full cycles
+// and with a Sequence, requires the same outcome, and returns how many
+// cycles the Sequence ran incrementally.
+func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine []string) (hits, scheduled int) {
+	t.Helper()
+	run := func(incremental bool) []string {
+		s, err := NewScheduler(snap, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if confine != nil {
+			s.Confine(confine)
+		}
+		seq := s.NewSequence()
+		var out []string
+		for _, pod := range pods {
+			var res *Result
+			if incremental {
+				res, err = seq.Schedule(context.Background(), pod)
+			} else {
+				res, err = s.Schedule(context.Background(), pod)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != Scheduled {
+				out = append(out, pod.Name+": "+res.Message)
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: %s %d", pod.Name, res.SelectedNode, res.SelectedScore))
+			if incremental {
+				scheduled++
+				err = seq.Reserve(context.Background(), pod, res.SelectedNode)
+			} else {
+				err = s.Reserve(pod, res.SelectedNode)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits += seq.hits
+		return out
+	}
+	if diff := cmp.Diff(run(false), run(true)); diff != "" {
+		t.Errorf("incremental differs from full cycles (-full +incremental):\n%s", diff)
+	}
+	return hits, scheduled
 }

@@ -124,6 +124,15 @@ type ScoreExtensions interface {
 	NormalizeScore(ctx context.Context, state *CycleState, pod *corev1.Pod, scores NodeScoreList) *Status
 }
 
+// RangeNormalizer is ScoreExtensions whose NormalizeScore maps each score
+// by a function of that score and of the lowest and highest score of the
+// list, nothing else. Sequence uses it to normalize again only the scores
+// that changed while the range stays the same.
+type RangeNormalizer interface {
+	ScoreExtensions
+	NormalizeOne(score, lowest, highest int64) int64
+}
+
 // ScorePlugin ranks feasible nodes.
 type ScorePlugin interface {
 	Plugin
@@ -197,4 +206,34 @@ type PluginsRunner interface {
 	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
 	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
 	RunFilterPlugins(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeInfo *NodeInfo) *Status
+}
+
+// DomainFilterPlugin is a Filter plugin whose verdict on a node depends on
+// the pods of other nodes only through what its cycle state counts per
+// topology domain (PodTopologySpread, InterPodAffinity). When gang members
+// are placed one after another, this lets the plugin run once per domain
+// whose counts changed instead of once per node.
+type DomainFilterPlugin interface {
+	FilterPlugin
+	// FilterDomainKeys returns the node label keys the verdict depends on,
+	// given the state PreFilter wrote: nodes with the same value (or none)
+	// for every key get the same verdict, and adding a pod to the cycle
+	// state (AddPod) on node X changes only the verdict of nodes that share
+	// X's value of some key, unless FilterGlobal changes.
+	FilterDomainKeys(state *CycleState) []string
+	// FilterGlobal appends to dst what every node's verdict depends on, such
+	// as the smallest domain count of a spread constraint.
+	FilterGlobal(state *CycleState, dst []int) []int
+}
+
+// StableScorePlugin is a Score plugin whose scores may depend on the pods of
+// other nodes. A plugin that keeps PreFilterExtensions (and so counts pods
+// elsewhere) must implement it for its scores to be reused across a run of
+// equal pods.
+type StableScorePlugin interface {
+	ScorePlugin
+	// ScoreStable reports whether adding pods equal to pod (same namespace,
+	// labels and spec) on any nodes leaves the outcome of PreScore for pod
+	// (skipped: it returned Skip) and every raw score unchanged.
+	ScoreStable(pod *corev1.Pod, skipped bool) bool
 }

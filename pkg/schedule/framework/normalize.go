@@ -9,19 +9,23 @@ func DefaultNormalizeScore(maxPriority int64, reverse bool, scores NodeScoreList
 	for i := range scores {
 		maxCount = max(maxCount, scores[i].Score)
 	}
+	for i := range scores {
+		scores[i].Score = DefaultNormalizeOne(maxPriority, reverse, scores[i].Score, maxCount)
+	}
+}
+
+// DefaultNormalizeOne is what DefaultNormalizeScore makes of one score when
+// the highest of the list (or 0, if higher) is maxCount.
+func DefaultNormalizeOne(maxPriority int64, reverse bool, score, maxCount int64) int64 {
 	if maxCount == 0 {
 		if reverse {
-			for i := range scores {
-				scores[i].Score = maxPriority
-			}
+			return maxPriority
 		}
-		return
+		return score
 	}
-	for i := range scores {
-		score := maxPriority * scores[i].Score / maxCount
-		if reverse {
-			score = maxPriority - score
-		}
-		scores[i].Score = score
+	score = maxPriority * score / maxCount
+	if reverse {
+		score = maxPriority - score
 	}
+	return score
 }

@@ -345,3 +345,37 @@ func (s *preFilterState) satisfiesExistingPodsAntiAffinity(node *corev1.Node) bo
 	}
 	return true
 }
+
+var _ framework.DomainFilterPlugin = (*InterPodAffinity)(nil)
+
+// FilterDomainKeys returns the topology keys of the pod's required terms and
+// of the existing pods' required anti-affinity terms that select it: Filter
+// looks at nothing of a node but their values.
+func (pl *InterPodAffinity) FilterDomainKeys(cycleState *framework.CycleState) []string {
+	s, err := getPreFilterState(cycleState)
+	if err != nil || s == nil {
+		return nil
+	}
+	keys := slices.Clone(s.existingAntiAffinityKeys)
+	for _, terms := range [][]incomingTerm{s.affinityTerms, s.antiAffinityTerms} {
+		for i := range terms {
+			if !slices.Contains(keys, terms[i].topologyKey) {
+				keys = append(keys, terms[i].topologyKey)
+			}
+		}
+	}
+	return keys
+}
+
+// FilterGlobal appends whether any pod matching the pod's affinity terms
+// runs anywhere: without one, a pod matching its own terms may go anywhere.
+func (pl *InterPodAffinity) FilterGlobal(cycleState *framework.CycleState, dst []int) []int {
+	s, err := getPreFilterState(cycleState)
+	if err != nil || s == nil {
+		return dst
+	}
+	if len(s.affinityCounts) == 0 {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
+}

@@ -216,3 +216,27 @@ func (pl *InterPodAffinity) NormalizeScore(_ context.Context, cycleState *framew
 	}
 	return nil
 }
+
+var _ framework.StableScorePlugin = (*InterPodAffinity)(nil)
+
+// ScoreStable: a pod equal to the incoming one adds to the scores only
+// through its preferred terms (matched against the incoming pod, or, when
+// the incoming pod has them, the incoming pod's terms matched against it)
+// and its required affinity terms weighted by hardPodAffinityWeight. Without
+// those, PreScore's outcome does not change as equal pods are added.
+func (pl *InterPodAffinity) ScoreStable(pod *corev1.Pod, _ bool) bool {
+	a := pod.Spec.Affinity
+	if a == nil {
+		return true
+	}
+	if pa := a.PodAffinity; pa != nil {
+		if len(pa.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+			pl.hardPodAffinityWeight > 0 && len(pa.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return false
+		}
+	}
+	if paa := a.PodAntiAffinity; paa != nil && len(paa.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return false
+	}
+	return true
+}

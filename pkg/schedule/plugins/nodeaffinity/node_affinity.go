@@ -280,3 +280,10 @@ var (
 	statusEnforced = framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsEnforced...).WithPlugin(Name)
 	statusPod      = framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonsPod...).WithPlugin(Name)
 )
+
+var _ framework.RangeNormalizer = (*NodeAffinity)(nil)
+
+// NormalizeOne is NormalizeScore for one score.
+func (pl *NodeAffinity) NormalizeOne(score, _, highest int64) int64 {
+	return framework.DefaultNormalizeOne(framework.MaxNodeScore, false, score, max(highest, 0))
+}

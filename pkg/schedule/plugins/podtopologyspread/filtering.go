@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,7 +33,7 @@ type preFilterState struct {
 	// of its topology key) to its matching pods.
 	tpValueToMatchNum []map[string]int
 	// minMatchNum[i] is the smallest count in tpValueToMatchNum[i], noDomain
-	// when it is empty; minValue[i] is a domain holding it.
+	// when it is empty; atMin[i] is how many domains hold it.
 	//
 	// kube-scheduler keeps two "critical paths" instead, which stays exact
 	// only while pods are added to or removed from a single node (what
@@ -41,7 +42,7 @@ type preFilterState struct {
 	// PreFilter and after changes on one node, and the same as a fresh
 	// PreFilter after any sequence of AddPod and RemovePod.
 	minMatchNum []int
-	minValue    []string
+	atMin       []int
 	// inclusion is the pod's node affinity and tolerations, for AddPod and
 	// RemovePod; shared by clones as it never changes.
 	inclusion *inclusion
@@ -57,7 +58,7 @@ func (s *preFilterState) Clone() framework.StateData {
 		selfMatch:         s.selfMatch,
 		tpValueToMatchNum: make([]map[string]int, len(s.tpValueToMatchNum)),
 		minMatchNum:       append([]int(nil), s.minMatchNum...),
-		minValue:          append([]string(nil), s.minValue...),
+		atMin:             append([]int(nil), s.atMin...),
 		inclusion:         s.inclusion,
 	}
 	for i, m := range s.tpValueToMatchNum {
@@ -77,25 +78,35 @@ func (s *preFilterState) globalMin(i int) int {
 
 // recomputeMin finds constraint i's minimum from scratch.
 func (s *preFilterState) recomputeMin(i int) {
-	s.minMatchNum[i], s.minValue[i] = noDomain, ""
-	for value, num := range s.tpValueToMatchNum[i] {
-		if num < s.minMatchNum[i] {
-			s.minMatchNum[i], s.minValue[i] = num, value
+	s.minMatchNum[i], s.atMin[i] = noDomain, 0
+	for _, num := range s.tpValueToMatchNum[i] {
+		switch {
+		case num < s.minMatchNum[i]:
+			s.minMatchNum[i], s.atMin[i] = num, 1
+		case num == s.minMatchNum[i]:
+			s.atMin[i]++
 		}
 	}
 }
 
 // add changes domain value of constraint i by delta and keeps the minimum
-// exact: a fall below it is the new minimum; a rise of the domain holding it
-// needs a scan (O(domains), only then).
+// exact: a fall below it is the new minimum; the last domain holding it
+// rising needs a scan (O(domains), only then: once per layer of a hostname
+// spread, not once per pod).
 func (s *preFilterState) add(i int, value string, delta int) {
 	m := s.tpValueToMatchNum[i]
-	num := m[value] + delta
+	old, existed := m[value]
+	num := old + delta
 	m[value] = num
+	if existed && old == s.minMatchNum[i] {
+		s.atMin[i]--
+	}
 	switch {
 	case num < s.minMatchNum[i]:
-		s.minMatchNum[i], s.minValue[i] = num, value
-	case value == s.minValue[i] && num > s.minMatchNum[i]:
+		s.minMatchNum[i], s.atMin[i] = num, 1
+	case num == s.minMatchNum[i]:
+		s.atMin[i]++
+	case s.atMin[i] == 0:
 		s.recomputeMin(i)
 	}
 }
@@ -140,7 +151,7 @@ func (pl *PodTopologySpread) calPreFilterState(ctx context.Context, pod *corev1.
 		selfMatch:         make([]int, k),
 		tpValueToMatchNum: make([]map[string]int, k),
 		minMatchNum:       make([]int, k),
-		minValue:          make([]string, k),
+		atMin:             make([]int, k),
 		inclusion:         newInclusion(klog.FromContext(ctx), pod, constraints),
 	}
 	podLabels := labels.Set(pod.Labels)
@@ -282,4 +293,35 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 		}
 	}
 	return nil
+}
+
+var _ framework.DomainFilterPlugin = (*PodTopologySpread)(nil)
+
+// FilterDomainKeys returns the hard constraints' topology keys: Filter looks
+// at nothing of a node but their values.
+func (pl *PodTopologySpread) FilterDomainKeys(state *framework.CycleState) []string {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for i := range s.constraints {
+		if !slices.Contains(keys, s.constraints[i].TopologyKey) {
+			keys = append(keys, s.constraints[i].TopologyKey)
+		}
+	}
+	return keys
+}
+
+// FilterGlobal appends the minimum each hard constraint's skew is measured
+// against.
+func (pl *PodTopologySpread) FilterGlobal(state *framework.CycleState, dst []int) []int {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return dst
+	}
+	for i := range s.constraints {
+		dst = append(dst, s.globalMin(i))
+	}
+	return dst
 }

@@ -230,3 +230,10 @@ func topologyNormalizingWeight(size int) float64 {
 func scoreForCount(cnt int64, maxSkew int32, tpWeight float64) float64 {
 	return float64(cnt)*tpWeight + float64(maxSkew-1)
 }
+
+var _ framework.StableScorePlugin = (*PodTopologySpread)(nil)
+
+// ScoreStable: PreScore skips exactly when the pod has no soft constraint
+// (nor system defaults), which no other pod changes; soft constraints count
+// pods that equal pods may match.
+func (pl *PodTopologySpread) ScoreStable(_ *corev1.Pod, skipped bool) bool { return skipped }

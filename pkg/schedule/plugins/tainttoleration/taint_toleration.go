@@ -162,3 +162,10 @@ func (pl *TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleS
 	framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
 	return nil
 }
+
+var _ framework.RangeNormalizer = (*TaintToleration)(nil)
+
+// NormalizeOne is NormalizeScore for one score.
+func (pl *TaintToleration) NormalizeOne(score, _, highest int64) int64 {
+	return framework.DefaultNormalizeOne(framework.MaxNodeScore, true, score, max(highest, 0))
+}
