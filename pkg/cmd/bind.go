@@ -1,71 +1,73 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
 )
 
 var bindLong = templates.LongDesc(`
-	NOT IMPLEMENTED YET: this release checks the arguments and flags, then
-	exits 1 with "not implemented yet". What follows is the contract.
+	Place a gang and bind every member to its node through the pods/binding
+	subresource, all or nothing, for clusters with no gang scheduler.
 
-	Place a gang and bind every member through the pods/binding subresource,
-	all or nothing, for clusters with no gang scheduler.
+	The API has no multi-object transaction and no unbind, so "all or nothing"
+	means: check your permissions (SelfSubjectAccessReview), re-read every member
+	and target node and re-check the plan on them, have the server dry-run every
+	Binding, commit them, then read every member back and report honestly. Each
+	Binding carries the pod's UID, so a pod recreated under the same name is never
+	bound. A Binding whose answer is lost is settled by reading the pod.
 
-	The API has no multi-object transaction, so "all or nothing" means: check
-	permissions, re-read every member and target node, server dry-run every
-	Binding, commit them, then read every member back and report honestly.
+	When fewer than the minimum end up bound, --on-partial=report (the default)
+	leaves them and reports them; --on-partial=delete deletes the pods this run
+	bound so their controller recreates them unbound.
 
-	Exit code 0 when all are bound, 3 when nothing was bound (the gang does not
-	fit, or the cluster moved), 4 when some were bound (the report says which,
-	and --on-partial says what was done about them).`)
+	Bound pods get kube-scheduler's "Scheduled" event, and a native PodGroup the
+	PodGroupInitiallyScheduled condition. Ctrl-C before the commit writes nothing;
+	during it, the Bindings in flight finish, and the members are read back and
+	reported.
+
+	Exit code 0 when all are bound (or a dry run passed), 3 when nothing was bound
+	(the gang does not fit, or the cluster moved since the snapshot), 4 when some
+	were bound and some not.`)
 
 var bindExample = templates.Examples(`
 	# Bind a whole PodGroup
 	kubectl gang bind podgroup/llm-pretrain -n ml-research
 
 	# Check everything, including server-side admission, but write nothing
-	kubectl gang bind podgroup/llm-pretrain -n ml-research --dry-run=server`)
+	kubectl gang bind podgroup/llm-pretrain -n ml-research --dry-run=server
 
-// Values of --on-partial.
-const (
-	onPartialReport = "report"
-	onPartialDelete = "delete"
-)
+	# Bind the pods of a label selector, at least 4 of them, as JSON
+	kubectl gang bind -l job=sim --min-member 4 -o json`)
 
 // Values of --dry-run, as kubectl names them.
 const (
-	dryRunNone   = "none"
-	dryRunClient = "client"
-	dryRunServer = "server"
+	dryRunNone   = string(gang.BindForReal)
+	dryRunClient = string(gang.BindDryRunClient)
+	dryRunServer = string(gang.BindDryRunServer)
 )
 
 // BindOptions are the inputs of `kubectl gang bind`.
 type BindOptions struct {
-	Snapshot   *SnapshotFlags
-	Subject    SubjectFlags
-	PrintFlags *genericclioptions.PrintFlags
-	DryRun     string
-	OnPartial  string
-
-	subject *Subject
-	genericiooptions.IOStreams
+	GangVerbOptions
+	DryRun    string
+	OnPartial string
 }
 
 // NewBindOptions returns BindOptions with defaults.
 func NewBindOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *BindOptions {
-	return &BindOptions{
-		Snapshot:   snapshot,
-		PrintFlags: genericclioptions.NewPrintFlags("bound"),
-		DryRun:     dryRunNone,
-		OnPartial:  onPartialReport,
-		IOStreams:  streams,
-	}
+	return &BindOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), DryRun: dryRunNone, OnPartial: string(gang.OnPartialReport)}
 }
 
 // NewCmdBind returns the bind verb.
@@ -74,29 +76,21 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 	cmd := &cobra.Command{
 		Use:                   "bind (podgroup/NAME | -l SELECTOR) [--dry-run=client|server]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Bind every member of a gang to its node, or none (not implemented yet)",
+		Short:                 "Bind every member of a gang to its node, or none",
 		Long:                  bindLong,
 		Example:               bindExample,
-		RunE: func(c *cobra.Command, args []string) error {
-			return classify(runVerb(o, args))
-		},
+		RunE:                  runE(o),
 	}
-	o.Subject.AddFlags(cmd.Flags(), "to bind")
-	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, only print the plan; with server, also send every Binding with dryRun=All.`)
+	o.addFlags(cmd, "to bind")
+	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, re-check the plan against the cluster and write nothing; with server, also send every Binding with dryRun=All.`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = dryRunClient
-	cmd.Flags().StringVar(&o.OnPartial, "on-partial", o.OnPartial, `What to do when fewer than the minimum end up bound: "report" leaves them and exits 4; "delete" deletes the pods this run bound so their controller recreates them.`)
+	cmd.Flags().StringVar(&o.OnPartial, "on-partial", o.OnPartial, `What to do when fewer than the minimum end up bound: "report" leaves them and exits 4; "delete" deletes the pods this run bound so their controller recreates them, and exits 4.`)
 	return cmd
 }
 
 // Complete resolves the gang from the arguments.
 func (o *BindOptions) Complete(args []string) error {
-	s, err := parseSubject(args, &o.Subject, false, false)
-	if err != nil {
-		return err
-	}
-	o.subject = s
-	return nil
+	return o.complete(args, false, false)
 }
 
 // Validate checks the flags without I/O.
@@ -109,19 +103,142 @@ func (o *BindOptions) Validate() error {
 	default:
 		return usageErrorf(`invalid --dry-run %q: must be "none", "server", or "client"`, o.DryRun)
 	}
-	switch o.OnPartial {
-	case onPartialReport, onPartialDelete:
+	switch gang.OnPartial(o.OnPartial) {
+	case gang.OnPartialReport, gang.OnPartialDelete:
 	default:
-		return usageErrorf("invalid --on-partial %q: must be %s", o.OnPartial, strings.Join([]string{onPartialReport, onPartialDelete}, " or "))
+		return usageErrorf(`invalid --on-partial %q: must be "report" or "delete"`, o.OnPartial)
 	}
-	if o.Snapshot.Offline() && o.DryRun != dryRunClient {
-		return usageErrorf("bind writes to the cluster; with --snapshot only --dry-run=client is possible")
+	if o.Snapshot.Offline() {
+		return usageErrorf("bind reads and writes the cluster; it cannot run on --snapshot (use place for an offline plan)")
 	}
-	return validateOutput(o.PrintFlags)
+	return validateOutput(o.PrintFlags, "wide")
 }
 
-// Run binds the gang. The bind protocol builds on gang placement; until it
-// lands the verb says so instead of pretending.
-func (o *BindOptions) Run() error {
-	return fmt.Errorf("bind: %w", errNotImplemented)
+// Run binds the gang and reports what happened to every member.
+func (o *BindOptions) Run(ctx context.Context) error {
+	snap, g, err := o.loadGang(ctx)
+	if err != nil {
+		return interruptedOr(ctx, err)
+	}
+	cfg, err := o.Snapshot.RESTConfig()
+	if err != nil {
+		return err
+	}
+	client, err := binder.New(cfg)
+	if err != nil {
+		return err
+	}
+	var done, total atomic.Int64
+	stop := showProgress(o.ErrOut, func() string {
+		if total.Load() == 0 {
+			return "checking the plan against the cluster"
+		}
+		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
+	})
+	r, err := gang.Bind(ctx, snap, g, client, gang.BindOptions{
+		Place:       o.Scheduler.placeOptions(),
+		Mode:        gang.BindMode(o.DryRun),
+		OnPartial:   gang.OnPartial(o.OnPartial),
+		Interrupted: ctx.Done(),
+		Progress:    func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+	})
+	stop()
+	if err != nil {
+		if errors.Is(err, gang.ErrForbidden) {
+			return &exitError{code: ExitError, err: err}
+		}
+		return interruptedOr(ctx, err)
+	}
+	if err := o.print(r); err != nil {
+		return err
+	}
+	if r.LostEvents > 0 {
+		fmt.Fprintf(o.ErrOut, "Warning: %d Scheduled events could not be recorded\n", r.LostEvents)
+	}
+	switch r.Verdict {
+	case gang.AllBound, gang.DryRun:
+		return nil
+	case gang.PartiallyBound:
+		return &exitError{code: ExitPartial}
+	default:
+		return &exitError{code: ExitNo}
+	}
+}
+
+// interruptedOr says "interrupted" for an error caused by Ctrl-C before
+// anything was written.
+func interruptedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return errors.New("interrupted before binding: nothing was written")
+	}
+	return err
+}
+
+// print writes the report as a table, or as a BindReport object with -o.
+func (o *BindOptions) print(r *gang.BindReport) error {
+	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" && format != "wide" {
+		obj, err := toObject("BindReport", r.Gang.Namespace, r.Gang.Name, ptrTo(bindOutput(r)))
+		if err != nil {
+			return err
+		}
+		printer, err := o.PrintFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return printer.PrintObj(obj, o.Out)
+	}
+	verdict := string(r.Verdict)
+	if r.Reason != "" {
+		verdict += " (" + r.Reason + ")"
+	}
+	fmt.Fprintf(o.Out, "%s: %s\n", verdict, r.Message)
+	if len(r.Members) == 0 {
+		return nil
+	}
+	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(bindTable(r), o.Out)
+}
+
+func bindTable(r *gang.BindReport) *metav1.Table {
+	var rows [][]any
+	for _, m := range r.Members {
+		rows = append(rows, []any{m.Pod.Namespace + "/" + m.Pod.Name, m.Node, m.Result, m.Message})
+	}
+	return table([]string{"Pod", "Node", "Result", "Message"}, rows)
+}
+
+// BindReportOutput is the BindReport printed with -o json|yaml.
+type BindReportOutput struct {
+	Gang         GangRef              `json:"gang"`
+	Verdict      string               `json:"verdict"`
+	Reason       string               `json:"reason,omitempty"`
+	Message      string               `json:"message"`
+	MinMember    int32                `json:"minMember"`
+	BoundMembers int32                `json:"boundMembers"`
+	Members      []MemberResultOutput `json:"members"`
+	LostEvents   int                  `json:"lostEvents,omitempty"`
+}
+
+// MemberResultOutput is what bind did with one member.
+type MemberResultOutput struct {
+	Pod     string `json:"pod"`
+	Node    string `json:"node,omitempty"`
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
+}
+
+func bindOutput(r *gang.BindReport) BindReportOutput {
+	out := BindReportOutput{
+		Gang:         GangRef{Source: string(r.Gang.Source), Namespace: r.Gang.Namespace, Name: r.Gang.Name},
+		Verdict:      string(r.Verdict),
+		Reason:       r.Reason,
+		Message:      r.Message,
+		MinMember:    r.MinMember,
+		BoundMembers: r.BoundMembers,
+		Members:      []MemberResultOutput{},
+		LostEvents:   r.LostEvents,
+	}
+	for _, m := range r.Members {
+		out.Members = append(out.Members, MemberResultOutput{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Result: m.Result, Message: m.Message})
+	}
+	return out
 }

@@ -22,9 +22,6 @@ const (
 	ExitPartial = 4
 )
 
-// errNotImplemented is what verbs that later work fills in answer until then.
-var errNotImplemented = errors.New("not implemented yet")
-
 // exitError carries the exit code an error ends the command with. A nil err
 // with a code is a silent exit: the verb has already said what there was to say.
 type exitError struct {

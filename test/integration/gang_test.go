@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,9 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
@@ -344,8 +338,14 @@ func withoutWarnings(stderr string) string {
 // part of want.
 func wantOneErrorLine(t *testing.T, code int, stdout, stderr string, want ...string) {
 	t.Helper()
-	if code != cmd.ExitUsage {
-		t.Errorf("exit %d, want %d (stderr %q)", code, cmd.ExitUsage, stderr)
+	wantErrorLine(t, cmd.ExitUsage, code, stdout, stderr, want...)
+}
+
+// wantErrorLine is wantOneErrorLine for another exit code.
+func wantErrorLine(t *testing.T, wantCode, code int, stdout, stderr string, want ...string) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("exit %d, want %d (stderr %q)", code, wantCode, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want nothing", stdout)
@@ -1136,31 +1136,10 @@ func TestGangAdmitCoschedulingMinResources(t *testing.T) {
 // point of a command's conversation with it.
 func proxiedKubeconfig(t *testing.T, namespace string, intercept func(*http.Request)) string {
 	t.Helper()
-	target, err := url.Parse(env.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport, err := rest.TransportFor(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.Transport = transport
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return faultKubeconfig(t, namespace, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
 		intercept(r)
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: srv.URL}
-	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy", Namespace: namespace}
-	cfg.CurrentContext = "proxy"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		forward(w)
+	})
 }
 
 // touch changes a pod (a label), giving it a new resourceVersion.

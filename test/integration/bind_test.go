@@ -1,0 +1,434 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+)
+
+// bindJSON is the BindReport printed by `bind -o json`.
+type bindJSON struct {
+	Kind         string `json:"kind"`
+	Verdict      string `json:"verdict"`
+	Reason       string `json:"reason"`
+	Message      string `json:"message"`
+	MinMember    int32  `json:"minMember"`
+	BoundMembers int32  `json:"boundMembers"`
+	Members      []struct {
+		Pod     string `json:"pod"`
+		Node    string `json:"node"`
+		Result  string `json:"result"`
+		Message string `json:"message"`
+	} `json:"members"`
+}
+
+// bind runs `bind ARGS -o json` with kubeconfig (the admin's when empty)
+// and decodes the report; anything but a report fails the test.
+func (f *gangFixture) bind(kubeconfig string, args ...string) (int, bindJSON) {
+	f.t.Helper()
+	if kubeconfig == "" {
+		kubeconfig = env.Kubeconfig
+	}
+	code, out, stderr := runCLI(f.t, "", append(append([]string{"bind"}, args...), "-o", "json", "--kubeconfig", kubeconfig, "-n", f.ns)...)
+	var r bindJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		f.t.Fatalf("exit %d; stdout is not a report: %v\nstdout: %s\nstderr: %s", code, err, out, stderr)
+	}
+	if r.Kind != "BindReport" {
+		f.t.Fatalf("kind %q, want BindReport", r.Kind)
+	}
+	return code, r
+}
+
+// boundNodes reads the pods back: pod name -> node ("" when unbound,
+// "<deleted>" when gone or being deleted: no kubelet finishes a graceful
+// deletion in the test bed).
+func (f *gangFixture) boundNodes(names ...string) map[string]string {
+	f.t.Helper()
+	out := map[string]string{}
+	for _, n := range names {
+		pod, err := env.Clientset().CoreV1().Pods(f.ns).Get(context.WithoutCancel(f.ctx), n, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			out[n] = "<deleted>"
+		case err != nil:
+			f.t.Fatal(err)
+		case pod.DeletionTimestamp != nil:
+			out[n] = "<deleted>"
+		default:
+			out[n] = pod.Spec.NodeName
+		}
+	}
+	return out
+}
+
+// gang3 makes three nodes and a native PodGroup of three members that each
+// need a whole node.
+func (f *gangFixture) gang3() {
+	f.t.Helper()
+	f.nodes(3)
+	f.nativePodGroup("trio", 3)
+	for i := range 3 {
+		f.create(f.pod(fmt.Sprintf("m-%d", i), wholeNode).PodGroup("trio").Obj())
+	}
+}
+
+func wantUnbound(t *testing.T, f *gangFixture, except ...string) {
+	t.Helper()
+	for pod, node := range f.boundNodes("m-0", "m-1", "m-2") {
+		if node != "" && !slices.Contains(except, pod) {
+			t.Errorf("%s is bound to %s, want nothing bound", pod, node)
+		}
+	}
+}
+
+func TestGangBindNativePodGroup(t *testing.T) {
+	f := newGangFixture(t, "bind")
+	f.gang3()
+
+	code, r := f.bind("", "podgroup/trio")
+	if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 || r.MinMember != 3 {
+		t.Fatalf("exit %d, report %+v; want 0, Bound, 3 of 3", code, r)
+	}
+	got := f.boundNodes("m-0", "m-1", "m-2")
+	for _, m := range r.Members {
+		pod := strings.TrimPrefix(m.Pod, f.ns+"/")
+		if m.Result != "Bound" || got[pod] != m.Node {
+			t.Errorf("member %+v; the server has it on %q", m, got[pod])
+		}
+	}
+	wantDistinct := map[string]bool{}
+	for _, n := range got {
+		wantDistinct[n] = true
+	}
+	if len(wantDistinct) != 3 {
+		t.Errorf("members on %v, want three distinct nodes", got)
+	}
+
+	// kube-scheduler's event for every bound pod, written before exit.
+	evs, err := env.Clientset().EventsV1().Events(f.ns).List(f.ctx, metav1.ListOptions{})
+	f.must(err)
+	seen := map[string]string{}
+	for _, e := range evs.Items {
+		if e.Reason == "Scheduled" && e.Action == "Binding" && e.Type == corev1.EventTypeNormal && e.ReportingController == "kubectl-gang" {
+			seen[e.Regarding.Name] = e.Note
+		}
+	}
+	for pod, node := range got {
+		if want := fmt.Sprintf("Successfully assigned %s/%s to %s", f.ns, pod, node); seen[pod] != want {
+			t.Errorf("event for %s: %q, want %q", pod, seen[pod], want)
+		}
+	}
+
+	pg, err := env.Clientset().SchedulingV1beta1().PodGroups(f.ns).Get(f.ctx, "trio", metav1.GetOptions{})
+	f.must(err)
+	cond := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != "Scheduled" {
+		t.Errorf("PodGroup condition %+v, want PodGroupInitiallyScheduled True (Scheduled)", cond)
+	}
+
+	// Bound members count; binding again binds nothing and says so.
+	code, r = f.bind("", "podgroup/trio")
+	if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 {
+		t.Errorf("second bind: exit %d, report %+v; want 0, Bound, 3 already bound", code, r)
+	}
+}
+
+func TestGangBindDryRun(t *testing.T) {
+	f := newGangFixture(t, "bind-dry")
+	f.gang3()
+	var mu sync.Mutex
+	var dryRuns, writes int
+	kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+		if isBinding(r) {
+			mu.Lock()
+			if r.URL.Query().Get("dryRun") == "All" {
+				dryRuns++
+			} else {
+				writes++
+			}
+			mu.Unlock()
+		}
+		forward(w)
+	})
+
+	code, r := f.bind(kubeconfig, "podgroup/trio", "--dry-run=server")
+	if code != cmd.ExitOK || r.Verdict != "DryRun" {
+		t.Fatalf("exit %d, report %+v; want 0, DryRun", code, r)
+	}
+	for _, m := range r.Members {
+		if m.Result != "WouldBind" || m.Node == "" {
+			t.Errorf("member %+v, want WouldBind with a node", m)
+		}
+	}
+	if dryRuns != 3 || writes != 0 {
+		t.Errorf("the server got %d dry-run and %d real Bindings, want 3 and 0", dryRuns, writes)
+	}
+	wantUnbound(t, f)
+
+	code, r = f.bind(kubeconfig, "podgroup/trio", "--dry-run")
+	if code != cmd.ExitOK || r.Verdict != "DryRun" || dryRuns != 3 || writes != 0 {
+		t.Errorf("--dry-run=client: exit %d, report %+v, %d dry runs and %d writes; want 0, DryRun and no Binding sent", code, r, dryRuns-3, writes)
+	}
+	wantUnbound(t, f)
+}
+
+func TestGangBindDoesNotFit(t *testing.T) {
+	f := newGangFixture(t, "bind-nofit")
+	f.nodes(2)
+	f.nativePodGroup("trio", 3)
+	for i := range 3 {
+		f.create(f.pod(fmt.Sprintf("m-%d", i), wholeNode).PodGroup("trio").Obj())
+	}
+	code, r := f.bind("", "podgroup/trio")
+	if code != cmd.ExitNo || r.Verdict != "NotBound" || r.Reason != "Unschedulable" {
+		t.Fatalf("exit %d, report %+v; want 3, NotBound (Unschedulable)", code, r)
+	}
+	wantUnbound(t, f)
+}
+
+// The cluster moves between the snapshot and the bind: another pod takes a
+// target node, a member is recreated, or a member gets a gate. Nothing is
+// bound, and the report says what changed.
+func TestGangBindClusterMoved(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		move func(f *gangFixture)
+		want string
+		// moved is a member the test bound itself.
+		moved string
+	}{{
+		name: "node taken",
+		move: func(f *gangFixture) {
+			for i := range 3 {
+				f.create(f.pod(fmt.Sprintf("squatter-%d", i), wholeNode).Node(fmt.Sprintf("%s-n%d", f.ns, i)).Obj())
+			}
+		},
+		want: "no longer fits",
+	}, {
+		name: "member recreated",
+		move: func(f *gangFixture) {
+			f.must(env.Clientset().CoreV1().Pods(f.ns).Delete(context.WithoutCancel(f.ctx), "m-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))}))
+			f.create(f.pod("m-1", wholeNode).PodGroup("trio").Obj())
+		},
+		want: "m-1 was recreated",
+	}, {
+		name: "member bound elsewhere",
+		move: func(f *gangFixture) {
+			f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
+				ObjectMeta: metav1.ObjectMeta{Name: "m-2"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
+			}, metav1.CreateOptions{}))
+		},
+		want:  "m-2 is bound to gang-bind-moved-member-bound-elsewhere-n0 already",
+		moved: "m-2",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newGangFixture(t, "bind-moved-"+strings.ReplaceAll(tc.name, " ", "-"))
+			f.gang3()
+			var once sync.Once
+			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+				// The first access review comes after the snapshot and the
+				// plan, before the re-reads.
+				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+					once.Do(func() { tc.move(f) })
+				}
+				forward(w)
+			})
+			code, r := f.bind(kubeconfig, "podgroup/trio")
+			if code != cmd.ExitNo || r.Verdict != "NotBound" || r.Reason != "Changed" || !strings.Contains(r.Message, tc.want) {
+				t.Fatalf("exit %d, report %+v; want 3, NotBound (Changed) mentioning %q", code, r, tc.want)
+			}
+			wantUnbound(t, f, tc.moved)
+		})
+	}
+}
+
+func TestGangBindForbidden(t *testing.T) {
+	f := newGangFixture(t, "bind-rbac")
+	f.gang3()
+	// carol may read everything but write nothing.
+	ctx := f.ctx
+	cs := env.Clientset()
+	_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "gang-bind-reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}},
+	}, metav1.CreateOptions{})
+	f.must(err)
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "gang-bind-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "gang-bind-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}},
+	}, metav1.CreateOptions{})
+	f.must(err)
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
+	})
+	_, kubeconfig, err := env.UserConfig("alice")
+	f.must(err)
+	code, stdout, stderr := runCLI(t, "", "bind", "podgroup/trio", "--kubeconfig", kubeconfig, "-n", f.ns)
+	wantErrorLine(t, cmd.ExitError, code, stdout, stderr, "forbidden: nothing was bound: you may not create pods/binding in namespace "+f.ns)
+	wantUnbound(t, f)
+}
+
+// Faults on the wire during the commit: a reply lost after the server bound
+// the pod, 429s and a 503 that pass, and a member the server keeps refusing.
+func TestGangBindFaults(t *testing.T) {
+	t.Run("lost reply and transient errors", func(t *testing.T) {
+		f := newGangFixture(t, "bind-lost")
+		f.gang3()
+		var mu sync.Mutex
+		seen := map[string]int{}
+		kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+			if !isBinding(r) || r.URL.Query().Get("dryRun") != "" {
+				forward(w)
+				return
+			}
+			pod := bindingPod(r)
+			mu.Lock()
+			seen[pod]++
+			n := seen[pod]
+			mu.Unlock()
+			switch {
+			case pod == "m-0" && n == 1:
+				// The server binds the pod; the answer never arrives.
+				forward(httptest.NewRecorder())
+				dropConnection(t, w)
+			case pod == "m-1" && n <= 2:
+				w.Header().Set("Retry-After", "0")
+				http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`, http.StatusTooManyRequests)
+			case pod == "m-2" && n == 1:
+				http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503}`, http.StatusServiceUnavailable)
+			default:
+				forward(w)
+			}
+		})
+		code, r := f.bind(kubeconfig, "podgroup/trio")
+		if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 {
+			t.Fatalf("exit %d, report %+v; want 0, Bound, 3", code, r)
+		}
+		for pod, node := range f.boundNodes("m-0", "m-1", "m-2") {
+			if node == "" {
+				t.Errorf("%s is not bound", pod)
+			}
+		}
+		if seen["m-0"] < 2 {
+			t.Errorf("the Binding of m-0 was sent %d times; the lost reply should have been retried", seen["m-0"])
+		}
+	})
+
+	for _, policy := range []string{"report", "delete"} {
+		t.Run("partial "+policy, func(t *testing.T) {
+			f := newGangFixture(t, "bind-partial-"+policy)
+			f.gang3()
+			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+				if isBinding(r) && r.URL.Query().Get("dryRun") == "" && bindingPod(r) == "m-2" {
+					http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected","reason":"InternalError","code":500}`, http.StatusInternalServerError)
+					return
+				}
+				forward(w)
+			})
+			code, r := f.bind(kubeconfig, "podgroup/trio", "--on-partial="+policy)
+			if code != cmd.ExitPartial || r.Verdict != "PartiallyBound" {
+				t.Fatalf("exit %d, report %+v; want 4, PartiallyBound", code, r)
+			}
+			results := map[string]string{}
+			for _, m := range r.Members {
+				results[strings.TrimPrefix(m.Pod, f.ns+"/")] = m.Result
+			}
+			got := f.boundNodes("m-0", "m-1", "m-2")
+			wantResult, wantBound := "Bound", int32(2)
+			if policy == "delete" {
+				wantResult, wantBound = "Deleted", 0
+				if got["m-0"] != "<deleted>" || got["m-1"] != "<deleted>" {
+					t.Errorf("pods read back %v, want m-0 and m-1 deleted", got)
+				}
+			} else if got["m-0"] == "" || got["m-1"] == "" {
+				t.Errorf("pods read back %v, want m-0 and m-1 left bound", got)
+			}
+			if got["m-2"] != "" {
+				t.Errorf("m-2 is on %q, want unbound", got["m-2"])
+			}
+			if results["m-0"] != wantResult || results["m-1"] != wantResult || results["m-2"] != "NotBound" || r.BoundMembers != wantBound {
+				t.Errorf("results %v, %d bound; want m-0 and m-1 %s, m-2 NotBound, %d bound", results, r.BoundMembers, wantResult, wantBound)
+			}
+		})
+	}
+}
+
+var bindingPath = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/pods/([^/]+)/binding$`)
+
+func isBinding(r *http.Request) bool {
+	return r.Method == http.MethodPost && bindingPath.MatchString(r.URL.Path)
+}
+
+func bindingPod(r *http.Request) string {
+	if m := bindingPath.FindStringSubmatch(r.URL.Path); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// dropConnection closes the client's connection without an answer.
+func dropConnection(t *testing.T, w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		t.Errorf("hijacking: %v", err)
+		return
+	}
+	_ = conn.Close()
+}
+
+// faultKubeconfig returns a kubeconfig for a plain-HTTP proxy in front of
+// the test bed's apiserver (as the admin user). Every request goes to fault,
+// which may answer it itself, or forward it (to the real writer, or to a
+// recorder to drop the answer).
+func faultKubeconfig(t *testing.T, namespace string, fault func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter))) string {
+	t.Helper()
+	target, err := url.Parse(env.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport, err := rest.TransportFor(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport = transport
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fault(w, r, func(to http.ResponseWriter) { proxy.ServeHTTP(to, r) })
+	}))
+	t.Cleanup(srv.Close)
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: srv.URL}
+	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy", Namespace: namespace}
+	cfg.CurrentContext = "proxy"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
