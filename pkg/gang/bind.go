@@ -352,7 +352,9 @@ func forEach(workers, n int, stop <-chan struct{}, f func(int)) {
 	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
-				f(i)
+				if !interrupted(stop) {
+					f(i)
+				}
 			}
 		})
 	}

@@ -26,6 +26,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
 // bindJSON is the BindReport printed by `bind -o json`.
@@ -431,4 +434,54 @@ func faultKubeconfig(t *testing.T, namespace string, fault func(w http.ResponseW
 		t.Fatal(err)
 	}
 	return path
+}
+
+// An interrupt during the commit lets the Binding in flight finish, sends
+// no more, and still verifies and reports; one before the commit writes
+// nothing.
+func TestGangBindInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		at        func(r *http.Request) bool
+		wantBound int32
+		verdict   gang.BindVerdict
+	}{
+		{"before the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "All" }, 0, gang.NotBound},
+		{"during the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "" }, 1, gang.PartiallyBound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newGangFixture(t, "bind-int-"+strings.Fields(tc.name)[0])
+			f.gang3()
+			interrupt := make(chan struct{})
+			var once sync.Once
+			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+				if tc.at(r) {
+					once.Do(func() { close(interrupt) })
+				}
+				forward(w)
+			})
+			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			f.must(err)
+			client, err := binder.New(cfg)
+			f.must(err)
+			snap, _, err := snapshot.Live(f.ctx, env.Config, snapshot.LiveOptions{})
+			f.must(err)
+			g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: f.ns, Name: "trio"})
+			f.must(err)
+			r, err := gang.Bind(f.ctx, snap, g, client, gang.BindOptions{Parallelism: 1, Interrupted: interrupt})
+			f.must(err)
+			if r.Verdict != tc.verdict || r.Reason != gang.ReasonInterrupted || r.BoundMembers != tc.wantBound {
+				t.Fatalf("report %s (%s) with %d bound: %s; want %s (Interrupted) with %d bound", r.Verdict, r.Reason, r.BoundMembers, r.Message, tc.verdict, tc.wantBound)
+			}
+			bound := 0
+			for _, node := range f.boundNodes("m-0", "m-1", "m-2") {
+				if node != "" {
+					bound++
+				}
+			}
+			if bound != int(tc.wantBound) {
+				t.Errorf("%d members bound on the server, want %d", bound, tc.wantBound)
+			}
+		})
+	}
 }
