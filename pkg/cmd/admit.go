@@ -61,6 +61,7 @@ func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Long:                  admitLong,
 		Example:               admitExample,
 		RunE:                  runE(o),
+		ValidArgsFunction:     completeSubject(snapshot, false),
 	}
 	o.addFlags(cmd, "to admit")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")

@@ -80,6 +80,7 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 		Long:                  bindLong,
 		Example:               bindExample,
 		RunE:                  runE(o),
+		ValidArgsFunction:     completeSubject(snapshot, false),
 	}
 	o.addFlags(cmd, "to bind")
 	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, re-check the plan against the cluster and write nothing; with server, also send every Binding with dryRun=All.`)

@@ -77,6 +77,7 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 		Long:                  explainLong,
 		Example:               explainExample,
 		RunE:                  runE(o),
+		ValidArgsFunction:     completeSubject(snapshot, true),
 	}
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")

@@ -131,9 +131,9 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 	return snap, nil
 }
 
-// completeNames lists names of a core resource for shell completion; it gives
-// up quietly, since completion must never print errors or hang.
-func (f *SnapshotFlags) completeNames(ctx context.Context, resource, namespace string) []string {
+// completeNames lists namespace names for shell completion; it gives up
+// quietly, since completion must never print errors or hang.
+func (f *SnapshotFlags) completeNames(ctx context.Context) []string {
 	cfg, err := f.RESTConfig()
 	if err != nil {
 		return nil
@@ -143,24 +143,13 @@ func (f *SnapshotFlags) completeNames(ctx context.Context, resource, namespace s
 	if err != nil {
 		return nil
 	}
+	list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
 	var names []string
-	switch resource {
-	case "namespaces":
-		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil
-		}
-		for _, n := range list.Items {
-			names = append(names, n.Name)
-		}
-	case "pods":
-		list, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil
-		}
-		for _, p := range list.Items {
-			names = append(names, "pod/"+p.Name)
-		}
+	for _, n := range list.Items {
+		names = append(names, n.Name)
 	}
 	slices.Sort(names)
 	return names

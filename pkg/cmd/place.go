@@ -55,6 +55,7 @@ func NewCmdPlace(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 		Long:                  placeLong,
 		Example:               placeExample,
 		RunE:                  runE(o),
+		ValidArgsFunction:     completeSubject(snapshot, false),
 	}
 	o.addFlags(cmd, "to place")
 	return cmd

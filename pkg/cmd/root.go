@@ -121,6 +121,6 @@ func registerCompletions(cmd *cobra.Command, f *SnapshotFlags) {
 		return slices.Sorted(maps.Keys(raw.Contexts)), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-		return f.completeNames(c.Context(), "namespaces", ""), cobra.ShellCompDirectiveNoFileComp
+		return f.completeNames(c.Context()), cobra.ShellCompDirectiveNoFileComp
 	})
 }

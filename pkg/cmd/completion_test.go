@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// complete runs cobra's hidden __complete command and returns the
+// candidates it prints (the last line is the directive).
+func complete(t *testing.T, args ...string) []string {
+	t.Helper()
+	code, out, stderr := run(t, "", append([]string{"__complete"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("__complete %v: exit %d, stderr %q", args, code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], ":") {
+		t.Fatalf("__complete %v printed no directive: %q", args, out)
+	}
+	return lines[:len(lines)-1]
+}
+
+func TestCompleteSubject(t *testing.T) {
+	snap := []string{"--snapshot", exampleSnapshot, "-n", "ml-research"}
+	kinds := []string{"podgroups.scheduling.k8s.io/", "podgroups.scheduling.volcano.sh/", "podgroups.scheduling.x-k8s.io/"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"explain offers pods and PodGroups", append([]string{"explain"}, append(snap, "")...), append([]string{"pod/", "podgroup/"}, kinds...)},
+		{"place offers no pods", append([]string{"place"}, append(snap, "")...), append([]string{"podgroup/"}, kinds...)},
+		{"PodGroup names", append([]string{"bind"}, append(snap, "podgroup/")...), []string{"podgroup/llm-pretrain"}},
+		{"one PodGroup kind", append([]string{"admit"}, append(snap, "podgroups.scheduling.k8s.io/l")...), []string{"podgroups.scheduling.k8s.io/llm-pretrain"}},
+		{"a kind with none", append([]string{"admit"}, append(snap, "podgroups.scheduling.volcano.sh/")...), nil},
+		{"pod names by prefix", append([]string{"explain"}, append(snap, "pod/llm-pretrain-worker-1")...), []string{"pod/llm-pretrain-worker-1"}},
+		{"no pods for place", append([]string{"place"}, append(snap, "pod/")...), nil},
+		{"one argument only", append([]string{"place"}, append(snap, "podgroup/llm-pretrain", "")...), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, complete(t, tc.args...), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("candidates (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Every pod of the namespace, and only those.
+	pods := complete(t, append([]string{"explain"}, append(snap, "pod/")...)...)
+	if len(pods) < 10 || !slices.Contains(pods, "pod/llm-pretrain-worker-0") || slices.ContainsFunc(pods, func(s string) bool { return !strings.HasPrefix(s, "pod/") }) {
+		t.Errorf("pod candidates %v", pods)
+	}
+}

@@ -1,0 +1,51 @@
+package snapshot
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+)
+
+// Names lists the names of the pods (resource "pods") or of the PodGroups
+// (resource "podgroups", of every kind the server serves, or only group's
+// when group is set) in namespace, for shell completion. Only metadata is
+// read.
+func Names(ctx context.Context, cfg *rest.Config, namespace, resource, group string) ([]string, error) {
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var gvrs []schema.GroupVersionResource
+	if resource == "pods" {
+		gvrs = append(gvrs, schema.GroupVersionResource{Version: "v1", Resource: "pods"})
+	} else {
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		kinds, _, err := discoverCustomKinds(dc, cfg.Host)
+		if err != nil {
+			return nil, err
+		}
+		for _, gvr := range kinds {
+			if gvr.Resource == resource && (group == "" || gvr.Group == group) {
+				gvrs = append(gvrs, gvr)
+			}
+		}
+	}
+	var names []string
+	for _, gvr := range gvrs {
+		list, err := mc.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, item := range list.Items {
+			names = append(names, item.Name)
+		}
+	}
+	return names, nil
+}
