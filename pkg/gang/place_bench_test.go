@@ -32,8 +32,9 @@ func benchGang(n int, gpus string) *Gang {
 	return gangOf(int32(n), workers(n, gpus))
 }
 
-func benchPlace(b *testing.B, g *Gang, opts PlaceOptions) {
-	snap := benchCluster()
+func benchPlace(b *testing.B, g *Gang, opts PlaceOptions) { benchPlaceOn(b, benchCluster(), g, opts) }
+
+func benchPlaceOn(b *testing.B, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -62,6 +63,19 @@ func BenchmarkPlace2000ZoneSpread(b *testing.B) {
 		}}
 	}
 	benchPlace(b, g, PlaceOptions{})
+}
+
+// BenchmarkPlace1000HeadlessService is BenchmarkPlace1000 with a headless
+// Service selecting the workers, as training jobs have: kube-scheduler's
+// system default spreading then scores them (no target in the issue).
+func BenchmarkPlace1000HeadlessService(b *testing.B) {
+	g := benchGang(1000, "2")
+	snap := benchCluster()
+	snap.Services = append(snap.Services, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train"},
+		Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "train"}},
+	})
+	benchPlaceOn(b, snap, g, PlaceOptions{})
 }
 
 // BenchmarkPlace2000HostSpread is a 2,000-pod gang spread over nodes with

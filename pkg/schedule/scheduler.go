@@ -73,6 +73,12 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 		PersistentVolumes:      snap.PersistentVolumes,
 		StorageClasses:         snap.StorageClasses,
 		PodDisruptionBudgets:   snap.PodDisruptionBudgets,
+		Workloads: framework.Workloads{
+			Services:               snap.Services,
+			ReplicationControllers: snap.ReplicationControllers,
+			ReplicaSets:            snap.ReplicaSets,
+			StatefulSets:           snap.StatefulSets,
+		},
 	}
 	byName := make(map[string]int, len(infos))
 	for i, n := range infos {

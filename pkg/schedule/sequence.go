@@ -48,6 +48,8 @@ type classCache struct {
 	// DomainFilterPlugins run per domain.
 	local   []framework.FilterPlugin
 	domains []*domainFilter
+	// scorers are the IncrementalScorePlugins among the score plugins.
+	scorers []*domainScorer
 	// localOK is the verdict of the local plugins (and the confinement),
 	// feasible that and every domain verdict together.
 	localOK  []bool
@@ -80,6 +82,54 @@ type classCache struct {
 	touched []int
 	mark    []uint32
 	stamp   uint32
+}
+
+// domainScorer follows one IncrementalScorePlugin: the nodes whose raw
+// score a reservation changed, by the plugin's domain keys.
+type domainScorer struct {
+	pl framework.IncrementalScorePlugin
+	j  int // index in classCache.plugins
+	// byValue[k] lists, per value of keys[k], the nodes with that value.
+	keys    []string
+	byValue []map[string][]int
+	dirty   []int
+	mark    []uint32
+	stamp   uint32
+	all     bool
+}
+
+func newDomainScorer(pl framework.IncrementalScorePlugin, j int, state *framework.CycleState, nodes []*framework.NodeInfo) *domainScorer {
+	d := &domainScorer{pl: pl, j: j, keys: pl.ScoreDomainKeys(state), mark: make([]uint32, len(nodes)), stamp: 1}
+	d.byValue = make([]map[string][]int, len(d.keys))
+	for k, key := range d.keys {
+		d.byValue[k] = map[string][]int{}
+		for i, ni := range nodes {
+			if v, ok := ni.Node().Labels[key]; ok {
+				d.byValue[k][v] = append(d.byValue[k][v], i)
+			}
+		}
+	}
+	return d
+}
+
+// added marks the nodes whose score a pod added on node i changed.
+func (d *domainScorer) added(i int, ni *framework.NodeInfo) {
+	d.touch(i)
+	labels := ni.Node().Labels
+	for k, key := range d.keys {
+		if v, ok := labels[key]; ok {
+			for _, n := range d.byValue[k][v] {
+				d.touch(n)
+			}
+		}
+	}
+}
+
+func (d *domainScorer) touch(i int) {
+	if d.mark[i] != d.stamp {
+		d.mark[i] = d.stamp
+		d.dirty = append(d.dirty, i)
+	}
 }
 
 // domainFilter is one DomainFilterPlugin's verdict per domain: nodes with
@@ -147,6 +197,13 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 		if st := q.s.fw.runPreFilterExtensionAddPod(ctx, q.class.state, pod, added, ni); !st.IsSuccess() {
 			q.class = nil // fall back to full cycles
 			return nil
+		}
+		for _, d := range q.class.scorers {
+			if st := d.pl.ScoreAddPod(ctx, q.class.state, pod, added, ni); !st.IsSuccess() {
+				q.class = nil
+				return nil
+			}
+			d.added(i, ni)
 		}
 		q.class.dirty = append(q.class.dirty, i)
 	}
@@ -254,9 +311,12 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 	}
 	for _, pl := range s.fw.score {
 		if s.fw.podDependent(pl.Name()) {
-			sp, ok := pl.(framework.StableScorePlugin)
-			if !ok || !sp.ScoreStable(pod, skip[pl.Name()]) {
-				return nil, nil
+			if sp, ok := pl.(framework.StableScorePlugin); !ok || !sp.ScoreStable(pod, skip[pl.Name()]) {
+				ip, ok := pl.(framework.IncrementalScorePlugin)
+				if !ok || skip[pl.Name()] {
+					return nil, nil
+				}
+				c.scorers = append(c.scorers, newDomainScorer(ip, len(c.plugins), state, s.nodes))
 			}
 		}
 		if !skip[pl.Name()] {
@@ -465,14 +525,20 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 	c.dirty = c.dirty[:0]
 
 	feasibleChanged := false
-	rescored := c.rescored[:0]
 	for _, i := range c.touched {
-		now := c.feasibleNow(i)
-		if now != c.feasible[i] {
+		if now := c.feasibleNow(i); now != c.feasible[i] {
 			feasibleChanged = true
 			c.feasible[i] = now
+			for _, d := range c.scorers {
+				if d.pl.ScoreFeasible(c.state, s.nodes[i], now) {
+					d.all = true
+				}
+			}
 		}
-		if !now || !c.stale[i] {
+	}
+	rescored := c.rescored[:0]
+	for _, i := range c.touched {
+		if !c.feasible[i] || !c.stale[i] {
 			continue
 		}
 		changed, err := c.scoreNode(ctx, pod, i, s.nodes[i])
@@ -486,8 +552,46 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		}
 		rescored = append(rescored, i)
 	}
+	// The incremental scorers' scores that other nodes' pods changed.
+	changedNodes := c.touched
+	for _, d := range c.scorers {
+		j := c.plugins[d.j]
+		nodes := d.dirty
+		if d.all {
+			nodes = make([]int, len(s.nodes))
+			for i := range nodes {
+				nodes[i] = i
+			}
+		}
+		for _, i := range nodes {
+			if !c.feasible[i] {
+				c.stale[i] = true
+				continue
+			}
+			if c.stale[i] {
+				continue // scored above, or to be scored when feasible
+			}
+			v, st := j.Score(ctx, c.state, pod, s.nodes[i])
+			if !st.IsSuccess() {
+				return nil, fmt.Errorf("running Score plugin %q: %w", j.Name(), st.AsError())
+			}
+			if v == c.raw[d.j][i] {
+				continue
+			}
+			c.raw[d.j][i] = v
+			if j.ScoreExtensions() == nil {
+				c.contrib[d.j][i] = v * c.weights[d.j]
+			} else {
+				c.normalized[d.j] = false
+			}
+			rescored = append(rescored, i)
+			changedNodes = append(changedNodes, i)
+		}
+		d.dirty, d.all = d.dirty[:0], false
+		d.stamp++
+	}
 	c.rescored = rescored
-	if err := c.normalize(ctx, pod, feasibleChanged, c.touched); err != nil {
+	if err := c.normalize(ctx, pod, feasibleChanged, changedNodes); err != nil {
 		return nil, err
 	}
 	for _, i := range rescored {

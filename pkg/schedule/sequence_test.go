@@ -75,10 +75,20 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					proto.RequiredPodAffinity(testutil.MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("app", app))
 				}
-				// Scores that equal pods change: these classes run full cycles.
-				if rng.IntN(8) == 0 {
-					proto.SpreadConstraint(1, "rack", corev1.ScheduleAnyway, selector, nil, nil, nil, nil)
+				// Soft spreading: its scores follow the reserved pods.
+				if rng.IntN(4) == 0 {
+					proto.SpreadConstraint(int32(1+rng.IntN(3)), pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, nil)
 				}
+				// Without constraints of its own, a pod a Service selects
+				// gets the system default spreading.
+				if rng.IntN(2) == 0 {
+					snap.Services = append(snap.Services, &corev1.Service{
+						ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-" + app},
+						Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": app}},
+					})
+				}
+				// Scores that equal pods change otherwise: these classes run
+				// full cycles.
 				if rng.IntN(8) == 0 {
 					proto.PreferredPodAntiAffinity(10, testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
 				}
@@ -210,4 +220,8 @@ func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine [
 		t.Errorf("incremental differs from full cycles (-full +incremental):\n%s", diff)
 	}
 	return hits, scheduled
+}
+
+func pickKey(rng *rand.Rand) string {
+	return []string{corev1.LabelTopologyZone, corev1.LabelHostname, "rack"}[rng.IntN(3)]
 }

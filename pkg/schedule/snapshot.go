@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -42,6 +44,13 @@ type Snapshot struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
+	// The workloads whose selectors PodTopologySpread's default constraints
+	// use, as kube-scheduler derives them (only metadata and selectors are
+	// kept).
+	Services               []*corev1.Service
+	ReplicationControllers []*corev1.ReplicationController
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
 	// PodGroups holds the PodGroups of every source (native, Volcano,
 	// coscheduling) as read, told apart by their GroupVersionKind. They stay
 	// unstructured so that versions and fields this build does not know survive
@@ -78,6 +87,10 @@ func (s *Snapshot) Sort() {
 	})
 	slices.SortFunc(s.PersistentVolumes, func(a, b *corev1.PersistentVolume) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.StorageClasses, func(a, b *storagev1.StorageClass) int { return cmp.Compare(a.Name, b.Name) })
+	sortNamespaced(s.Services)
+	sortNamespaced(s.ReplicationControllers)
+	sortNamespaced(s.ReplicaSets)
+	sortNamespaced(s.StatefulSets)
 	byGroupNamespaceName := func(a, b *unstructured.Unstructured) int {
 		ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
 		return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
@@ -85,6 +98,13 @@ func (s *Snapshot) Sort() {
 	}
 	slices.SortFunc(s.PodGroups, byGroupNamespaceName)
 	slices.SortFunc(s.Queues, byGroupNamespaceName)
+}
+
+// sortNamespaced orders objects by namespace, then name.
+func sortNamespaced[T metav1.Object](objs []T) {
+	slices.SortFunc(objs, func(a, b T) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
+	})
 }
 
 // IsTerminal reports whether a pod has finished for good; such pods hold no

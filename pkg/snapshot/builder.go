@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -28,6 +29,10 @@ var (
 	pvcGVK           = corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")
 	pvGVK            = corev1.SchemeGroupVersion.WithKind("PersistentVolume")
 	storageClassGVK  = storagev1.SchemeGroupVersion.WithKind("StorageClass")
+	serviceGVK       = corev1.SchemeGroupVersion.WithKind("Service")
+	rcGVK            = corev1.SchemeGroupVersion.WithKind("ReplicationController")
+	replicaSetGVK    = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	statefulSetGVK   = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 )
 
 // objectKey identifies an object across sources so a duplicate can be found.
@@ -127,6 +132,34 @@ func (b *builder) addPV(v *corev1.PersistentVolume) {
 func (b *builder) addStorageClass(c *storagev1.StorageClass) {
 	normalize(&c.ObjectMeta, &c.TypeMeta)
 	put(b, &b.snap.StorageClasses, objectKey{group: "storage.k8s.io", kind: "StorageClass", name: c.Name}, c)
+}
+
+// The workloads keep only what default topology spreading reads: metadata
+// (for the owner references of pods) and selectors. A ReplicaSet's pod
+// template would otherwise cost as much as a pod.
+
+func (b *builder) addService(svc *corev1.Service) {
+	normalize(&svc.ObjectMeta, &svc.TypeMeta)
+	kept := &corev1.Service{ObjectMeta: svc.ObjectMeta, Spec: corev1.ServiceSpec{Selector: svc.Spec.Selector}}
+	put(b, &b.snap.Services, objectKey{kind: "Service", namespace: svc.Namespace, name: svc.Name}, kept)
+}
+
+func (b *builder) addReplicationController(rc *corev1.ReplicationController) {
+	normalize(&rc.ObjectMeta, &rc.TypeMeta)
+	kept := &corev1.ReplicationController{ObjectMeta: rc.ObjectMeta, Spec: corev1.ReplicationControllerSpec{Selector: rc.Spec.Selector}}
+	put(b, &b.snap.ReplicationControllers, objectKey{kind: "ReplicationController", namespace: rc.Namespace, name: rc.Name}, kept)
+}
+
+func (b *builder) addReplicaSet(rs *appsv1.ReplicaSet) {
+	normalize(&rs.ObjectMeta, &rs.TypeMeta)
+	kept := &appsv1.ReplicaSet{ObjectMeta: rs.ObjectMeta, Spec: appsv1.ReplicaSetSpec{Selector: rs.Spec.Selector}}
+	put(b, &b.snap.ReplicaSets, objectKey{group: "apps", kind: "ReplicaSet", namespace: rs.Namespace, name: rs.Name}, kept)
+}
+
+func (b *builder) addStatefulSet(ss *appsv1.StatefulSet) {
+	normalize(&ss.ObjectMeta, &ss.TypeMeta)
+	kept := &appsv1.StatefulSet{ObjectMeta: ss.ObjectMeta, Spec: appsv1.StatefulSetSpec{Selector: ss.Spec.Selector}}
+	put(b, &b.snap.StatefulSets, objectKey{group: "apps", kind: "StatefulSet", namespace: ss.Namespace, name: ss.Name}, kept)
 }
 
 // addUnstructured adds a PodGroup or a Volcano Queue; they keep their apiVersion

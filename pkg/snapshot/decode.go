@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -189,6 +190,14 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		return decodeInto(raw, gvk, &corev1.PersistentVolume{}, b.addPV)
 	case gvk == storageClassGVK:
 		return decodeInto(raw, gvk, &storagev1.StorageClass{}, b.addStorageClass)
+	case gvk == serviceGVK:
+		return decodeInto(raw, gvk, &corev1.Service{}, b.addService)
+	case gvk == rcGVK:
+		return decodeInto(raw, gvk, &corev1.ReplicationController{}, b.addReplicationController)
+	case gvk == replicaSetGVK:
+		return decodeInto(raw, gvk, &appsv1.ReplicaSet{}, b.addReplicaSet)
+	case gvk == statefulSetGVK:
+		return decodeInto(raw, gvk, &appsv1.StatefulSet{}, b.addStatefulSet)
 	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {

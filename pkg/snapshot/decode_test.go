@@ -19,11 +19,13 @@ import (
 // counts summarises a snapshot for table tests.
 type counts struct {
 	Nodes, Pods, Namespaces, PriorityClasses, Quotas, PDBs, PodGroups, Queues int
+	Workloads                                                                 int
 }
 
 func countsOf(s *schedule.Snapshot) counts {
 	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
-		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues)}
+		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues),
+		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets)}
 }
 
 func TestLoadFilesFormats(t *testing.T) {
@@ -107,20 +109,32 @@ metadata: {name: default}
 			want:  counts{Nodes: 2},
 		},
 		{
+			name: "workloads keep their selectors for default topology spreading",
+			input: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Service, metadata: {name: s, namespace: d}, spec: {selector: {app: a}, ports: [{port: 80}]}}
+- {apiVersion: v1, kind: ReplicationController, metadata: {name: rc, namespace: d}, spec: {selector: {app: a}}}
+- {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: rs, namespace: d}, spec: {selector: {matchLabels: {app: a}}}}
+- {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: ss, namespace: d}, spec: {selector: {matchLabels: {app: a}}}}
+`,
+			want: counts{Workloads: 4},
+		},
+		{
 			name: "terminal pods, other kinds and duplicates are left out with warnings",
 			input: `apiVersion: v1
 kind: List
 items:
 - {apiVersion: v1, kind: Pod, metadata: {name: done, namespace: d}, status: {phase: Succeeded}}
 - {apiVersion: v1, kind: Pod, metadata: {name: failed, namespace: d}, status: {phase: Failed}}
-- {apiVersion: v1, kind: Service, metadata: {name: s, namespace: d}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: s, namespace: d}}
 - {apiVersion: apps/v1, kind: Deployment, metadata: {name: x, namespace: d}}
 - {apiVersion: v1, kind: Node, metadata: {name: node-a}}
 - {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {second: "true"}}}
 `,
 			want: counts{Nodes: 1},
 			wantWarnings: []string{
-				"ignored 2 object(s) of kinds the scheduler does not read: 1 Deployment, 1 Service",
+				"ignored 2 object(s) of kinds the scheduler does not read: 1 ConfigMap, 1 Deployment",
 				"1 object(s) appeared more than once; the last copy read was kept",
 			},
 		},

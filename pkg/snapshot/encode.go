@@ -71,6 +71,26 @@ func ToList(s *schedule.Snapshot) (*unstructured.UnstructuredList, error) {
 			return nil, err
 		}
 	}
+	for _, o := range s.Services {
+		if err := add(serviceGVK, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range s.ReplicationControllers {
+		if err := add(rcGVK, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range s.ReplicaSets {
+		if err := add(replicaSetGVK, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range s.StatefulSets {
+		if err := add(statefulSetGVK, o); err != nil {
+			return nil, err
+		}
+	}
 	for _, o := range s.PodGroups {
 		list.Items = append(list.Items, *o.DeepCopy())
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -131,6 +132,18 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		{resource: "storageclasses.storage.k8s.io", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.StorageV1().StorageClasses().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addStorageClass(obj.(*storagev1.StorageClass)) }},
+		{resource: "services", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().Services(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addService(obj.(*corev1.Service)) }},
+		{resource: "replicationcontrollers", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.CoreV1().ReplicationControllers(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addReplicationController(obj.(*corev1.ReplicationController)) }},
+		{resource: "replicasets.apps", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addReplicaSet(obj.(*appsv1.ReplicaSet)) }},
+		{resource: "statefulsets.apps", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return clientset.AppsV1().StatefulSets(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addStatefulSet(obj.(*appsv1.StatefulSet)) }},
 	}
 	for _, gvr := range custom {
 		tasks = append(tasks, listTask{

@@ -233,6 +233,13 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 		}
 		h.dirty = append(h.dirty, ns.Name)
 	}
+	// Services first: kube-scheduler's informers for them and for nodes are
+	// not ordered, but the node creations and the barrier take long enough.
+	for _, svc := range sc.Services {
+		if _, err := h.cs.CoreV1().Services(svc.Namespace).Create(ctx, svc.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create service %s/%s: %w", svc.Namespace, svc.Name, err)
+		}
+	}
 	h.nodesLeft = true
 	// All nodes but the last in parallel, then the last one alone, so its
 	// status update is the last node event kube-scheduler receives.

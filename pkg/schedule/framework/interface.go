@@ -237,3 +237,21 @@ type StableScorePlugin interface {
 	// (skipped: it returned Skip) and every raw score unchanged.
 	ScoreStable(pod *corev1.Pod, skipped bool) bool
 }
+
+// IncrementalScorePlugin is a Score plugin whose scores depend on the pods
+// of other nodes through PreScore state it can keep up to date, so that
+// equal pods placed one after another need not run PreScore again
+// (PodTopologySpread's soft and default constraints).
+type IncrementalScorePlugin interface {
+	ScorePlugin
+	// ScoreAddPod accounts in the PreScore state for podInfo added to
+	// nodeInfo, as PreFilterExtensions.AddPod does for PreFilter state.
+	ScoreAddPod(ctx context.Context, state *CycleState, podToSchedule *corev1.Pod, podInfo *PodInfo, nodeInfo *NodeInfo) *Status
+	// ScoreDomainKeys returns the node label keys through which a pod added
+	// on node X changes other nodes' scores: after ScoreAddPod, the scores
+	// that changed are X's and those of nodes sharing X's value of a key.
+	ScoreDomainKeys(state *CycleState) []string
+	// ScoreFeasible moves a node into (true) or out of the feasible set
+	// PreScore was given and reports whether every score may have changed.
+	ScoreFeasible(state *CycleState, nodeInfo *NodeInfo, feasible bool) bool
+}

@@ -24,6 +24,7 @@ type SnapshotHandle struct {
 	namespaces   map[string]labels.Set
 	storage      *storageIndex
 	pdbs         []*policyv1.PodDisruptionBudget
+	workloads    Workloads
 	parallelizer Parallelizer
 }
 
@@ -36,6 +37,8 @@ type SnapshotObjects struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
 	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
+	// Workloads give default topology spread constraints their selector.
+	Workloads Workloads
 }
 
 // NewSnapshotHandle indexes nodes (already holding their pods) and objects.
@@ -45,6 +48,7 @@ func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism i
 		namespaces:   make(map[string]labels.Set, len(objects.Namespaces)),
 		storage:      newStorageIndex(objects),
 		pdbs:         objects.PodDisruptionBudgets,
+		workloads:    objects.Workloads,
 		parallelizer: NewParallelizer(parallelism),
 	}
 	for _, ns := range objects.Namespaces {

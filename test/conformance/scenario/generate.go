@@ -127,6 +127,20 @@ func Generate(seed uint64) *Scenario {
 		}
 	}
 	g.sc.Pending = g.pendingPod()
+	// A headless Service selecting the pending pod's app, as training jobs
+	// have for rendezvous, gives a pod without constraints of its own
+	// kube-scheduler's system default spreading (drawn last, so the rest of
+	// a seed's scenario stays what it was).
+	if g.chance(0.35) {
+		selector := map[string]string{LabelApp: g.pendingApp}
+		if g.chance(0.3) {
+			selector[LabelTeam] = pick(g, teams)
+		}
+		g.sc.Services = append(g.sc.Services, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: name + "-svc"},
+			Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: selector},
+		})
+	}
 	return g.sc
 }
 

@@ -97,6 +97,9 @@ type Scenario struct {
 	Finished []*corev1.Pod
 	// Pending is the pod kube-scheduler and our pipeline decide on.
 	Pending *corev1.Pod
+	// Services are created before the nodes; their selectors give pods
+	// without spread constraints default ones.
+	Services []*corev1.Service
 }
 
 // Namespace is the namespace of the pending pod.
@@ -107,6 +110,9 @@ func (s *Scenario) Summary() string {
 	out := fmt.Sprintf("%d nodes, %d running pods", len(s.Nodes), len(s.Running))
 	if len(s.Finished) > 0 {
 		out += fmt.Sprintf(", %d finished pods", len(s.Finished))
+	}
+	if len(s.Services) > 0 {
+		out += fmt.Sprintf(", %d services", len(s.Services))
 	}
 	return out
 }

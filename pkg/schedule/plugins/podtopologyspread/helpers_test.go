@@ -89,13 +89,6 @@ func terminating(p *corev1.Pod) *corev1.Pod {
 	return p
 }
 
-// workloadHandle is a Handle whose snapshot holds Services, as one with
-// workload objects would (DefaultSelectorLister).
-type workloadHandle struct {
-	*framework.SnapshotHandle
-	Workloads
-}
-
 // services turns selectors into Services of the default namespace.
 func services(selectors []map[string]string) []*corev1.Service {
 	var out []*corev1.Service
@@ -114,15 +107,13 @@ type fixture struct {
 }
 
 // newFixture builds a snapshot of nodes and pods and the plugin over it;
-// services, when given, are served through DefaultSelectorLister.
+// services, when given, are in the snapshot and select pods for default
+// constraints (DefaultSelectorLister).
 func newFixture(t testing.TB, args runtime.Object, nodes []*corev1.Node, pods []*corev1.Pod, svcSelectors ...map[string]string) *fixture {
 	t.Helper()
-	h := framework.NewSnapshotHandle(framework.BuildNodeInfos(nodes, pods), framework.SnapshotObjects{}, 2)
-	var handle framework.Handle = h
-	if svcSelectors != nil {
-		handle = &workloadHandle{SnapshotHandle: h, Workloads: Workloads{Services: services(svcSelectors)}}
-	}
-	pl, err := New(args, handle)
+	objects := framework.SnapshotObjects{Workloads: Workloads{Services: services(svcSelectors)}}
+	h := framework.NewSnapshotHandle(framework.BuildNodeInfos(nodes, pods), objects, 2)
+	pl, err := New(args, h)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

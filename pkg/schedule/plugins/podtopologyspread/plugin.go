@@ -46,12 +46,9 @@ var systemDefaultConstraints = []corev1.TopologySpreadConstraint{
 // constraints (system or listed) carry no selector: kube-scheduler derives
 // one per pod from the Services, ReplicationControllers, ReplicaSets and
 // StatefulSets that select it (helper.DefaultSelector, through informer
-// listers). Our snapshot holds none of those objects, so unless the Handle
-// implements this interface the derived selector is empty and default
-// constraints apply to no pod: pods without constraints of their own are
-// neither filtered nor scored by this plugin. With a Handle that implements
-// it (Workloads.DefaultSelector has the semantics), default constraints
-// behave exactly as in kube-scheduler.
+// listers). The scheduler's Handle implements it over the snapshot's
+// workloads (framework.Workloads.DefaultSelector); a Handle that does not
+// gives default constraints no selector, so they apply to no pod.
 type DefaultSelectorLister interface {
 	// DefaultSelector returns the merged selector of the Services,
 	// ReplicationControllers, ReplicaSets and StatefulSets selecting pod, as
@@ -366,3 +363,7 @@ func (in *inclusion) hasUntoleratedTaint(taints []corev1.Taint) bool {
 	}
 	return false
 }
+
+// Workloads is framework.Workloads, which gives default constraints their
+// selector.
+type Workloads = framework.Workloads

@@ -3,9 +3,12 @@ package podtopologyspread
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -22,17 +25,41 @@ type preScoreState struct {
 	constraints []topologySpreadConstraint
 	// ignoredNodes lack a topology key of some constraint; they score 0.
 	ignoredNodes sets.Set[string]
-	// topologyValueToPodCounts[i] maps each domain of constraint i that holds
-	// a feasible node to its matching pods over all nodes. Hostname
-	// constraints keep no map: Score counts the node's own pods.
+	// topologyValueToPodCounts[i] maps each domain of constraint i to its
+	// matching pods over all nodes. (kube-scheduler keeps only the domains
+	// of feasible nodes, the only ones Score reads; keeping all lets the
+	// counts follow a changing feasible set.) Hostname constraints keep no
+	// map: Score counts the node's own pods.
 	topologyValueToPodCounts []map[string]int64
+	// feasibleDomains[i] counts the feasible, not ignored nodes per domain
+	// of constraint i, and feasibleNodes all of them: the sizes the
+	// normalizing weights are computed from.
+	feasibleDomains []map[string]int
+	feasibleNodes   int
+	// requireAll and inclusion are how PreScore decided which nodes count,
+	// kept for ScoreAddPod and ScoreFeasible.
+	requireAll bool
+	inclusion  *inclusion
 	// topologyNormalizingWeight[i] is log(domains+2), so that counts in a
 	// topology with many small domains weigh as much as in one with few.
 	topologyNormalizingWeight []float64
 }
 
-// Clone returns the state itself: Score only reads it.
-func (s *preScoreState) Clone() framework.StateData { return s }
+// Clone copies what ScoreAddPod and ScoreFeasible change.
+func (s *preScoreState) Clone() framework.StateData {
+	c := *s
+	c.ignoredNodes = s.ignoredNodes.Clone()
+	c.topologyValueToPodCounts = make([]map[string]int64, len(s.topologyValueToPodCounts))
+	for i, m := range s.topologyValueToPodCounts {
+		c.topologyValueToPodCounts[i] = maps.Clone(m)
+	}
+	c.feasibleDomains = make([]map[string]int, len(s.feasibleDomains))
+	for i, m := range s.feasibleDomains {
+		c.feasibleDomains[i] = maps.Clone(m)
+	}
+	c.topologyNormalizingWeight = slices.Clone(s.topologyNormalizingWeight)
+	return &c
+}
 
 // PreScore prepares the counts for the pod's soft constraints (explicit, or
 // defaulted with a selector); it returns Skip when there are none.
@@ -55,6 +82,7 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 
 	k := len(s.constraints)
 	in := newInclusion(klog.FromContext(ctx), pod, s.constraints)
+	s.inclusion = in
 	// counts[n*k+i] is node n's matching pods for constraint i, -1 when it
 	// does not count (see calPreFilterState).
 	counts := make([]int64, len(allNodes)*k)
@@ -73,9 +101,8 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 			if !verdict.includes(c) {
 				continue
 			}
-			// Domains without a feasible node need no count; hostname
-			// constraints are counted in Score.
-			if _, ok := s.topologyValueToPodCounts[i][node.Labels[c.TopologyKey]]; !ok {
+			// Hostname constraints are counted in Score.
+			if c.TopologyKey == corev1.LabelHostname {
 				continue
 			}
 			row[i] = int64(countPodsMatchSelector(allNodes[n].Pods, c.Selector, pod.Namespace))
@@ -103,41 +130,65 @@ func (pl *PodTopologySpread) initPreScoreState(pod *corev1.Pod, filteredNodes []
 		}
 		return nil, fmt.Errorf("setting default soft topology spread constraints: %w", err)
 	}
-	s := &preScoreState{constraints: constraints, ignoredNodes: sets.New[string]()}
+	s := &preScoreState{constraints: constraints, ignoredNodes: sets.New[string](), requireAll: requireAllTopologies}
 	if len(constraints) == 0 {
 		return s, nil
 	}
 	s.topologyValueToPodCounts = make([]map[string]int64, len(constraints))
+	s.feasibleDomains = make([]map[string]int, len(constraints))
 	for i := range constraints {
 		s.topologyValueToPodCounts[i] = map[string]int64{}
-	}
-	for _, ni := range filteredNodes {
-		node := ni.Node()
-		if requireAllTopologies && !nodeLabelsMatchSpreadConstraints(node.Labels, constraints) {
-			s.ignoredNodes.Insert(node.Name)
-			continue
-		}
-		for i := range constraints {
-			if constraints[i].TopologyKey == corev1.LabelHostname {
-				continue
-			}
-			// A node without the key (system defaults only) joins the ""
-			// domain, as in kube-scheduler.
-			value := node.Labels[constraints[i].TopologyKey]
-			if _, ok := s.topologyValueToPodCounts[i][value]; !ok {
-				s.topologyValueToPodCounts[i][value] = 0
-			}
-		}
+		s.feasibleDomains[i] = map[string]int{}
 	}
 	s.topologyNormalizingWeight = make([]float64, len(constraints))
-	for i := range constraints {
-		size := len(s.topologyValueToPodCounts[i])
-		if constraints[i].TopologyKey == corev1.LabelHostname {
-			size = len(filteredNodes) - len(s.ignoredNodes)
-		}
-		s.topologyNormalizingWeight[i] = topologyNormalizingWeight(size)
+	for _, ni := range filteredNodes {
+		s.feasible(ni.Node(), 1)
 	}
+	s.reweigh()
 	return s, nil
+}
+
+// feasible adds (delta 1) or removes (-1) a feasible node: an ignored node
+// (one without every topology key, when they are required) scores 0 and
+// counts for no domain; a node without the key of a constraint (system
+// defaults only) joins its "" domain, as in kube-scheduler.
+func (s *preScoreState) feasible(node *corev1.Node, delta int) {
+	if s.requireAll && !nodeLabelsMatchSpreadConstraints(node.Labels, s.constraints) {
+		if delta > 0 {
+			s.ignoredNodes.Insert(node.Name)
+		} else {
+			s.ignoredNodes.Delete(node.Name)
+		}
+		return
+	}
+	s.feasibleNodes += delta
+	for i := range s.constraints {
+		if s.constraints[i].TopologyKey == corev1.LabelHostname {
+			continue
+		}
+		value := node.Labels[s.constraints[i].TopologyKey]
+		if n := s.feasibleDomains[i][value] + delta; n > 0 {
+			s.feasibleDomains[i][value] = n
+		} else {
+			delete(s.feasibleDomains[i], value)
+		}
+	}
+}
+
+// reweigh computes the normalizing weights from the feasible domains and
+// reports whether one changed.
+func (s *preScoreState) reweigh() bool {
+	changed := false
+	for i := range s.constraints {
+		size := len(s.feasibleDomains[i])
+		if s.constraints[i].TopologyKey == corev1.LabelHostname {
+			size = s.feasibleNodes
+		}
+		if w := topologyNormalizingWeight(size); w != s.topologyNormalizingWeight[i] {
+			s.topologyNormalizingWeight[i], changed = w, true
+		}
+	}
+	return changed
 }
 
 // Score returns the node's weighted count of matching pods over its domains;
@@ -231,9 +282,67 @@ func scoreForCount(cnt int64, maxSkew int32, tpWeight float64) float64 {
 	return float64(cnt)*tpWeight + float64(maxSkew-1)
 }
 
-var _ framework.StableScorePlugin = (*PodTopologySpread)(nil)
+var (
+	_ framework.StableScorePlugin      = (*PodTopologySpread)(nil)
+	_ framework.IncrementalScorePlugin = (*PodTopologySpread)(nil)
+)
 
 // ScoreStable: PreScore skips exactly when the pod has no soft constraint
 // (nor system defaults), which no other pod changes; soft constraints count
-// pods that equal pods may match.
+// pods that equal pods may match (ScoreAddPod follows them).
 func (pl *PodTopologySpread) ScoreStable(_ *corev1.Pod, skipped bool) bool { return skipped }
+
+// ScoreAddPod counts podInfo, added to nodeInfo after PreScore, as PreScore
+// would have: in the pod's namespace, on a node that counts, where the
+// selector matches. Hostname constraints need nothing: Score counts the
+// node's own pods.
+func (pl *PodTopologySpread) ScoreAddPod(_ context.Context, state *framework.CycleState, pod *corev1.Pod, podInfo *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	added, node := podInfo.Pod, nodeInfo.Node()
+	if node == nil || added.DeletionTimestamp != nil || added.Namespace != pod.Namespace ||
+		s.requireAll && !nodeLabelsMatchSpreadConstraints(node.Labels, s.constraints) {
+		return nil
+	}
+	verdict := s.inclusion.judge(node)
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.TopologyKey == corev1.LabelHostname || !verdict.includes(c) || c.Selector.Empty() || !c.Selector.Matches(labels.Set(added.Labels)) {
+			continue
+		}
+		s.topologyValueToPodCounts[i][node.Labels[c.TopologyKey]]++
+	}
+	return nil
+}
+
+// ScoreDomainKeys returns the keys of the constraints counted per domain.
+func (pl *PodTopologySpread) ScoreDomainKeys(state *framework.CycleState) []string {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for i := range s.constraints {
+		if k := s.constraints[i].TopologyKey; k != corev1.LabelHostname && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// ScoreFeasible moves a node into or out of the feasible set the weights
+// are computed from; a changed weight changes every score.
+func (pl *PodTopologySpread) ScoreFeasible(state *framework.CycleState, nodeInfo *framework.NodeInfo, feasible bool) bool {
+	s, err := getPreScoreState(state)
+	if err != nil || nodeInfo.Node() == nil {
+		return true
+	}
+	delta := -1
+	if feasible {
+		delta = 1
+	}
+	s.feasible(nodeInfo.Node(), delta)
+	return s.reweigh()
+}

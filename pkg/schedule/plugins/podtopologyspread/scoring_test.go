@@ -225,7 +225,7 @@ func TestPreScoreState(t *testing.T) {
 			got := scoreView{
 				Constraints:               viewConstraints(s.constraints),
 				IgnoredNodes:              sortedList(s.ignoredNodes.UnsortedList()),
-				TopologyValueToPodCounts:  s.topologyValueToPodCounts,
+				TopologyValueToPodCounts:  feasibleCounts(s),
 				TopologyNormalizingWeight: s.topologyNormalizingWeight,
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -730,4 +730,17 @@ func TestNormalizeScore(t *testing.T) {
 	if s := pl.NormalizeScore(context.Background(), framework.NewCycleState(), nil, nil); s.Code() != framework.Error {
 		t.Errorf("NormalizeScore without PreScore = %v, want Error", s)
 	}
+}
+
+// feasibleCounts is the counts of the feasible domains, the map
+// kube-scheduler's PreScore builds (ours counts every domain).
+func feasibleCounts(s *preScoreState) []map[string]int64 {
+	out := make([]map[string]int64, len(s.constraints))
+	for i := range s.constraints {
+		out[i] = map[string]int64{}
+		for v := range s.feasibleDomains[i] {
+			out[i][v] = s.topologyValueToPodCounts[i][v]
+		}
+	}
+	return out
 }

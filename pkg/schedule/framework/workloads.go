@@ -1,4 +1,4 @@
-package podtopologyspread
+package framework
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -8,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Workloads are the objects kube-scheduler derives the selector of default
-// constraints from. The snapshot does not load them today; a Handle that
-// holds them can implement DefaultSelectorLister with Workloads.DefaultSelector.
+// Workloads are the objects kube-scheduler derives the selector of
+// PodTopologySpread's default constraints from: the Services,
+// ReplicationControllers, ReplicaSets and StatefulSets of the snapshot.
 type Workloads struct {
 	Services               []*corev1.Service
 	ReplicationControllers []*corev1.ReplicationController
@@ -84,4 +84,10 @@ func addRequirements(selector labels.Selector, ls *metav1.LabelSelector) labels.
 		return selector.Add(r...)
 	}
 	return selector
+}
+
+// DefaultSelector is the snapshot's Workloads.DefaultSelector, which makes
+// the Handle a podtopologyspread.DefaultSelectorLister.
+func (h *SnapshotHandle) DefaultSelector(pod *corev1.Pod) labels.Selector {
+	return h.workloads.DefaultSelector(pod)
 }
