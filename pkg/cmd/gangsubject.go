@@ -56,7 +56,11 @@ func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember
 	}
 	g, err := gang.FromManifests(objs, namespace, minMember)
 	if err != nil {
-		return nil, err
+		source := filename
+		if source == "-" {
+			source = "<stdin>"
+		}
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
 		return nil, err

@@ -1360,7 +1360,7 @@ func TestGangBadInput(t *testing.T) {
 		{"document without kind", []string{"place", "-f", noKind},
 			[]string{fmt.Sprintf("error: %s: document 2 (line %d): not a Kubernetes object: apiVersion and kind are required",
 				noKind, strings.Count(f.gpuPod("ok"), "\n")+2)}},
-		{"unsupported kind", []string{"place", "-f", unsupported}, []string{`error: Service "web": kind Service of v1 is not supported with -f`}},
+		{"unsupported kind", []string{"place", "-f", unsupported}, []string{"error: " + unsupported + `: Service "web": kind Service of v1 is not supported with -f`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
