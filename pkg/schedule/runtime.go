@@ -36,6 +36,8 @@ type frameworkImpl struct {
 	reserve    []framework.ReservePlugin
 	permit     []framework.PermitPlugin
 	weights    map[string]int64
+	// nominator holds the snapshot's nominated pods (nil: none).
+	nominator *nominator
 }
 
 // runnerHandle is the Handle plugins get: the snapshot, plus the framework
@@ -55,8 +57,10 @@ func (h *runnerHandle) RunPreFilterExtensionRemovePod(ctx context.Context, state
 	return h.fw.runPreFilterExtensionRemovePod(ctx, state, pod, remove, ni)
 }
 
+// RunFilterPlugins runs the filters as preemption's dry run does in
+// kube-scheduler: with the nominated pods (RunFilterPluginsWithNominatedPods).
 func (h *runnerHandle) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	status, _ := h.fw.runFilterPlugins(ctx, state, pod, ni, false)
+	status, _ := h.fw.runFilterWithNominated(ctx, state, pod, ni, false)
 	return status
 }
 

@@ -84,22 +84,23 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 	for i, n := range infos {
 		byName[n.Name()] = i
 	}
-	return newScheduler(infos, byName, objects, opts)
+	return newScheduler(infos, byName, objects, newNominator(snap.Pods, opts.Profile.Name), opts)
 }
 
-func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, opts Options) (*Scheduler, error) {
+func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, nom *nominator, opts Options) (*Scheduler, error) {
 	h := framework.NewSnapshotHandle(infos, objects, opts.Parallelism)
 	fw, err := newFramework(opts.Profile, h)
 	if err != nil {
 		return nil, err
 	}
+	fw.nominator = nom
 	return &Scheduler{fw: fw, handle: h, objects: objects, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos)}, nil
 }
 
 // Fork returns an independent working copy: reservations in one are not
 // seen by the other. Node infos are shared until a Reserve replaces them.
 func (s *Scheduler) Fork() (*Scheduler, error) {
-	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.opts)
+	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.fw.nominator.clone(), s.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +158,8 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	// s.nodes is this scheduler's own slice (Fork copies it); the NodeInfo
 	// may be shared with a fork, hence the clone above.
 	s.handle.ReplaceNode(i, ni)
+	// An assumed pod is no longer nominated.
+	s.fw.nominator.forget(pod)
 	return nil
 }
 
@@ -225,7 +228,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 				statuses[i] = absent
 				return
 			}
-			st, v := s.fw.runFilterPlugins(ctx, state, pod, ni, s.opts.RunAllFilters)
+			st, v := s.fw.runFilterWithNominated(ctx, state, pod, ni, s.opts.RunAllFilters)
 			statuses[i], verdicts[i] = st, v
 			if st.Code() == framework.Error {
 				mu.Lock()

@@ -261,6 +261,11 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 	if !preStatus.IsSuccess() || !preResult.AllNodes() {
 		return nil, nil
 	}
+	// Pods nominated to nodes that this pod yields to make Filter run twice
+	// there, with a state of its own: full cycles keep that exact.
+	if s.fw.nominator.any(pod) {
+		return nil, nil
+	}
 	n := len(s.nodes)
 	c := &classCache{key: key, state: state, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), mark: make([]uint32, n)}
 	for _, pl := range s.fw.filter {

@@ -259,7 +259,7 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 		return err
 	}
 	pods := append(slices.Clone(sc.Running), sc.Finished...)
-	return parallel(len(pods), apiWorkers, func(i int) error {
+	if err := parallel(len(pods), apiWorkers, func(i int) error {
 		p := pods[i]
 		created, err := h.cs.CoreV1().Pods(p.Namespace).Create(ctx, p.DeepCopy(), metav1.CreateOptions{})
 		if err != nil {
@@ -272,7 +272,21 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 			}
 		}
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	// Nominated pods, gated, with their nomination written as status.
+	for _, p := range sc.Nominated {
+		created, err := h.cs.CoreV1().Pods(p.Namespace).Create(ctx, p.DeepCopy(), metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("create nominated pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		created.Status.NominatedNodeName = p.Status.NominatedNodeName
+		if _, err := h.cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("nominate pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
 }
 
 // barrier waits until kube-scheduler's cache holds the node that was written
@@ -321,7 +335,7 @@ func (h *harness) snapshot(ctx context.Context, sc *scenario.Scenario) (*schedul
 	if got, want := names(snap.Nodes), names(sc.Nodes); !slices.Equal(got, want) {
 		problems = append(problems, fmt.Sprintf("nodes %v, want %v", got, want))
 	}
-	if got, want := names(snap.Pods), names(sc.Running); !slices.Equal(got, want) {
+	if got, want := names(snap.Pods), names(append(slices.Clone(sc.Running), sc.Nominated...)); !slices.Equal(got, want) {
 		problems = append(problems, fmt.Sprintf("pods %v, want %v", got, want))
 	}
 	if len(problems) > 0 {

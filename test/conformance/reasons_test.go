@@ -45,6 +45,16 @@ func (b *caseBuilder) running(node, app string) *testutil.PodWrapper {
 	return w
 }
 
+// nominated adds a pending pod of app that an earlier preemption nominated
+// to the node named by suffix.
+func (b *caseBuilder) nominated(node, app string) *testutil.PodWrapper {
+	w := testutil.MakePod().Namespace(b.sc.Name).Name(b.sc.Name+"-n"+string(rune('a'+len(b.sc.Nominated)))).
+		Label(scenario.LabelApp, app).SchedulingGate(scenario.NominationGate)
+	w.Status.NominatedNodeName = b.nodeName(node)
+	b.sc.Nominated = append(b.sc.Nominated, w.Obj())
+	return w
+}
+
 // pending sets the pending pod, of app.
 func (b *caseBuilder) pending(app string) *testutil.PodWrapper {
 	w := testutil.MakePod().Namespace(b.sc.Name).Name(b.sc.Name+"-pending").Label(scenario.LabelApp, app)
@@ -308,6 +318,41 @@ var reasonCases = []struct {
 			b.running("b", "db")
 			b.pending("web").Obj().Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{appTerm("web", corev1.LabelTopologyZone)},
+			}}
+		},
+	},
+	{
+		// Room held for a nominated pod of higher priority is not free.
+		name: "nominated-pod-holds-room", plugin: "NodeResourcesFit", want: "2 Insufficient cpu",
+		build: func(b *caseBuilder) {
+			b.node("a", "zone-a")
+			b.node("b", "zone-b")
+			b.running("b", "db").Req(testutil.Res{"cpu": "3"})
+			b.nominated("a", "db").Req(testutil.Res{"cpu": "3"}).Priority(scenario.HighPriority, scenario.HighPriorityValue)
+			b.pending("web").Req(testutil.Res{"cpu": "2"})
+		},
+	},
+	{
+		// A nominated pod of lower priority does not hold its room.
+		name: "nominated-pod-lower-priority", plugin: "(score plugins)",
+		build: func(b *caseBuilder) {
+			b.node("a", "zone-a")
+			b.node("b", "zone-b")
+			b.running("b", "db").Req(testutil.Res{"cpu": "3"})
+			b.nominated("a", "db").Req(testutil.Res{"cpu": "3"})
+			b.pending("web").Req(testutil.Res{"cpu": "2"}).Priority(scenario.MidPriority, scenario.MidPriorityValue)
+		},
+	},
+	{
+		// A nominated pod counts for anti-affinity in the first pass.
+		name: "nominated-pod-anti-affinity", plugin: "InterPodAffinity", want: "node(s) didn't match pod anti-affinity rules",
+		build: func(b *caseBuilder) {
+			b.node("a", "zone-a")
+			b.node("b", "zone-b")
+			b.running("b", "web")
+			b.nominated("a", "web").Priority(scenario.HighPriority, scenario.HighPriorityValue)
+			b.pending("web").Obj().Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{appTerm("web", corev1.LabelHostname)},
 			}}
 		},
 	},

@@ -100,7 +100,15 @@ type Scenario struct {
 	// Services are created before the nodes; their selectors give pods
 	// without spread constraints default ones.
 	Services []*corev1.Service
+	// Nominated are pending pods an earlier preemption nominated to a node
+	// (status.nominatedNodeName). They carry a scheduling gate, so
+	// kube-scheduler keeps them pending, and are created before the pending
+	// pod: its queue then holds their nominations.
+	Nominated []*corev1.Pod
 }
+
+// NominationGate keeps nominated pods of a scenario pending.
+const NominationGate = "conformance.kubectl-gang.io/nominated"
 
 // Namespace is the namespace of the pending pod.
 func (s *Scenario) Namespace() string { return s.Namespaces[0].Name }
@@ -113,6 +121,9 @@ func (s *Scenario) Summary() string {
 	}
 	if len(s.Services) > 0 {
 		out += fmt.Sprintf(", %d services", len(s.Services))
+	}
+	if len(s.Nominated) > 0 {
+		out += fmt.Sprintf(", %d nominated pods", len(s.Nominated))
 	}
 	return out
 }
