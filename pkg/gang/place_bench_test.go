@@ -107,6 +107,22 @@ func BenchmarkPlace1000OnePerNode(b *testing.B) {
 	benchPlace(b, g, PlaceOptions{})
 }
 
+// BenchmarkPlace1000PreferTogether is a 1,000-pod gang whose workers
+// prefer the zone of the others (preferred pod affinity; no target in the
+// issue).
+func BenchmarkPlace1000PreferTogether(b *testing.B) {
+	g := benchGang(1000, "2")
+	for _, p := range g.Members {
+		p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
+				TopologyKey:   zoneKey,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+			}}},
+		}}
+	}
+	benchPlace(b, g, PlaceOptions{})
+}
+
 // BenchmarkPlace512Blocks is a 512-pod gang confined to one of 4 blocks of
 // 1,280 nodes (target: under 200 ms).
 func BenchmarkPlace512Blocks(b *testing.B) {

@@ -87,10 +87,13 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 						Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": app}},
 					})
 				}
-				// Scores that equal pods change otherwise: these classes run
-				// full cycles.
-				if rng.IntN(8) == 0 {
-					proto.PreferredPodAntiAffinity(10, testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+				// Preferred pod (anti-)affinity: its scores follow the
+				// reserved pods too.
+				if rng.IntN(5) == 0 {
+					proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+				}
+				if rng.IntN(4) == 0 {
+					proto.PreferredPodAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(pickKey(rng)).MatchLabel("app", app))
 				}
 				for k := range 1 + rng.IntN(40) {
 					p := *proto

@@ -3,6 +3,7 @@ package interpodaffinity
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -22,10 +23,20 @@ type preScoreState struct {
 	topologyScore map[topologyPair]int64
 	// topologyKeys are the distinct keys of topologyScore.
 	topologyKeys []string
+	// terms are what PreScore matched existing pods against, kept for
+	// ScoreAddPod; domainKeys the keys a pod equal to the incoming one can
+	// add scores to.
+	terms      *scoreTerms
+	domainKeys []string
 }
 
-// Clone returns the state itself: nothing changes it after PreScore.
-func (s *preScoreState) Clone() framework.StateData { return s }
+// Clone copies what ScoreAddPod changes.
+func (s *preScoreState) Clone() framework.StateData {
+	c := *s
+	c.topologyScore = maps.Clone(s.topologyScore)
+	c.topologyKeys = slices.Clone(s.topologyKeys)
+	return &c
+}
 
 // scoreTerms is what PreScore matches each existing pod against.
 type scoreTerms struct {
@@ -139,14 +150,9 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, cycleState *framework.
 		parts[c] = l
 	})
 
-	s := &preScoreState{topologyScore: map[topologyPair]int64{}}
+	s := &preScoreState{topologyScore: map[topologyPair]int64{}, terms: terms, domainKeys: ownTermKeys(pod, pl.hardPodAffinityWeight)}
 	for _, l := range parts {
-		for _, pc := range l {
-			s.topologyScore[pc.pair] += pc.count
-			if !slices.Contains(s.topologyKeys, pc.pair.key) {
-				s.topologyKeys = append(s.topologyKeys, pc.pair.key)
-			}
-		}
+		s.addAll(l)
 	}
 	// A term that matched counts even when the weights cancel out: the
 	// scores still get normalized, as kube-scheduler does.
@@ -155,6 +161,48 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, cycleState *framework.
 	}
 	cycleState.Write(preScoreStateKey, s)
 	return nil
+}
+
+// addAll sums weighted matches into the state.
+func (s *preScoreState) addAll(l topologyScoreList) {
+	for _, pc := range l {
+		s.topologyScore[pc.pair] += pc.count
+		if !slices.Contains(s.topologyKeys, pc.pair.key) {
+			s.topologyKeys = append(s.topologyKeys, pc.pair.key)
+		}
+	}
+}
+
+// ownTermKeys are the topology keys through which a pod equal to pod scores
+// pod: its preferred terms (matched either way) and, with a hard weight, its
+// required affinity terms.
+func ownTermKeys(pod *corev1.Pod, hardWeight int32) []string {
+	var keys []string
+	add := func(k string) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	a := pod.Spec.Affinity
+	if a == nil {
+		return nil
+	}
+	if pa := a.PodAffinity; pa != nil {
+		for _, t := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			add(t.PodAffinityTerm.TopologyKey)
+		}
+		if hardWeight > 0 {
+			for _, t := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				add(t.TopologyKey)
+			}
+		}
+	}
+	if paa := a.PodAntiAffinity; paa != nil {
+		for _, t := range paa.PreferredDuringSchedulingIgnoredDuringExecution {
+			add(t.PodAffinityTerm.TopologyKey)
+		}
+	}
+	return keys
 }
 
 func getPreScoreState(cycleState *framework.CycleState) (*preScoreState, error) {
@@ -239,4 +287,46 @@ func (pl *InterPodAffinity) ScoreStable(pod *corev1.Pod, _ bool) bool {
 		return false
 	}
 	return true
+}
+
+var (
+	_ framework.IncrementalScorePlugin = (*InterPodAffinity)(nil)
+	_ framework.RangeNormalizer        = (*InterPodAffinity)(nil)
+)
+
+// ScoreAddPod scores podInfo, added to nodeInfo after PreScore, as PreScore
+// scores every existing pod.
+func (pl *InterPodAffinity) ScoreAddPod(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, podInfo *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreScoreState(cycleState)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if node := nodeInfo.Node(); node != nil {
+		s.addAll(s.terms.processExistingPod(nil, podInfo, node))
+	}
+	return nil
+}
+
+// ScoreDomainKeys returns the topology keys of the incoming pod's own terms.
+func (pl *InterPodAffinity) ScoreDomainKeys(cycleState *framework.CycleState) []string {
+	s, err := getPreScoreState(cycleState)
+	if err != nil {
+		return nil
+	}
+	return s.domainKeys
+}
+
+// ScoreFeasible: PreScore looks at every node, not the feasible ones.
+func (pl *InterPodAffinity) ScoreFeasible(*framework.CycleState, *framework.NodeInfo, bool) bool {
+	return false
+}
+
+// NormalizeOne is NormalizeScore for one score, given that PreScore did not
+// skip (some term matched, so the scores are spread over [lowest, highest]).
+func (pl *InterPodAffinity) NormalizeOne(score, lowest, highest int64) int64 {
+	fScore := float64(0)
+	if diff := highest - lowest; diff > 0 {
+		fScore = float64(framework.MaxNodeScore) * (float64(score-lowest) / float64(diff))
+	}
+	return int64(fScore)
 }
