@@ -342,6 +342,33 @@ func TestGangBindFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("someone else binds a member first", func(t *testing.T) {
+		f := newGangFixture(t, "bind-race")
+		f.gang3()
+		var once sync.Once
+		kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+			if isBinding(r) && r.URL.Query().Get("dryRun") == "" && bindingPod(r) == "m-1" {
+				// Another scheduler wins the race for m-1; our Binding then
+				// meets a 409.
+				once.Do(func() {
+					f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
+						ObjectMeta: metav1.ObjectMeta{Name: "m-1"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-elsewhere"},
+					}, metav1.CreateOptions{}))
+				})
+			}
+			forward(w)
+		})
+		code, r := f.bind(kubeconfig, "podgroup/trio")
+		if code != cmd.ExitPartial || r.Verdict != "PartiallyBound" || r.BoundMembers != 2 {
+			t.Fatalf("exit %d, report %+v; want 4, PartiallyBound, 2 bound", code, r)
+		}
+		for _, m := range r.Members {
+			if strings.HasSuffix(m.Pod, "/m-1") && (m.Result != "NotBound" || !strings.Contains(m.Message, "bound to "+f.ns+"-elsewhere by someone else")) {
+				t.Errorf("m-1: %+v, want NotBound, bound elsewhere by someone else", m)
+			}
+		}
+	})
+
 	for _, policy := range []string{"report", "delete"} {
 		t.Run("partial "+policy, func(t *testing.T) {
 			f := newGangFixture(t, "bind-partial-"+policy)
