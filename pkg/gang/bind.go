@@ -177,7 +177,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *Gang, c BindClient, o
 	for _, pod := range p.Running {
 		r.Members = append(r.Members, MemberResult{Pod: pod, Node: pod.Spec.NodeName, Result: MemberAlreadyBound})
 	}
-	r.BoundMembers = int32(len(p.Running))
+	r.BoundMembers = int32(len(p.Running) + p.Succeeded)
 	if p.Verdict != Placed {
 		r.Reason, r.Message = ReasonUnschedulable, p.Message
 		return r, nil

@@ -68,6 +68,9 @@ type Gang struct {
 	// Members are the gang's pods in the order kube-scheduler's queue would
 	// take them: priority, then creation time, then namespace/name.
 	Members []*corev1.Pod
+	// Succeeded are members that finished successfully (metadata only).
+	// Volcano counts them toward the minimum, in validity and in placement.
+	Succeeded []*corev1.Pod
 }
 
 // Key is namespace/name.

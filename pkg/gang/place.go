@@ -72,6 +72,9 @@ type Placement struct {
 	MinMember int32
 	// Running are members already bound to nodes; they count toward the minimum.
 	Running []*corev1.Pod
+	// Succeeded is how many members finished successfully; they count
+	// toward the minimum too (Volcano).
+	Succeeded int
 	// Assignments are the pending members placed, in queue order; empty
 	// when the verdict is Unschedulable.
 	Assignments []Assignment
@@ -137,7 +140,10 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 			pending = append(pending, ungated(pod))
 		}
 	}
-	need := int(g.MinMember) - len(p.Running)
+	// Succeeded members count toward the minimum as running ones do (only
+	// Volcano gangs have them: its ready count includes them).
+	p.Succeeded = len(g.Succeeded)
+	need := int(g.MinMember) - len(p.Running) - p.Succeeded
 
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var best *attempt
@@ -415,13 +421,16 @@ func (p *Placement) finish(best *attempt, need int) {
 		placed = len(best.assignments)
 		p.Blocker = best.blocker
 	}
-	p.MaxPlaceable = int32(len(p.Running) + placed)
+	p.MaxPlaceable = int32(len(p.Running) + p.Succeeded + placed)
 	if best != nil && placed >= need {
 		p.Verdict = Placed
 		p.Assignments = best.assignments
 		p.Unplaced = best.unplaced
 		p.Domain = best.domain
 		p.Message = fmt.Sprintf("gang %s placed: %d running and %d to place, minimum %d", p.Gang.Key(), len(p.Running), placed, p.MinMember)
+		if p.Succeeded > 0 {
+			p.Message = fmt.Sprintf("gang %s placed: %d running, %d succeeded and %d to place, minimum %d", p.Gang.Key(), len(p.Running), p.Succeeded, placed, p.MinMember)
+		}
 		if p.Domain != "" {
 			p.Message += fmt.Sprintf(", all in %s=%s", p.TopologyKey, p.Domain)
 		}

@@ -82,6 +82,9 @@ func ResolvePodGroup(snap *schedule.Snapshot, ref Ref) (*Gang, error) {
 		return nil, err
 	}
 	g.Members = membersOf(snap.Pods, g.Source, g.Namespace, g.Name)
+	if g.Source == SourceVolcano {
+		g.Succeeded = membersOf(snap.SucceededPods, g.Source, g.Namespace, g.Name)
+	}
 	g.SortMembers()
 	return g, nil
 }

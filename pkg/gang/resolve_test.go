@@ -2,6 +2,7 @@ package gang_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -387,5 +388,43 @@ func TestSetTopologyKey(t *testing.T) {
 		Reason: "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"}}
 	if diff := testutil.Diff(want, g.Unevaluated); diff != "" || g.TopologyKey != "rack" {
 		t.Errorf("after SetTopologyKey: key %q, Unevaluated (-want +got):\n%s", g.TopologyKey, diff)
+	}
+}
+
+// A Volcano gang's Succeeded members (kept aside by the snapshot) count
+// toward its minimum in validity and in placement, as in Volcano; other
+// sources do not look at them.
+func TestSucceededMembersCountForVolcano(t *testing.T) {
+	node := testutil.MakeNode().Name("n1").Capacity(testutil.Res{"cpu": "4"}).Obj()
+	done := member("mpi-0", 0).VolcanoGroup("mpi").PodGroup("trio").Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	snap := snapshotOf([]*corev1.Pod{
+		member("mpi-1", 1).VolcanoGroup("mpi").Req(testutil.Res{"cpu": "2"}).Obj(),
+		member("mpi-2", 2).VolcanoGroup("mpi").Req(testutil.Res{"cpu": "2"}).Obj(),
+	}, testutil.MakeVolcanoPodGroup("ml", "mpi", 3).Obj(), testutil.MakeNativePodGroup("ml", "trio", 2).Obj())
+	snap.Nodes = []*corev1.Node{node}
+	snap.SucceededPods = []*corev1.Pod{done}
+
+	g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "mpi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Succeeded) != 1 || len(g.Members) != 2 {
+		t.Fatalf("members %d, succeeded %d; want 2 and 1", len(g.Members), len(g.Succeeded))
+	}
+	if v := gang.Validate(g); !v.Valid || v.ValidCount != 3 {
+		t.Errorf("validity %+v, want valid with 3", v)
+	}
+	p, err := gang.Place(t.Context(), snap, g, gang.PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Verdict != gang.Placed || p.MaxPlaceable != 3 || !strings.Contains(p.Message, "1 succeeded") {
+		t.Errorf("placement %s, max %d: %s; want Placed with 3 (1 succeeded)", p.Verdict, p.MaxPlaceable, p.Message)
+	}
+
+	native, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "trio", Group: schedule.NativeGroup})
+	if err == nil && len(native.Succeeded) != 0 {
+		t.Errorf("a native gang got succeeded members %d", len(native.Succeeded))
 	}
 }

@@ -103,11 +103,8 @@ type TaskValidity struct {
 	Min   int32
 }
 
-// Validate decides a gang's validity from its members' pods (TaskStatusOf).
-//
-// A live snapshot holds no Succeeded or Failed pods, so Succeeded members,
-// which Volcano counts toward the minimum, are not counted here: a gang whose
-// finished members made up its minimum reads as invalid (a known gap).
+// Validate decides a gang's validity from its members' pods (TaskStatusOf)
+// and its Succeeded members, which Volcano counts toward the minimum.
 func Validate(g *Gang) Validity {
 	return ValidateWith(g, TaskStatusOf)
 }
@@ -126,6 +123,10 @@ func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 			v.ValidCount++
 			perTask[TaskOf(pod)]++
 		}
+	}
+	for _, pod := range g.Succeeded {
+		v.ValidCount++
+		perTask[TaskOf(pod)]++
 	}
 	var taskMinTotal int32
 	for _, name := range sortedKeys(g.MinTaskMember) {

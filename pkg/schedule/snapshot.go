@@ -34,8 +34,13 @@ var VolcanoQueueGVK = schema.GroupVersionKind{Group: VolcanoGroup, Version: "v1b
 // slice is sorted by namespace and name (see Sort), so two snapshots of the same
 // objects compare equal whatever order they were read in.
 type Snapshot struct {
-	Nodes                []*corev1.Node
-	Pods                 []*corev1.Pod // non-terminal pods only: Succeeded and Failed pods hold no resources
+	Nodes []*corev1.Node
+	Pods  []*corev1.Pod // non-terminal pods only: Succeeded and Failed pods hold no resources
+	// SucceededPods are the pods that finished successfully, kept only for
+	// gang validity (Volcano counts Succeeded members, which it finds by
+	// annotation, toward the minimum): metadata and the phase. They are on
+	// no node and hold nothing.
+	SucceededPods        []*corev1.Pod
 	PriorityClasses      []*schedulingv1.PriorityClass
 	Namespaces           []*corev1.Namespace
 	ResourceQuotas       []*corev1.ResourceQuota
@@ -74,6 +79,7 @@ func (s *Snapshot) Sort() {
 	slices.SortFunc(s.Pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
+	sortNamespaced(s.SucceededPods)
 	slices.SortFunc(s.PriorityClasses, func(a, b *schedulingv1.PriorityClass) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.Namespaces, func(a, b *corev1.Namespace) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.ResourceQuotas, func(a, b *corev1.ResourceQuota) int {

@@ -91,12 +91,25 @@ func (b *builder) addNode(n *corev1.Node) {
 }
 
 func (b *builder) addPod(p *corev1.Pod) {
+	if p.Status.Phase == corev1.PodSucceeded {
+		b.addSucceededPod(p.ObjectMeta)
+		return
+	}
 	if schedule.IsTerminal(p) {
 		b.terminal++
 		return
 	}
 	normalize(&p.ObjectMeta, &p.TypeMeta)
 	put(b, &b.snap.Pods, objectKey{kind: "Pod", namespace: p.Namespace, name: p.Name}, p)
+}
+
+// addSucceededPod keeps a Succeeded pod's metadata (a live read lists only
+// that) for gang validity.
+func (b *builder) addSucceededPod(meta metav1.ObjectMeta) {
+	var tm metav1.TypeMeta
+	normalize(&meta, &tm)
+	kept := &corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}
+	put(b, &b.snap.SucceededPods, objectKey{kind: "Pod", namespace: meta.Namespace, name: meta.Name}, kept)
 }
 
 func (b *builder) addNamespace(n *corev1.Namespace) {

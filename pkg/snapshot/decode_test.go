@@ -19,13 +19,13 @@ import (
 // counts summarises a snapshot for table tests.
 type counts struct {
 	Nodes, Pods, Namespaces, PriorityClasses, Quotas, PDBs, PodGroups, Queues int
-	Workloads                                                                 int
+	Workloads, Succeeded                                                      int
 }
 
 func countsOf(s *schedule.Snapshot) counts {
 	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
 		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues),
-		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets)}
+		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets), len(s.SucceededPods)}
 }
 
 func TestLoadFilesFormats(t *testing.T) {
@@ -121,7 +121,7 @@ items:
 			want: counts{Workloads: 4},
 		},
 		{
-			name: "terminal pods, other kinds and duplicates are left out with warnings",
+			name: "failed pods, other kinds and duplicates are left out with warnings; succeeded pods are kept aside",
 			input: `apiVersion: v1
 kind: List
 items:
@@ -132,7 +132,7 @@ items:
 - {apiVersion: v1, kind: Node, metadata: {name: node-a}}
 - {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {second: "true"}}}
 `,
-			want: counts{Nodes: 1},
+			want: counts{Nodes: 1, Succeeded: 1},
 			wantWarnings: []string{
 				"ignored 2 object(s) of kinds the scheduler does not read: 1 ConfigMap, 1 Deployment",
 				"1 object(s) appeared more than once; the last copy read was kept",

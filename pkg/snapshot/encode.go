@@ -99,5 +99,10 @@ func ToList(s *schedule.Snapshot) (*unstructured.UnstructuredList, error) {
 			return nil, err
 		}
 	}
+	for _, o := range s.SucceededPods {
+		if err := add(podGVK, o); err != nil {
+			return nil, err
+		}
+	}
 	return list, nil
 }

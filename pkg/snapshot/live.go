@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
@@ -67,6 +68,9 @@ var nonTerminalPods = fields.AndSelectors(
 	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
 ).String()
 
+// succeededPods picks the finished pods that still count for a gang.
+var succeededPods = fields.OneTermEqualSelector("status.phase", string(corev1.PodSucceeded)).String()
+
 // Live reads a snapshot from the cluster cfg points at. Lists run in parallel,
 // paginated, as consistent reads (no resourceVersion, so never a stale cache),
 // built-in kinds in protobuf. PodGroup kinds whose CRDs are not installed are
@@ -94,6 +98,11 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		return nil, nil, fmt.Errorf("creating a client: %w", err)
 	}
 
+	mc, err := metadata.NewForConfig(dynCfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+
 	custom, warnings, err := discoverCustomKinds(clientset.Discovery(), cfg.Host)
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +120,11 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		{resource: "pods", required: true, fieldSelector: nonTerminalPods, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addPod(obj.(*corev1.Pod)) }},
+		// Succeeded pods count toward a Volcano gang's minimum; their
+		// metadata is all that is needed, and all that is read.
+		{resource: "pods", fieldSelector: succeededPods, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return mc.Resource(corev1.SchemeGroupVersion.WithResource("pods")).Namespace(metav1.NamespaceAll).List(ctx, o)
+		}, each: func(obj runtime.Object) { r.b.addSucceededPod(obj.(*metav1.PartialObjectMetadata).ObjectMeta) }},
 		{resource: "namespaces", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.CoreV1().Namespaces().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addNamespace(obj.(*corev1.Namespace)) }},

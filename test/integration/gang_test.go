@@ -478,6 +478,27 @@ func TestGangPlaceVolcanoPodGroup(t *testing.T) {
 	}
 }
 
+// A Succeeded member of a Volcano gang counts toward its minimum, as in
+// Volcano: the snapshot reads finished pods' metadata for it.
+func TestGangVolcanoSucceededMemberCounts(t *testing.T) {
+	f := newGangFixture(t, "volcano-done")
+	n := f.nodes(2)
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "mpi", 3).Obj())
+	f.create(f.pod("mpi-0", wholeNode).VolcanoGroup("mpi").BoundTo(n[0]).Phase(corev1.PodSucceeded).Obj())
+	f.create(f.pod("mpi-1", wholeNode).VolcanoGroup("mpi").Obj())
+	f.create(f.pod("mpi-2", wholeNode).VolcanoGroup("mpi").Obj())
+
+	code, p := f.placeJSON("podgroup/mpi")
+	if code != cmd.ExitOK || p.Verdict != "Placed" || !strings.Contains(p.Message, "1 succeeded") {
+		t.Errorf("exit %d, %s: %s; want 0, Placed with 1 succeeded member", code, p.Verdict, p.Message)
+	}
+	// (admit rejects the gang anyway: its queue does not exist.)
+	_, a := f.admitJSON("podgroup/mpi")
+	if c := a.check(t, "Validity"); c.Result != "Passed" || c.Figures["valid"] != "3" {
+		t.Errorf("validity %+v; want Passed with 3 valid members", c)
+	}
+}
+
 func TestGangPlaceCoschedulingPodGroup(t *testing.T) {
 	f := newGangFixture(t, "cosched")
 	n := f.nodes(3)
