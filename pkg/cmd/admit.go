@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -211,21 +210,15 @@ func checkResult(c gang.Check) string {
 }
 
 func (o *AdmitOptions) print(a *gang.Admission, u *ungateReport) error {
-	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" {
+	if done, err := o.printObject("Admission", a.Gang.Namespace, a.Gang.Name, func() any {
 		out := AdmissionOutput{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
 			Admitted: a.Admitted, Placement: placementOutput(a.Placement), Ungate: u}
 		for _, c := range a.Checks {
 			out.Checks = append(out.Checks, CheckOutput{Name: c.Name, Result: checkResult(c), Reason: c.Reason, Message: c.Message, Figures: c.Figures})
 		}
-		obj, err := toObject("Admission", a.Gang.Namespace, a.Gang.Name, &out)
-		if err != nil {
-			return err
-		}
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return printer.PrintObj(obj, o.Out)
+		return &out
+	}); done {
+		return err
 	}
 	verdict := "Admitted"
 	if !a.Admitted {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
@@ -177,16 +176,8 @@ func interruptedOr(ctx context.Context, err error) error {
 
 // print writes the report as a table, or as a BindReport object with -o.
 func (o *BindOptions) print(r *gang.BindReport) error {
-	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" && format != "wide" {
-		obj, err := toObject("BindReport", r.Gang.Namespace, r.Gang.Name, ptrTo(bindOutput(r)))
-		if err != nil {
-			return err
-		}
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return printer.PrintObj(obj, o.Out)
+	if done, err := o.printObject("BindReport", r.Gang.Namespace, r.Gang.Name, func() any { return ptrTo(bindOutput(r)) }); done {
+		return err
 	}
 	verdict := string(r.Verdict)
 	if r.Reason != "" {

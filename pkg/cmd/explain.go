@@ -142,26 +142,16 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 
 // print writes the explanation for people, or as an Explanation object with -o.
 func (o *ExplainOptions) print(e *gang.Explanation) error {
-	format := ptr.Deref(o.PrintFlags.OutputFormat, "")
-	if format != "" && format != "wide" {
-		out := explanationOutput(e)
-		var ns, name string
-		if e.Gang != nil {
-			ns, name = e.Gang.Namespace, e.Gang.Name
-		} else {
-			ns, name = e.Pod.Namespace, e.Pod.Name
-		}
-		obj, err := toObject("Explanation", ns, name, &out)
-		if err != nil {
-			return err
-		}
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return printer.PrintObj(obj, o.Out)
+	var ns, name string
+	if e.Gang != nil {
+		ns, name = e.Gang.Namespace, e.Gang.Name
+	} else {
+		ns, name = e.Pod.Namespace, e.Pod.Name
 	}
-	w := &explainWriter{out: o.Out, noHeaders: o.NoHeaders, wide: format == "wide",
+	if done, err := o.printObject("Explanation", ns, name, func() any { return ptrTo(explanationOutput(e)) }); done {
+		return err
+	}
+	w := &explainWriter{out: o.Out, noHeaders: o.NoHeaders, wide: ptr.Deref(o.PrintFlags.OutputFormat, "") == "wide",
 		color: !o.NoColor && printers.AllowsColorOutput(o.Out)}
 	return w.write(e)
 }

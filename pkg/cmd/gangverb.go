@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -82,4 +83,23 @@ func runE(o ctxVerb) func(*cobra.Command, []string) error {
 		}
 		return classify(o.Run(c.Context()))
 	}
+}
+
+// printObject prints a verb's result as a kind object when -o asks for a
+// machine format (json, yaml, name, jsonpath, ...) and reports whether it
+// did; the human output (no -o, or -o wide) is the verb's own. out builds
+// the object only when it is needed.
+func (o *GangVerbOptions) printObject(kind, namespace, name string, out func() any) (bool, error) {
+	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format == "" || format == "wide" {
+		return false, nil
+	}
+	obj, err := toObject(kind, namespace, name, out())
+	if err != nil {
+		return true, err
+	}
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return true, err
+	}
+	return true, printer.PrintObj(obj, o.Out)
 }

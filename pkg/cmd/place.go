@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
@@ -96,16 +95,8 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 
 // print writes the plan as a table, or as a Placement object with -o.
 func (o *PlaceOptions) print(p *gang.Placement) error {
-	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format != "" && format != "wide" {
-		obj, err := toObject("Placement", p.Gang.Namespace, p.Gang.Name, ptrTo(placementOutput(p)))
-		if err != nil {
-			return err
-		}
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return printer.PrintObj(obj, o.Out)
+	if done, err := o.printObject("Placement", p.Gang.Namespace, p.Gang.Name, func() any { return ptrTo(placementOutput(p)) }); done {
+		return err
 	}
 	fmt.Fprintf(o.Out, "%s: %s\n", p.Verdict, p.Message)
 	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(placementTable(p), o.Out)
