@@ -304,10 +304,15 @@ func (pl *PodTopologySpread) FilterDomainKeys(state *framework.CycleState) []str
 	if err != nil {
 		return nil
 	}
+	return topologyKeys(s.constraints, "")
+}
+
+// topologyKeys lists the constraints' distinct topology keys, leaving out except.
+func topologyKeys(constraints []topologySpreadConstraint, except string) []string {
 	var keys []string
-	for i := range s.constraints {
-		if !slices.Contains(keys, s.constraints[i].TopologyKey) {
-			keys = append(keys, s.constraints[i].TopologyKey)
+	for i := range constraints {
+		if k := constraints[i].TopologyKey; k != except && !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
 	return keys

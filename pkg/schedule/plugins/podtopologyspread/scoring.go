@@ -317,19 +317,14 @@ func (pl *PodTopologySpread) ScoreAddPod(_ context.Context, state *framework.Cyc
 	return nil
 }
 
-// ScoreDomainKeys returns the keys of the constraints counted per domain.
+// ScoreDomainKeys returns the keys of the constraints counted per domain
+// (hostname constraints count the node's own pods).
 func (pl *PodTopologySpread) ScoreDomainKeys(state *framework.CycleState) []string {
 	s, err := getPreScoreState(state)
 	if err != nil {
 		return nil
 	}
-	var keys []string
-	for i := range s.constraints {
-		if k := s.constraints[i].TopologyKey; k != corev1.LabelHostname && !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
+	return topologyKeys(s.constraints, corev1.LabelHostname)
 }
 
 // ScoreFeasible moves a node into or out of the feasible set the weights
