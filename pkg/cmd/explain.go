@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -111,11 +112,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return asInputError(err)
 		}
+		stop := o.explaining(g)
 		if g != nil {
 			e, err = gang.ExplainGang(ctx, snap, g, opts)
 		} else {
 			e, err = gang.ExplainPod(ctx, snap, pod, opts)
 		}
+		stop()
 		if err != nil {
 			return err
 		}
@@ -124,7 +127,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if e, err = gang.ExplainGang(ctx, snap, g, opts); err != nil {
+		stop := o.explaining(g)
+		e, err = gang.ExplainGang(ctx, snap, g, opts)
+		stop()
+		if err != nil {
 			return err
 		}
 	}
@@ -138,6 +144,20 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return &exitError{code: ExitNo}
 	}
 	return nil
+}
+
+// explaining shows a progress line on a terminal while a long explanation
+// (a large gang: placement, then every suggestion proven by placing again)
+// is worked out.
+func (o *ExplainOptions) explaining(g *gang.Gang) (stop func()) {
+	start := time.Now()
+	return showProgress(o.ErrOut, func() string {
+		if g == nil {
+			return fmt.Sprintf("explaining: %s", time.Since(start).Round(time.Second))
+		}
+		return fmt.Sprintf("explaining gang %s (%d members): placing it and checking what would make it fit, %s",
+			g.Key(), len(g.Members), time.Since(start).Round(time.Second))
+	})
 }
 
 // print writes the explanation for people, or as an Explanation object with -o.
