@@ -260,3 +260,20 @@ func (fw *frameworkImpl) runFilterPlugins(ctx context.Context, state *framework.
 	}
 	return first, verdicts
 }
+
+// runPreScore runs the PreScore plugins on the feasible nodes and returns
+// the plugins that answered Skip, whose Score is then not run.
+func (fw *frameworkImpl) runPreScore(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo) (map[string]bool, error) {
+	skip := map[string]bool{}
+	for _, pl := range fw.preScore {
+		st := pl.PreScore(ctx, state, pod, feasible)
+		if st.IsSkip() {
+			skip[pl.Name()] = true
+			continue
+		}
+		if !st.IsSuccess() {
+			return nil, fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), st.AsError())
+		}
+	}
+	return skip, nil
+}

@@ -386,16 +386,9 @@ func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleSta
 // score runs PreScore, Score and NormalizeScore on the feasible nodes and
 // records each plugin's weighted score and the total per node.
 func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
-	skip := map[string]bool{}
-	for _, pl := range s.fw.preScore {
-		st := pl.PreScore(ctx, state, pod, feasible)
-		if st.IsSkip() {
-			skip[pl.Name()] = true
-			continue
-		}
-		if !st.IsSuccess() {
-			return fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), st.AsError())
-		}
+	skip, err := s.fw.runPreScore(ctx, state, pod, feasible)
+	if err != nil {
+		return err
 	}
 	var plugins []framework.ScorePlugin
 	for _, pl := range s.fw.score {

@@ -22,12 +22,17 @@ import (
 //     InterPodAffinity) only on nodes sharing a topology domain with X,
 //     unless the plugin's global part (a spread minimum) changed; they run
 //     once per domain, not once per node;
+//   - the scores of IncrementalScorePlugins (spreading, preferred pod
+//     affinity) only on X and the nodes sharing one of the plugin's domains
+//     with X, unless a node entering or leaving the feasible set changed
+//     them all;
 //
-// and nothing else, provided every Score plugin that looks at other nodes'
-// pods reports its scores stable (StableScorePlugin). Normalization and the
-// choice of the top node are redone over the whole feasible set whenever
-// their inputs changed, so the decisions equal full cycles (a randomized
-// test proves it). Anything else runs a full cycle.
+// and nothing else: every other Score plugin that looks at other nodes'
+// pods must report its scores stable (StableScorePlugin). Normalization
+// (of changed nodes only, for a RangeNormalizer whose range held) and the
+// choice of the top node are redone whenever their inputs changed, so the
+// decisions equal full cycles (a randomized test proves it). Anything else
+// runs a full cycle.
 type Sequence struct {
 	s     *Scheduler
 	class *classCache
@@ -77,11 +82,38 @@ type classCache struct {
 	// podInfo is the first reserved member's, reused for the others.
 	podInfo *framework.PodInfo
 	list    framework.NodeScoreList
-	// touched collects nodes whose feasibility may have changed in a step;
-	// mark[i] == stamp says i is in it.
-	touched []int
-	mark    []uint32
-	stamp   uint32
+	// touched collects the nodes whose feasibility may have changed in a
+	// step.
+	touched indexSet
+	// changedNodes and allNodes are scratch lists: the nodes whose inputs
+	// to normalization changed in a step, and every node.
+	changedNodes, allNodes []int
+}
+
+// indexSet collects indexes (of nodes or domains) once each per step: the
+// list in insertion order, and a mark per index saying it is in.
+type indexSet struct {
+	list  []int
+	mark  []uint32
+	stamp uint32
+}
+
+func newIndexSet(n int) indexSet { return indexSet{mark: make([]uint32, n), stamp: 1} }
+
+// add puts i in the set and reports whether it was not in yet.
+func (s *indexSet) add(i int) bool {
+	if s.mark[i] == s.stamp {
+		return false
+	}
+	s.mark[i] = s.stamp
+	s.list = append(s.list, i)
+	return true
+}
+
+// clear empties the set for the next step.
+func (s *indexSet) clear() {
+	s.stamp++
+	s.list = s.list[:0]
 }
 
 // domainScorer follows one IncrementalScorePlugin: the nodes whose raw
@@ -92,14 +124,13 @@ type domainScorer struct {
 	// byValue[k] lists, per value of keys[k], the nodes with that value.
 	keys    []string
 	byValue []map[string][]int
-	dirty   []int
-	mark    []uint32
-	stamp   uint32
-	all     bool
+	// dirty are the nodes to rescore, all every node.
+	dirty indexSet
+	all   bool
 }
 
 func newDomainScorer(pl framework.IncrementalScorePlugin, j int, state *framework.CycleState, nodes []*framework.NodeInfo) *domainScorer {
-	d := &domainScorer{pl: pl, j: j, keys: pl.ScoreDomainKeys(state), mark: make([]uint32, len(nodes)), stamp: 1}
+	d := &domainScorer{pl: pl, j: j, keys: pl.ScoreDomainKeys(state), dirty: newIndexSet(len(nodes))}
 	d.byValue = make([]map[string][]int, len(d.keys))
 	for k, key := range d.keys {
 		d.byValue[k] = map[string][]int{}
@@ -114,21 +145,14 @@ func newDomainScorer(pl framework.IncrementalScorePlugin, j int, state *framewor
 
 // added marks the nodes whose score a pod added on node i changed.
 func (d *domainScorer) added(i int, ni *framework.NodeInfo) {
-	d.touch(i)
+	d.dirty.add(i)
 	labels := ni.Node().Labels
 	for k, key := range d.keys {
 		if v, ok := labels[key]; ok {
 			for _, n := range d.byValue[k][v] {
-				d.touch(n)
+				d.dirty.add(n)
 			}
 		}
-	}
-}
-
-func (d *domainScorer) touch(i int) {
-	if d.mark[i] != d.stamp {
-		d.mark[i] = d.stamp
-		d.dirty = append(d.dirty, i)
 	}
 }
 
@@ -143,7 +167,8 @@ type domainFilter struct {
 	ok      []bool  // per group
 	// byValue[k] lists, per value of keys[k], the groups with that value.
 	byValue []map[string][]int32
-	seen    []uint32 // per group, stamps of the current step
+	// seen are the groups evaluated in the current step.
+	seen indexSet
 }
 
 // NewSequence starts a sequence on the scheduler's working copy.
@@ -267,7 +292,7 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 		return nil, nil
 	}
 	n := len(s.nodes)
-	c := &classCache{key: key, state: state, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), mark: make([]uint32, n)}
+	c := &classCache{key: key, state: state, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), touched: newIndexSet(n)}
 	for _, pl := range s.fw.filter {
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
@@ -303,16 +328,9 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 			feasible = append(feasible, ni)
 		}
 	}
-	skip := map[string]bool{}
-	for _, pl := range s.fw.preScore {
-		st := pl.PreScore(ctx, state, pod, feasible)
-		if st.IsSkip() {
-			skip[pl.Name()] = true
-			continue
-		}
-		if !st.IsSuccess() {
-			return nil, fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), st.AsError())
-		}
+	skip, err := s.fw.runPreScore(ctx, state, pod, feasible)
+	if err != nil {
+		return nil, err
 	}
 	for _, pl := range s.fw.score {
 		if s.fw.podDependent(pl.Name()) {
@@ -335,14 +353,14 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 		c.raw[j], c.contrib[j] = make([]int64, n), make([]int64, n)
 		c.weights[j] = s.fw.weights[pl.Name()]
 	}
-	c.total, c.names = make([]int64, n), make([]string, n)
+	c.total, c.names, c.allNodes = make([]int64, n), make([]string, n), make([]int, n)
 	for i, ni := range s.nodes {
-		c.names[i] = ni.Name()
+		c.names[i], c.allNodes[i] = ni.Name(), i
 		if !c.feasible[i] {
 			c.stale[i] = true
 			continue
 		}
-		if _, err := c.scoreNode(ctx, pod, i, ni); err != nil {
+		if err := c.scoreNode(ctx, pod, i, ni); err != nil {
 			return nil, err
 		}
 	}
@@ -390,7 +408,7 @@ func newDomainFilter(pl framework.DomainFilterPlugin, state *framework.CycleStat
 		d.members[g] = append(d.members[g], i)
 	}
 	d.ok = make([]bool, len(d.members))
-	d.seen = make([]uint32, len(d.members))
+	d.seen = newIndexSet(len(d.members))
 	return d
 }
 
@@ -435,30 +453,34 @@ func (c *classCache) feasibleNow(i int) bool {
 	return true
 }
 
-// scoreNode computes a node's raw scores and reports which plugins' changed.
-func (c *classCache) scoreNode(ctx context.Context, pod *corev1.Pod, i int, ni *framework.NodeInfo) (changed []bool, err error) {
-	changed = make([]bool, len(c.plugins))
+// scoreNode computes a node's raw scores.
+func (c *classCache) scoreNode(ctx context.Context, pod *corev1.Pod, i int, ni *framework.NodeInfo) error {
 	for j, pl := range c.plugins {
 		v, st := pl.Score(ctx, c.state, pod, ni)
 		if !st.IsSuccess() {
-			return nil, fmt.Errorf("running Score plugin %q: %w", pl.Name(), st.AsError())
+			return fmt.Errorf("running Score plugin %q: %w", pl.Name(), st.AsError())
 		}
-		changed[j] = c.raw[j][i] != v
-		c.raw[j][i] = v
-		if pl.ScoreExtensions() == nil {
-			c.contrib[j][i] = v * c.weights[j]
-		}
+		c.setRaw(j, i, v)
 	}
 	c.stale[i] = false
-	return changed, nil
+	return nil
 }
 
-// touch adds node i to the nodes to look at again in this step.
-func (c *classCache) touch(i int) {
-	if c.mark[i] != c.stamp {
-		c.mark[i] = c.stamp
-		c.touched = append(c.touched, i)
+// setRaw records plugin j's raw score v on node i and reports whether it
+// changed. A plugin without NormalizeScore contributes v times its weight
+// at once; a normalizing one is marked to be normalized again.
+func (c *classCache) setRaw(j, i int, v int64) bool {
+	if c.plugins[j].ScoreExtensions() == nil {
+		c.contrib[j][i] = v * c.weights[j]
 	}
+	if c.raw[j][i] == v {
+		return false
+	}
+	c.raw[j][i] = v
+	if c.plugins[j].ScoreExtensions() != nil {
+		c.normalized[j] = false
+	}
+	return true
 }
 
 // incremental brings the class up to date with the pods reserved since the
@@ -470,8 +492,7 @@ func (c *classCache) touch(i int) {
 // are recomputed only where something changed.
 func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	s, c := q.s, q.class
-	c.stamp++
-	c.touched = c.touched[:0]
+	c.touched.clear()
 
 	// Domain verdicts: every domain when the global part changed, else the
 	// domains sharing a value with a node that got a pod.
@@ -482,16 +503,16 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		global := d.pl.FilterGlobal(c.state, nil)
 		all := !slices.Equal(global, d.global)
 		d.global = global
+		d.seen.clear()
 		var err error
 		visit := func(g int32) {
-			if err != nil || d.seen[g] == c.stamp {
+			if err != nil || !d.seen.add(int(g)) {
 				return
 			}
-			d.seen[g] = c.stamp
 			was := d.ok[g]
 			if err = d.evaluate(ctx, c.state, pod, s.nodes, int(g)); err == nil && was != d.ok[g] {
 				for _, i := range d.members[g] {
-					c.touch(i)
+					c.touched.add(i)
 				}
 			}
 		}
@@ -525,12 +546,12 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		}
 		c.localOK[i] = ok
 		c.stale[i] = true
-		c.touch(i)
+		c.touched.add(i)
 	}
 	c.dirty = c.dirty[:0]
 
 	feasibleChanged := false
-	for _, i := range c.touched {
+	for _, i := range c.touched.list {
 		if now := c.feasibleNow(i); now != c.feasible[i] {
 			feasibleChanged = true
 			c.feasible[i] = now
@@ -542,31 +563,22 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		}
 	}
 	rescored := c.rescored[:0]
-	for _, i := range c.touched {
+	for _, i := range c.touched.list {
 		if !c.feasible[i] || !c.stale[i] {
 			continue
 		}
-		changed, err := c.scoreNode(ctx, pod, i, s.nodes[i])
-		if err != nil {
+		if err := c.scoreNode(ctx, pod, i, s.nodes[i]); err != nil {
 			return nil, err
-		}
-		for j, pl := range c.plugins {
-			if pl.ScoreExtensions() != nil && changed[j] {
-				c.normalized[j] = false
-			}
 		}
 		rescored = append(rescored, i)
 	}
 	// The incremental scorers' scores that other nodes' pods changed.
-	changedNodes := c.touched
+	changedNodes := append(c.changedNodes[:0], c.touched.list...)
 	for _, d := range c.scorers {
-		j := c.plugins[d.j]
-		nodes := d.dirty
+		pl := c.plugins[d.j]
+		nodes := d.dirty.list
 		if d.all {
-			nodes = make([]int, len(s.nodes))
-			for i := range nodes {
-				nodes[i] = i
-			}
+			nodes = c.allNodes
 		}
 		for _, i := range nodes {
 			if !c.feasible[i] {
@@ -574,27 +586,21 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 				continue
 			}
 			if c.stale[i] {
-				continue // scored above, or to be scored when feasible
+				continue // to be scored when feasible
 			}
-			v, st := j.Score(ctx, c.state, pod, s.nodes[i])
+			v, st := pl.Score(ctx, c.state, pod, s.nodes[i])
 			if !st.IsSuccess() {
-				return nil, fmt.Errorf("running Score plugin %q: %w", j.Name(), st.AsError())
+				return nil, fmt.Errorf("running Score plugin %q: %w", pl.Name(), st.AsError())
 			}
-			if v == c.raw[d.j][i] {
-				continue
+			if c.setRaw(d.j, i, v) {
+				rescored = append(rescored, i)
+				changedNodes = append(changedNodes, i)
 			}
-			c.raw[d.j][i] = v
-			if j.ScoreExtensions() == nil {
-				c.contrib[d.j][i] = v * c.weights[d.j]
-			} else {
-				c.normalized[d.j] = false
-			}
-			rescored = append(rescored, i)
-			changedNodes = append(changedNodes, i)
 		}
-		d.dirty, d.all = d.dirty[:0], false
-		d.stamp++
+		d.dirty.clear()
+		d.all = false
 	}
+	c.changedNodes = changedNodes
 	c.rescored = rescored
 	if err := c.normalize(ctx, pod, feasibleChanged, changedNodes); err != nil {
 		return nil, err
