@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
 // BindClient is what the bind protocol needs from the API server; package
@@ -344,28 +345,15 @@ func binding(a Assignment) *corev1.Binding {
 	}
 }
 
-// forEach runs f(0..n-1) on at most workers goroutines; once stop is
-// closed no new call starts.
+// forEach runs f(0..n-1) on at most workers goroutines (the pipeline's
+// parallelizer), always to the end: a cancelled context shows in f's own
+// requests. Once stop is closed, f is no longer called.
 func forEach(workers, n int, stop <-chan struct{}, f func(int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for i := range next {
-				if !interrupted(stop) {
-					f(i)
-				}
-			}
-		})
-	}
-	for i := range n {
-		if interrupted(stop) {
-			break
+	framework.NewParallelizer(workers).Until(context.Background(), n, func(i int) {
+		if !interrupted(stop) {
+			f(i)
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	})
 }
 
 // checkPermissions asks the server whether the user may do everything the
