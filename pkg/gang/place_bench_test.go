@@ -52,6 +52,23 @@ func benchPlaceOn(b *testing.B, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // (target: under 100 ms).
 func BenchmarkPlace1000(b *testing.B) { benchPlace(b, benchGang(1000, "2"), PlaceOptions{}) }
 
+// BenchmarkPlace300DoesNotFit is a 300-pod gang whose members fit on no
+// node (8 GPUs each, 6 free per node): what explain and place see for a
+// Pending gang. Every member's cycle must say why (no target in the issue).
+func BenchmarkPlace300DoesNotFit(b *testing.B) {
+	g, snap := benchGang(300, "8"), benchCluster()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Place(context.Background(), snap, g, PlaceOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Verdict != Unschedulable || len(p.BestAttempt) != 0 {
+			b.Fatalf("%s with %d placed, want Unschedulable with none", p.Verdict, len(p.BestAttempt))
+		}
+	}
+}
+
 // BenchmarkPlace2000ZoneSpread is a 2,000-pod gang spread over zones with
 // maxSkew 1 (target: under 300 ms).
 func BenchmarkPlace2000ZoneSpread(b *testing.B) {

@@ -40,6 +40,11 @@ type Sequence struct {
 	keyPod *corev1.Pod
 	key    string
 	keyOK  bool
+	// failed is the last full cycle of a pod that did not schedule, and
+	// failedKey its class: an equal pod gets the same answer until a pod is
+	// reserved (a gang that does not fit asks for every member in turn).
+	failed    *Result
+	failedKey string
 	// hits counts incremental cycles, for tests and benchmarks.
 	hits int
 }
@@ -177,6 +182,13 @@ func (s *Scheduler) NewSequence() *Sequence { return &Sequence{s: s} }
 // Schedule runs the cycle for pod; see Sequence.
 func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	key, ok := q.classKey(pod)
+	if ok && q.failed != nil && q.failedKey == key {
+		// Nothing changed since an equal pod's cycle: the same verdict,
+		// message and diagnosis (the slices are shared), for this pod.
+		res := *q.failed
+		res.Pod = pod
+		return &res, nil
+	}
 	if ok && q.class != nil && q.class.key == key {
 		res, err := q.incremental(ctx, pod)
 		if err != nil || res != nil {
@@ -188,7 +200,12 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 	if err != nil {
 		return res, err
 	}
-	q.class = nil
+	q.class, q.failed = nil, nil
+	// A pod does not yield to its own nomination, so equal pods may get
+	// different answers while nominations exist.
+	if ok && res.Verdict != Scheduled && len(q.s.fw.nominator.byNode) == 0 {
+		q.failed, q.failedKey = res, key
+	}
 	if ok && res.Verdict == Scheduled {
 		q.class, err = q.newClass(ctx, key, pod)
 		if err != nil {
@@ -212,6 +229,7 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 	if err := q.s.reserve(pod, nodeName, like); err != nil {
 		return err
 	}
+	q.failed = nil
 	if q.class != nil {
 		i := q.s.byName[nodeName]
 		ni := q.s.nodes[i]
