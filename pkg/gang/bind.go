@@ -487,9 +487,17 @@ func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *Place
 	if len(changed) > 0 {
 		return nil, changed, nil
 	}
+	// The pods on the target nodes as read now replace the snapshot's,
+	// including any the snapshot had pending (a preemptor bound since).
+	reread := map[types.NamespacedName]bool{}
+	for _, r := range reads {
+		for _, pod := range r.pods {
+			reread[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] = true
+		}
+	}
 	fresh.Pods = nil
 	for _, pod := range snap.Pods {
-		if !target[pod.Spec.NodeName] {
+		if !target[pod.Spec.NodeName] && !reread[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] {
 			fresh.Pods = append(fresh.Pods, pod)
 		}
 	}

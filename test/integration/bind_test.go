@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
@@ -265,6 +266,32 @@ func TestGangBindClusterMoved(t *testing.T) {
 			}
 			wantUnbound(t, f, tc.moved)
 		})
+	}
+}
+
+// A preemptor pending in the snapshot, nominated to a target node, and
+// bound there before the re-check is counted once: as the pod on the node.
+func TestGangBindNominatedPodBoundSince(t *testing.T) {
+	f := newGangFixture(t, "bind-nominated")
+	f.gang3()
+	pre := f.create(f.pod("preemptor", testutil.Res{"cpu": "20"}).Obj())
+	pre.Status.NominatedNodeName = f.ns + "-n0"
+	_, err := env.Clientset().CoreV1().Pods(f.ns).UpdateStatus(f.ctx, pre, metav1.UpdateOptions{})
+	f.must(err)
+	var once sync.Once
+	kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+		if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+			once.Do(func() {
+				f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
+					ObjectMeta: metav1.ObjectMeta{Name: "preemptor"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
+				}, metav1.CreateOptions{}))
+			})
+		}
+		forward(w)
+	})
+	code, r := f.bind(kubeconfig, "podgroup/trio")
+	if code != cmd.ExitOK || r.Verdict != "Bound" {
+		t.Fatalf("exit %d, report %+v; want 0, Bound (the preemptor's 20 cpus leave room for a member)", code, r)
 	}
 }
 
