@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/kubectl/pkg/util/qos"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -281,18 +282,8 @@ func quotaSelects(q *corev1.ResourceQuota, p *corev1.Pod) (bool, error) {
 	return true, nil
 }
 
-// isBestEffort is the BestEffort QoS class: no container requests or limits
-// cpu or memory.
+// isBestEffort is the BestEffort QoS class, as the API server computes it
+// (pod-level resources and zero quantities included).
 func isBestEffort(p *corev1.Pod) bool {
-	all := append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...)
-	for _, c := range all {
-		for _, rl := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
-			for name := range rl {
-				if name == corev1.ResourceCPU || name == corev1.ResourceMemory {
-					return false
-				}
-			}
-		}
-	}
-	return true
+	return qos.ComputePodQOS(p) == corev1.PodQOSBestEffort
 }
