@@ -219,13 +219,10 @@ func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts Exp
 	for _, u := range g.Unevaluated {
 		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
 	}
-	var pending []*corev1.Pod
-	for _, pod := range g.Members {
-		if pod.Spec.NodeName == "" {
-			pending = append(pending, pod)
-			if len(pod.Spec.SchedulingGates) > 0 {
-				e.GatedMembers++
-			}
+	pending := pendingMembers(g)
+	for _, pod := range pending {
+		if len(pod.Spec.SchedulingGates) > 0 {
+			e.GatedMembers++
 		}
 	}
 	e.Gates = gateNames(pending)

@@ -149,18 +149,6 @@ func (x *explainer) suggest(ctx context.Context, g *Gang, p *Placement, e *Expla
 	return out, nil
 }
 
-// pendingOf returns g's pending members as placement sees them (without
-// scheduling gates).
-func pendingOf(g *Gang) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, pod := range g.Members {
-		if pod.Spec.NodeName == "" {
-			out = append(out, ungated(pod))
-		}
-	}
-	return out
-}
-
 // unplacedOf returns the pending members the best attempt did not place.
 func unplacedOf(g *Gang, p *Placement) []*corev1.Pod {
 	placed := map[string]bool{}

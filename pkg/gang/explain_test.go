@@ -3,6 +3,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -408,5 +409,24 @@ func BenchmarkExplainBlocks(b *testing.B) {
 		if e.Verdict != VerdictUnschedulable || find(e.Suggestions, SuggestAddNodes) == nil {
 			b.Fatalf("%s: %s; %+v", e.Verdict, e.Message, kinds(e.Suggestions))
 		}
+	}
+}
+
+// A pending member being deleted will never run: explain neither places it
+// nor counts it among the members left to fit, as placement does not.
+func TestExplainIgnoresPendingMemberBeingDeleted(t *testing.T) {
+	members := workers(3, "8")
+	members[0].DeletionTimestamp = &metav1.Time{}
+	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-b", 1)}
+	e, err := ExplainGang(context.Background(), snap, gangOf(2, members), ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := find(e.Suggestions, SuggestShortfall)
+	if short == nil || len(short.Shortfall) != 1 || short.Shortfall[0].Need != 8 {
+		t.Errorf("shortfall %+v, want 8 nvidia.com/gpu needed (one member left)", short)
+	}
+	if lower := find(e.Suggestions, SuggestLowerMinMember); lower == nil || !strings.Contains(lower.Message, "1 wait(s)") {
+		t.Errorf("lower minimum %+v, want 1 member waiting", lower)
 	}
 }

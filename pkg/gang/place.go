@@ -127,19 +127,15 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // attempt runs on a fork.
 func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p := &Placement{Gang: g, MinMember: g.MinMember}
-	var pending []*corev1.Pod
 	for _, pod := range g.Members {
-		switch {
-		case pod.DeletionTimestamp != nil:
-			// Being deleted (Volcano's Releasing): it still holds its node,
-			// which the snapshot accounts for, but it no longer counts
-			// toward the minimum, as in validity.
-		case pod.Spec.NodeName != "":
+		// A member being deleted (Volcano's Releasing) still holds its
+		// node, which the snapshot accounts for, but no longer counts
+		// toward the minimum, as in validity.
+		if pod.DeletionTimestamp == nil && pod.Spec.NodeName != "" {
 			p.Running = append(p.Running, pod)
-		default:
-			pending = append(pending, ungated(pod))
 		}
 	}
+	pending := pendingOf(g)
 	// Succeeded members count toward the minimum as running ones do (only
 	// Volcano gangs have them: its ready count includes them).
 	p.Succeeded = len(g.Succeeded)
@@ -167,6 +163,29 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	}
 	p.finish(best, need)
 	return p, nil
+}
+
+// pendingMembers are the members waiting for a node: not bound, and not
+// being deleted (such a pod will never run, so it is neither placed nor
+// counted).
+func pendingMembers(g *Gang) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range g.Members {
+		if pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// pendingOf returns g's pending members as placement sees them (without
+// scheduling gates).
+func pendingOf(g *Gang) []*corev1.Pod {
+	out := pendingMembers(g)
+	for i, pod := range out {
+		out[i] = ungated(pod)
+	}
+	return out
 }
 
 // ungated returns the pod without scheduling gates: a plan answers "where
