@@ -247,7 +247,11 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		values = append(values, v)
 	}
 	slices.Sort(values)
-	lower := lowerBound(pending, need)
+	requests := make([]*framework.Resource, len(pending))
+	for i, pod := range pending {
+		requests[i] = framework.ComputePodResource(pod).Resource
+	}
+	lower, resources := lowerBound(requests, need), requestedResources(requests)
 
 	var best *attempt
 	try := func(i int) error {
@@ -266,7 +270,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		if err != nil {
 			return err
 		}
-		a.free = freeFraction(s, names, pending)
+		a.free = freeFraction(s, names, resources)
 		dr.Placed, dr.Complete, dr.FreeFraction, dr.ScoreSum = len(a.assignments), len(a.assignments) >= need, a.free, a.scoreSum
 		if better(a, best, need) {
 			best = a
@@ -321,13 +325,12 @@ func better(a, b *attempt, need int) bool {
 
 // lowerBound is, per resource, the least the gang's pending members can
 // need together: the sum of the need smallest requests.
-func lowerBound(pending []*corev1.Pod, need int) map[corev1.ResourceName]int64 {
+func lowerBound(requests []*framework.Resource, need int) map[corev1.ResourceName]int64 {
 	if need <= 0 {
 		return nil
 	}
 	per := map[corev1.ResourceName][]int64{}
-	for _, pod := range pending {
-		r := framework.ComputePodResource(pod).Resource
+	for _, r := range requests {
 		per[corev1.ResourceCPU] = append(per[corev1.ResourceCPU], r.MilliCPU)
 		per[corev1.ResourceMemory] = append(per[corev1.ResourceMemory], r.Memory)
 		for name, q := range r.ScalarResources {
@@ -336,7 +339,7 @@ func lowerBound(pending []*corev1.Pod, need int) map[corev1.ResourceName]int64 {
 	}
 	out := map[corev1.ResourceName]int64{}
 	for name, qs := range per {
-		for len(qs) < len(pending) {
+		for len(qs) < len(requests) {
 			qs = append(qs, 0) // members that do not request it
 		}
 		slices.Sort(qs)
@@ -348,7 +351,7 @@ func lowerBound(pending []*corev1.Pod, need int) map[corev1.ResourceName]int64 {
 			out[name] = sum
 		}
 	}
-	out[corev1.ResourcePods] = int64(min(need, len(pending)))
+	out[corev1.ResourcePods] = int64(min(need, len(requests)))
 	return out
 }
 
@@ -380,35 +383,27 @@ func shortfall(lower map[corev1.ResourceName]int64, nodes []*framework.NodeInfo)
 
 // freeFraction is the share of the domain's allocatable left free after the
 // placement, averaged over cpu, memory and the scalars the gang requests.
-func freeFraction(s *schedule.Scheduler, names []string, pending []*corev1.Pod) float64 {
-	resources := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
-	seen := map[corev1.ResourceName]bool{}
-	for _, pod := range pending {
-		for name := range framework.ComputePodResource(pod).Resource.ScalarResources {
-			if !seen[name] {
-				seen[name] = true
-				resources = append(resources, name)
-			}
-		}
-	}
-	in := map[string]bool{}
+func freeFraction(s *schedule.Scheduler, names []string, resources []corev1.ResourceName) float64 {
+	in := make(map[string]bool, len(names))
 	for _, n := range names {
 		in[n] = true
 	}
+	alloc, free := make([]int64, len(resources)), make([]int64, len(resources))
+	for _, ni := range s.NodeInfos() {
+		if !in[ni.Name()] {
+			continue
+		}
+		for k, name := range resources {
+			a := ni.Allocatable.Get(name)
+			alloc[k] += a
+			free[k] += max(0, a-ni.Requested.Get(name))
+		}
+	}
 	var total float64
 	var counted int
-	for _, name := range resources {
-		var alloc, free int64
-		for _, ni := range s.NodeInfos() {
-			if !in[ni.Name()] {
-				continue
-			}
-			a := ni.Allocatable.Get(name)
-			alloc += a
-			free += max(0, a-ni.Requested.Get(name))
-		}
-		if alloc > 0 {
-			total += float64(free) / float64(alloc)
+	for k := range resources {
+		if alloc[k] > 0 {
+			total += float64(free[k]) / float64(alloc[k])
 			counted++
 		}
 	}
@@ -416,6 +411,20 @@ func freeFraction(s *schedule.Scheduler, names []string, pending []*corev1.Pod) 
 		return 0
 	}
 	return total / float64(counted)
+}
+
+// requestedResources lists cpu, memory and every scalar resource the
+// members request, in first-seen order: what freeFraction averages over.
+func requestedResources(requests []*framework.Resource) []corev1.ResourceName {
+	resources := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	for _, r := range requests {
+		for name := range r.ScalarResources {
+			if !slices.Contains(resources, name) {
+				resources = append(resources, name)
+			}
+		}
+	}
+	return resources
 }
 
 // formatQuantity prints a resource amount the way a user writes it.
