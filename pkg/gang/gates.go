@@ -93,12 +93,15 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	request[corev1.ResourcePods] = *resource.NewQuantity(int64(g.MinMember), resource.DecimalSI)
 	res.Figures["requested"] = formatResources(request)
 
+	var frees []corev1.ResourceList // per node, in node order
 	free := corev1.ResourceList{}
 	for _, ni := range nodes {
 		if ni == nil || ni.Node() == nil {
 			continue
 		}
-		for name, q := range coschedulingNodeFree(ni, g.Namespace, g.Name) {
+		nodeFree := coschedulingNodeFree(ni, g.Namespace, g.Name)
+		frees = append(frees, nodeFree)
+		for name, q := range nodeFree {
 			if _, ok := request[name]; ok {
 				sum := free[name]
 				sum.Add(q)
@@ -108,7 +111,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	}
 	res.Figures["free"] = formatResources(free)
 
-	gap := coschedulingResourceGap(nodes, request, g.Namespace, g.Name)
+	gap := coschedulingResourceGap(frees, request)
 	if gap == nil {
 		return res
 	}
@@ -137,15 +140,11 @@ func schedulingMember(g *Gang) string {
 }
 
 // coschedulingResourceGap is CheckClusterResource: it subtracts each node's
-// free capacity from request in node order and returns what is left, or nil
-// when every resource was covered. It works on Quantities exactly as
-// coscheduling does, so the gap prints identically.
-func coschedulingResourceGap(nodes []*framework.NodeInfo, request corev1.ResourceList, namespace, name string) corev1.ResourceList {
-	for _, ni := range nodes {
-		if ni == nil || ni.Node() == nil {
-			continue
-		}
-		free := coschedulingNodeFree(ni, namespace, name)
+// free capacity (coschedulingNodeFree, in node order) from request and
+// returns what is left, or nil when every resource was covered. It works on
+// Quantities exactly as coscheduling does, so the gap prints identically.
+func coschedulingResourceGap(frees []corev1.ResourceList, request corev1.ResourceList) corev1.ResourceList {
+	for _, free := range frees {
 		for res, q := range request {
 			q.Sub(free[res])
 			if q.Sign() <= 0 {
