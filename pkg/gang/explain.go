@@ -154,15 +154,15 @@ type DomainHold struct {
 // is schedulable; a gated pod is Gated, and the rest of the explanation says
 // what happens once its gates are removed.
 func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts ExplainOptions) (*Explanation, error) {
-	x, err := newExplainer(snap, opts)
-	if err != nil {
-		return nil, err
-	}
 	e := &Explanation{Pod: pod}
 	if pod.Spec.NodeName != "" {
 		e.Verdict = VerdictSchedulable
 		e.Message = fmt.Sprintf("pod %s/%s is bound to node %s", pod.Namespace, pod.Name, pod.Spec.NodeName)
 		return e, nil
+	}
+	x, err := newExplainer(snap, opts)
+	if err != nil {
+		return nil, err
 	}
 	res, err := x.table(ctx, e, ungated(pod), nil, "", "")
 	if err != nil {
@@ -190,7 +190,7 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 		lone := &Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
 		// A lone pod knows no topology: the gang flags do not apply.
 		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
-		p, err := Place(ctx, snap, lone, x.opts.PlaceOptions)
+		p, err := PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +210,7 @@ func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts Exp
 	if err != nil {
 		return nil, err
 	}
-	p, err := Place(ctx, snap, g, x.opts.PlaceOptions)
+	p, err := PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -293,11 +293,14 @@ func gatedMessage(e *Explanation) string {
 type explainer struct {
 	snap *schedule.Snapshot
 	opts ExplainOptions
-	// base runs every Filter plugin on every node, for -o wide.
-	base *schedule.Scheduler
+	// plain is the snapshot's scheduler, which placements fork; base runs
+	// every Filter plugin on every node, for -o wide.
+	plain, base *schedule.Scheduler
 	// cycles is what is left of the budget for counting, cycle by cycle,
 	// how many more pods fit on a node when free resources cannot tell.
 	cycles int
+	// dsPods are the snapshot's DaemonSet pods by node, indexed on first use.
+	dsPods map[string][]*corev1.Pod
 }
 
 // fitCycleBudget bounds the cycles spent counting pods whose fit depends on
@@ -312,11 +315,15 @@ func newExplainer(snap *schedule.Snapshot, opts ExplainOptions) (*explainer, err
 		}
 		opts.Profile = p
 	}
-	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, RunAllFilters: true, Parallelism: opts.Parallelism})
+	plain, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
 	if err != nil {
 		return nil, err
 	}
-	return &explainer{snap: snap, opts: opts, base: base, cycles: fitCycleBudget}, nil
+	base, err := plain.WithAllFilters()
+	if err != nil {
+		return nil, err
+	}
+	return &explainer{snap: snap, opts: opts, plain: plain, base: base, cycles: fitCycleBudget}, nil
 }
 
 // table runs pod's cycle after reserving before, confined to domain (a

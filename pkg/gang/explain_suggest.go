@@ -296,8 +296,12 @@ func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []Assignmen
 	return s, nil
 }
 
-// place places g on a changed copy of the snapshot.
+// place places g on snap: the explainer's own (on its scheduler, built
+// once), or a changed copy.
 func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *Gang) (*Placement, error) {
+	if snap == x.snap {
+		return PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	}
 	return Place(ctx, snap, g, x.opts.PlaceOptions)
 }
 
@@ -513,7 +517,7 @@ func (x *explainer) addNodes(ctx context.Context, g *Gang, p *Placement, e *Expl
 			continue
 		}
 		empty := framework.NewNodeInfo(healthy(node))
-		for _, ds := range daemonSetPods(x.snap.Pods, node.Name) {
+		for _, ds := range x.daemonSetPods(node.Name) {
 			empty.AddPod(ds)
 		}
 		room := roomFor(pod, &podInfo.Res, empty)
@@ -536,7 +540,7 @@ func (x *explainer) addNodes(ctx context.Context, g *Gang, p *Placement, e *Expl
 	for _, sh := range shapes {
 		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod) {
 			name := fmt.Sprintf("%s-new-%d", sh.node.Name, i)
-			return newNodeLike(sh.node, name), copyPods(daemonSetPods(x.snap.Pods, sh.node.Name), name)
+			return newNodeLike(sh.node, name), copyPods(x.daemonSetPods(sh.node.Name), name)
 		})
 		if err != nil {
 			return nil, err
@@ -659,20 +663,22 @@ func ceilDiv(a, b int) int {
 
 // daemonSetPods returns the pods a DaemonSet runs on node: a new node of its
 // shape would run them too.
-func daemonSetPods(pods []*corev1.Pod, node string) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, pod := range pods {
-		if pod.Spec.NodeName != node {
-			continue
-		}
-		for _, ref := range pod.OwnerReferences {
-			if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
-				out = append(out, pod)
-				break
+func (x *explainer) daemonSetPods(node string) []*corev1.Pod {
+	if x.dsPods == nil {
+		x.dsPods = map[string][]*corev1.Pod{}
+		for _, pod := range x.snap.Pods {
+			if pod.Spec.NodeName == "" {
+				continue
+			}
+			for _, ref := range pod.OwnerReferences {
+				if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
+					x.dsPods[pod.Spec.NodeName] = append(x.dsPods[pod.Spec.NodeName], pod)
+					break
+				}
 			}
 		}
 	}
-	return out
+	return x.dsPods[node]
 }
 
 // copyPods puts copies of pods on node.

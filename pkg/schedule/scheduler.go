@@ -99,8 +99,18 @@ func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects fr
 
 // Fork returns an independent working copy: reservations in one are not
 // seen by the other. Node infos are shared until a Reserve replaces them.
-func (s *Scheduler) Fork() (*Scheduler, error) {
-	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.fw.nominator.clone(), s.opts)
+func (s *Scheduler) Fork() (*Scheduler, error) { return s.fork(s.opts) }
+
+// WithAllFilters returns a fork (see Fork) whose cycles run every Filter
+// plugin on every node and record each verdict (Options.RunAllFilters).
+func (s *Scheduler) WithAllFilters() (*Scheduler, error) {
+	opts := s.opts
+	opts.RunAllFilters = true
+	return s.fork(opts)
+}
+
+func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
+	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.fw.nominator.clone(), opts)
 	if err != nil {
 		return nil, err
 	}
