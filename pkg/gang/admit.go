@@ -203,8 +203,9 @@ func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
 }
 
 // podQuotaUsage is what the quota admission plugin charges for a pod: its
-// requests under requests.* and the bare names, its cpu, memory and
-// ephemeral-storage limits under limits.*, and one pod.
+// requests under requests.* and, for cpu, memory, ephemeral-storage and huge
+// pages, the bare names; its cpu, memory and ephemeral-storage limits under
+// limits.*; and one pod.
 func podQuotaUsage(p *corev1.Pod) corev1.ResourceList {
 	reqs := framework.ComputePodResource(p).Resource
 	out := corev1.ResourceList{
@@ -215,9 +216,15 @@ func podQuotaUsage(p *corev1.Pod) corev1.ResourceList {
 		corev1.ResourceRequestsMemory:           *resource.NewQuantity(reqs.Memory, resource.BinarySI),
 		corev1.ResourceMemory:                   *resource.NewQuantity(reqs.Memory, resource.BinarySI),
 		corev1.ResourceRequestsEphemeralStorage: *resource.NewQuantity(reqs.EphemeralStorage, resource.BinarySI),
+		corev1.ResourceEphemeralStorage:         *resource.NewQuantity(reqs.EphemeralStorage, resource.BinarySI),
 	}
 	for name, q := range reqs.ScalarResources {
 		out[corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+string(name))] = *resource.NewQuantity(q, resource.DecimalSI)
+		// Huge pages are charged under their bare name too (the
+		// evaluator's requestedResourcePrefixes); extended resources not.
+		if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+			out[name] = *resource.NewQuantity(q, resource.BinarySI)
+		}
 	}
 	for name, q := range resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{}) {
 		switch name {
