@@ -96,6 +96,10 @@ func Main(args []string, streams genericiooptions.IOStreams) (code int) {
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The first Ctrl-C cancels the context, which every verb honours (bind
+	// finishes the Bindings in flight); a second one, for a server that
+	// never answers, ends the process as Go's default handler does.
+	context.AfterFunc(ctx, stop)
 	cmd := NewCmdGang(streams)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
