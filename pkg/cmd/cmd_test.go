@@ -50,6 +50,10 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"bad on-partial", []string{"bind", "podgroup/x", "--on-partial=ignore"}, "", ExitUsage, `error: invalid --on-partial "ignore": must be "report" or "delete"`},
 		{"bind offline", []string{"bind", "podgroup/x", "--snapshot", exampleSnapshot}, "", ExitUsage, "error: bind reads and writes the cluster; it cannot run on --snapshot (use place for an offline plan)"},
 		{"bad ungate", []string{"admit", "podgroup/x", "--ungate", "not a gate"}, "", ExitUsage, `error: invalid --ungate "not a gate": `},
+		// -f is read before the cluster: no server is needed to hear about it.
+		{"missing -f before the cluster", []string{"place", "-f", "/nonexistent.yaml", "--server", "https://127.0.0.1:1"}, "", ExitUsage, "error: /nonexistent.yaml: no such file"},
+		{"bad manifest before the cluster", []string{"place", "-f", "-", "--server", "https://127.0.0.1:1"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", ExitUsage, `error: <stdin>: ConfigMap "x": kind ConfigMap of v1 is not supported with -f`},
+		{"two readers of stdin", []string{"place", "-f", "-", "--snapshot", "-"}, "", ExitUsage, "error: -f - and --snapshot - cannot both read standard input"},
 		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ":5: invalid YAML: did not find expected node content"},
 		{"missing snapshot", []string{"snapshot", "--snapshot", filepath.Join(dir, "none.yaml")}, "", ExitUsage, "error: " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
 		{"empty stdin", []string{"snapshot", "--snapshot", "-"}, "", ExitUsage, "error: <stdin>: empty snapshot"},

@@ -123,7 +123,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return err
 		}
 	} else {
-		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
+		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 // resolveGang turns the parsed subject into a gang on the snapshot. A group
 // or pod that is not there, or a bad manifest, is bad input (exit 2).
-func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
+func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMember int32) (*gang.Gang, error) {
 	var g *gang.Gang
 	var err error
 	switch s.Kind {
@@ -21,7 +21,7 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	case SubjectSelector:
 		g, err = gang.ResolveSelector(snap, namespace, s.Selector, minMember)
 	case SubjectFile:
-		g, err = gangFromFile(snap, s.Filename, namespace, minMember, stdin)
+		g, err = gangFromFile(snap, s.manifest)
 	case SubjectPod:
 		var pod = s.Name
 		g, _, err = gang.ResolvePod(snap, namespace, pod)
@@ -34,12 +34,14 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	return g, nil
 }
 
-// gangFromFile reads what-if manifests and gives their pods the priorities
-// admission would.
-func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
+// readManifests reads what-if manifests into a gang, before any cluster
+// read: a missing file or a bad manifest is reported at once.
+func readManifests(filename, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
+	source := filename
 	var data []byte
 	var err error
 	if filename == "-" {
+		source = "<stdin>"
 		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(filename)
@@ -48,20 +50,22 @@ func gangFromFile(snap *schedule.Snapshot, filename, namespace string, minMember
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, usageErrorf("%s: no such file", filename)
 		}
-		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", filename, err)}
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
 	}
-	objs, err := gang.DecodeManifests(data, filename)
+	objs, err := gang.DecodeManifests(data, source)
 	if err != nil {
 		return nil, err
 	}
 	g, err := gang.FromManifests(objs, namespace, minMember)
 	if err != nil {
-		source := filename
-		if source == "-" {
-			source = "<stdin>"
-		}
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	return g, nil
+}
+
+// gangFromFile gives the members of a what-if gang the priorities admission
+// would, from the snapshot's PriorityClasses.
+func gangFromFile(snap *schedule.Snapshot, g *gang.Gang) (*gang.Gang, error) {
 	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
 		return nil, err
 	}

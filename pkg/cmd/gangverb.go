@@ -49,6 +49,14 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
 		return err
 	}
+	if s.Kind == SubjectFile {
+		if s.Filename == "-" && o.Snapshot.Path == "-" {
+			return usageErrorf("-f - and --snapshot - cannot both read standard input")
+		}
+		if s.manifest, err = readManifests(s.Filename, o.namespace, o.Subject.MinMember, o.In); err != nil {
+			return asInputError(err)
+		}
+	}
 	return o.Scheduler.Complete()
 }
 
@@ -58,7 +66,7 @@ func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *ga
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember, o.In)
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
 	if err != nil {
 		return nil, nil, err
 	}

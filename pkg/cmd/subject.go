@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -30,6 +31,8 @@ type Subject struct {
 	Group    string
 	Selector labels.Selector
 	Filename string
+	// manifest is the gang read from Filename (priorities not yet applied).
+	manifest *gang.Gang
 }
 
 // SubjectFlags are the flags that name a subject instead of an argument.
