@@ -167,3 +167,26 @@ func TestExpandOrder(t *testing.T) {
 		})
 	}
 }
+
+// A plugin listed twice at one extension point would run and score twice;
+// kube-scheduler refuses the configuration, and so does NewScheduler.
+func TestPluginListedTwiceIsRefused(t *testing.T) {
+	p, err := LoadProfile(writeConfig(t, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: ImageLocality
+        weight: 5
+      - name: ImageLocality
+        weight: 5
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewScheduler(&Snapshot{}, Options{Profile: p})
+	if err == nil || !strings.Contains(err.Error(), `plugin "ImageLocality" already registered as "ScorePlugin"`) {
+		t.Errorf("err = %v, want the plugin named as registered twice", err)
+	}
+}

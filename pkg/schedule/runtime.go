@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -187,12 +188,19 @@ func expand[T framework.Plugin](set, multi configv1.PluginSet, instances map[str
 		}
 	}
 	out := make([]T, 0, len(names))
+	registered := map[string]bool{}
 	for _, n := range names {
 		pl, ok := instances[n].(T)
 		if !ok {
 			var zero T
 			return nil, fmt.Errorf("plugin %q does not implement %T", n, zero)
 		}
+		// A plugin listed twice at one point would run (and score) twice;
+		// kube-scheduler refuses the configuration.
+		if registered[n] {
+			return nil, fmt.Errorf("plugin %q already registered as %q", n, reflect.TypeFor[T]().Name())
+		}
+		registered[n] = true
 		out = append(out, pl)
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
@@ -271,11 +272,13 @@ func classKey(pod *corev1.Pod) (string, bool) {
 		return "", false
 	}
 	spec.NodeName = ""
+	// The controller counts too: default spreading selects by it.
 	data, err := json.Marshal(struct {
-		Namespace string
-		Labels    map[string]string
-		Spec      corev1.PodSpec
-	}{pod.Namespace, pod.Labels, spec})
+		Namespace  string
+		Labels     map[string]string
+		Controller *metav1.OwnerReference
+		Spec       corev1.PodSpec
+	}{pod.Namespace, pod.Labels, metav1.GetControllerOfNoCopy(pod), spec})
 	if err != nil {
 		return "", false
 	}

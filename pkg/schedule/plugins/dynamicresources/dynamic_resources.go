@@ -125,6 +125,13 @@ func (pl *DynamicResources) Score(_ context.Context, _ *framework.CycleState, _ 
 	return 0, nil
 }
 
+var _ framework.RangeNormalizer = &DynamicResources{}
+
+// NormalizeOne is NormalizeScore for one score.
+func (pl *DynamicResources) NormalizeOne(score, _, highest int64) int64 {
+	return framework.DefaultNormalizeOne(framework.MaxNodeScore, false, score, max(highest, 0))
+}
+
 // ScoreExtensions returns the plugin itself: it normalizes its scores.
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
 
