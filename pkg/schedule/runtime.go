@@ -91,36 +91,36 @@ func newFramework(p *Profile, snapshotHandle *framework.SnapshotHandle) (*framew
 	multi := p.Plugins.MultiPoint
 	var err error
 	if fw.preEnqueue, err = expand[PreEnqueuePlugin](p.Plugins.PreEnqueue, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	queueSort, err := expand[framework.QueueSortPlugin](p.Plugins.QueueSort, multi, instances)
 	if err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if len(queueSort) != 1 {
 		return nil, &ConfigError{Source: "profile " + p.Name, Err: fmt.Errorf("exactly one queueSort plugin is needed, got %d", len(queueSort))}
 	}
 	fw.queueSort = queueSort[0]
 	if fw.preFilter, err = expand[framework.PreFilterPlugin](p.Plugins.PreFilter, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.filter, err = expand[framework.FilterPlugin](p.Plugins.Filter, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.postFilter, err = expand[framework.PostFilterPlugin](p.Plugins.PostFilter, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.preScore, err = expand[framework.PreScorePlugin](p.Plugins.PreScore, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.score, err = expand[framework.ScorePlugin](p.Plugins.Score, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.reserve, err = expand[framework.ReservePlugin](p.Plugins.Reserve, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	if fw.permit, err = expand[framework.PermitPlugin](p.Plugins.Permit, multi, instances); err != nil {
-		return nil, err
+		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
 	}
 	// Score weights: an explicit score entry wins over multiPoint; 0 means 1.
 	for _, e := range multi.Enabled {
