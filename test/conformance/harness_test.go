@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -255,8 +256,20 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 	if err := h.env.CreateNode(ctx, last.DeepCopy()); err != nil {
 		return fmt.Errorf("create node %s: %w", last.Name, err)
 	}
-	if err := h.barrier(ctx, sc.Namespace(), last); err != nil {
+	early, err := h.barrier(ctx, sc.Namespace(), last, "barrier")
+	if err != nil {
 		return err
+	}
+	if early {
+		refreshed, err := h.refreshImageNodes(ctx, sc)
+		if err != nil {
+			return fmt.Errorf("refresh nodes: %w", err)
+		}
+		if refreshed != nil {
+			if _, err := h.barrier(ctx, sc.Namespace(), refreshed, "barrier-refresh"); err != nil {
+				return err
+			}
+		}
 	}
 	pods := append(slices.Clone(sc.Running), sc.Finished...)
 	if err := parallel(len(pods), apiWorkers, func(i int) error {
@@ -297,10 +310,10 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 // one's deletions) is in its cache too. The barrier pod is deleted before the
 // running pods are created; pod events are ordered as well, so the scheduler
 // sees its deletion before the pending pod.
-func (h *harness) barrier(ctx context.Context, namespace string, node *corev1.Node) error {
+func (h *harness) barrier(ctx context.Context, namespace string, node *corev1.Node, name string) (early bool, err error) {
 	zero := int64(0)
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: namespace + "-barrier"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: namespace + "-" + name},
 		Spec: corev1.PodSpec{
 			NodeSelector:                  map[string]string{corev1.LabelHostname: node.Labels[corev1.LabelHostname]},
 			Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
@@ -310,10 +323,36 @@ func (h *harness) barrier(ctx context.Context, namespace string, node *corev1.No
 	}
 	// Should kube-scheduler try the pod before the node's status reached it,
 	// the status update requeues the pod: wait for the binding only.
-	if _, _, err := h.decide(ctx, pod, true); err != nil {
-		return fmt.Errorf("barrier on node %s: %w", node.Name, err)
+	_, d, err := h.decide(ctx, pod, true)
+	if err != nil {
+		return false, fmt.Errorf("barrier on node %s: %w", node.Name, err)
 	}
-	return h.cs.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	return d.Message != "", h.cs.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+}
+
+// refreshImageNodes makes kube-scheduler copy every node that lists images
+// into its snapshot again. It counts, per image, the nodes holding it when
+// it copies a node, and re-copies only nodes that change: a scheduling
+// attempt made while it had seen only some of the scenario's nodes (the
+// barrier pod's first try) leaves those nodes with too small a count, and
+// ImageLocality scores them differently from a fresh snapshot. An
+// annotation is a change that no plugin reads.
+func (h *harness) refreshImageNodes(ctx context.Context, sc *scenario.Scenario) (*corev1.Node, error) {
+	var nodes []*corev1.Node
+	for _, n := range sc.Nodes {
+		if len(n.Status.Images) > 0 {
+			nodes = append(nodes, n)
+		}
+	}
+	patch := []byte(`{"metadata":{"annotations":{"conformance.kubectl-gang.io/refreshed":"true"}}}`)
+	err := parallel(len(nodes), apiWorkers, func(i int) error {
+		_, err := h.cs.CoreV1().Nodes().Patch(ctx, nodes[i].Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	})
+	if err != nil || len(nodes) == 0 {
+		return nil, err
+	}
+	return nodes[len(nodes)-1], nil
 }
 
 // snapshot reads the live snapshot our pipeline decides on and checks that it
@@ -394,7 +433,13 @@ func (h *harness) decide(ctx context.Context, pod *corev1.Pod, untilBound bool) 
 				continue
 			}
 			if p.Spec.NodeName != "" {
-				return created, kubeDecision{Node: p.Spec.NodeName}, nil
+				// Message keeps the last failed attempt before the binding
+				// (untilBound only), for the barrier.
+				msg := ""
+				if last != "no scheduling attempt seen" {
+					msg = last
+				}
+				return created, kubeDecision{Node: p.Spec.NodeName, Message: msg}, nil
 			}
 			for _, c := range p.Status.Conditions {
 				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
