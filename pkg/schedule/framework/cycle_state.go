@@ -1,6 +1,9 @@
 package framework
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNotFound is returned by CycleState.Read for a key never written.
 var ErrNotFound = errors.New("not found")
@@ -37,6 +40,22 @@ func (c *CycleState) Read(key StateKey) (StateData, error) {
 		return v, nil
 	}
 	return nil, ErrNotFound
+}
+
+// ReadState returns the data stored under key as a T. The error names the
+// key when it was never written (and wraps ErrNotFound), and the key and
+// both types when it holds something else.
+func ReadState[T StateData](c *CycleState, key StateKey) (T, error) {
+	var zero T
+	data, err := c.Read(key)
+	if err != nil {
+		return zero, fmt.Errorf("reading %q from cycleState: %w", key, err)
+	}
+	s, ok := data.(T)
+	if !ok {
+		return zero, fmt.Errorf("invalid state under %q: got type %T, want %T", key, data, zero)
+	}
+	return s, nil
 }
 
 // Write stores data under key.

@@ -47,7 +47,9 @@ var (
 )
 
 // DynamicResources recognises pods with resource claims.
-type DynamicResources struct{}
+type DynamicResources struct {
+	framework.DefaultNormalizer
+}
 
 // New builds the plugin from *configv1.DynamicResourcesArgs; nil args mean
 // kube-scheduler v1.37's defaults. The args are validated as kube-scheduler
@@ -127,17 +129,6 @@ func (pl *DynamicResources) Score(_ context.Context, _ *framework.CycleState, _ 
 
 var _ framework.RangeNormalizer = &DynamicResources{}
 
-// NormalizeOne is NormalizeScore for one score.
-func (pl *DynamicResources) NormalizeOne(score, _, highest int64) int64 {
-	return framework.DefaultNormalizeOne(framework.MaxNodeScore, false, score, max(highest, 0))
-}
-
-// ScoreExtensions returns the plugin itself: it normalizes its scores.
+// ScoreExtensions returns the plugin itself: it normalizes its scores with
+// the embedded DefaultNormalizer (all-zero scores stay 0).
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
-
-// NormalizeScore is kube-scheduler's default normalization; all-zero scores
-// stay 0.
-func (pl *DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
-	return nil
-}

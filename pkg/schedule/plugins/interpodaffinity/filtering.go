@@ -256,16 +256,14 @@ func (pl *InterPodAffinity) RemovePod(_ context.Context, cycleState *framework.C
 	return nil
 }
 
+// getPreFilterState reads PreFilter's state; a missing one is reported in
+// kube-scheduler's words.
 func getPreFilterState(cycleState *framework.CycleState) (*preFilterState, error) {
-	c, err := cycleState.Read(preFilterStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("error reading %q from cycleState: %w", preFilterStateKey, err)
+	s, err := framework.ReadState[*preFilterState](cycleState, preFilterStateKey)
+	if errors.Is(err, framework.ErrNotFound) {
+		return nil, fmt.Errorf("error reading %q from cycleState: %w", preFilterStateKey, framework.ErrNotFound)
 	}
-	s, ok := c.(*preFilterState)
-	if !ok {
-		return nil, fmt.Errorf("%+v  convert to interpodaffinity.state error", c)
-	}
-	return s, nil
+	return s, err
 }
 
 // Filter checks, in kube-scheduler's order, the pod's required affinity

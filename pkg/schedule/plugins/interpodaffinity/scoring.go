@@ -2,6 +2,7 @@ package interpodaffinity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -205,16 +206,14 @@ func ownTermKeys(pod *corev1.Pod, hardWeight int32) []string {
 	return keys
 }
 
+// getPreScoreState reads PreScore's state; a missing one is reported in
+// kube-scheduler's words.
 func getPreScoreState(cycleState *framework.CycleState) (*preScoreState, error) {
-	c, err := cycleState.Read(preScoreStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, err)
+	s, err := framework.ReadState[*preScoreState](cycleState, preScoreStateKey)
+	if errors.Is(err, framework.ErrNotFound) {
+		return nil, fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, framework.ErrNotFound)
 	}
-	s, ok := c.(*preScoreState)
-	if !ok {
-		return nil, fmt.Errorf("%+v  convert to interpodaffinity.preScoreState error", c)
-	}
-	return s, nil
+	return s, err
 }
 
 // Score sums the weights of the domains the node belongs to: positive for

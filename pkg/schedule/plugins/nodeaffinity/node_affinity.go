@@ -53,8 +53,10 @@ var (
 	errReasonsEnforced = []string{ErrReasonEnforced}
 )
 
-// NodeAffinity matches pods' node affinity against nodes.
+// NodeAffinity matches pods' node affinity against nodes. Its
+// NormalizeScore scales the sums onto [0, 100]: the best node gets 100.
 type NodeAffinity struct {
+	framework.DefaultNormalizer
 	addedNodeSelector   *nodeSelector
 	addedPrefSchedTerms *nodeaffinity.PreferredSchedulingTerms
 }
@@ -187,10 +189,8 @@ func (pl *NodeAffinity) Filter(_ context.Context, cycleState *framework.CycleSta
 		return statusEnforced
 	}
 	var required *requiredAffinity
-	if data, err := cycleState.Read(preFilterStateKey); err == nil {
-		if s, ok := data.(*preFilterState); ok {
-			required = &s.required
-		}
+	if s, err := framework.ReadState[*preFilterState](cycleState, preFilterStateKey); err == nil {
+		required = &s.required
 	}
 	if required == nil {
 		r := newRequiredAffinity(pod)
@@ -240,7 +240,7 @@ func (pl *NodeAffinity) Score(_ context.Context, cycleState *framework.CycleStat
 		count += pl.addedPrefSchedTerms.Score(node)
 	}
 	var preferred *nodeaffinity.PreferredSchedulingTerms
-	if s, ok := readPreScoreState(cycleState); ok {
+	if s, err := framework.ReadState[*preScoreState](cycleState, preScoreStateKey); err == nil {
 		preferred = s.preferredNodeAffinity
 	} else {
 		// Without PreScore (or with a foreign state), parse here, as
@@ -256,23 +256,8 @@ func (pl *NodeAffinity) Score(_ context.Context, cycleState *framework.CycleStat
 	return count, nil
 }
 
-func readPreScoreState(cycleState *framework.CycleState) (*preScoreState, bool) {
-	data, err := cycleState.Read(preScoreStateKey)
-	if err != nil {
-		return nil, false
-	}
-	s, ok := data.(*preScoreState)
-	return s, ok
-}
-
 // ScoreExtensions returns the plugin itself: it normalizes its scores.
 func (pl *NodeAffinity) ScoreExtensions() framework.ScoreExtensions { return pl }
-
-// NormalizeScore scales the sums onto [0, 100]: the best node gets 100.
-func (pl *NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
-	return nil
-}
 
 // The shared Filter rejections: returning one costs no allocation per node,
 // and they carry the plugin name so the runner's WithPlugin never writes.
@@ -282,8 +267,3 @@ var (
 )
 
 var _ framework.RangeNormalizer = (*NodeAffinity)(nil)
-
-// NormalizeOne is NormalizeScore for one score.
-func (pl *NodeAffinity) NormalizeOne(score, _, highest int64) int64 {
-	return framework.DefaultNormalizeOne(framework.MaxNodeScore, false, score, max(highest, 0))
-}

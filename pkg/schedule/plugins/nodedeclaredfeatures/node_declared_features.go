@@ -8,7 +8,6 @@ package nodedeclaredfeatures
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,13 +81,9 @@ func (pl *NodeDeclaredFeatures) PreFilterExtensions() framework.PreFilterExtensi
 // Declared features the library does not know are ignored, as
 // kube-scheduler's NodeInfo ignores them.
 func (pl *NodeDeclaredFeatures) Filter(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	data, err := cycleState.Read(preFilterStateKey)
+	s, err := framework.ReadState[*preFilterState](cycleState, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(fmt.Errorf("error reading %q from cycle-state: %w", preFilterStateKey, err))
-	}
-	s, ok := data.(*preFilterState)
-	if !ok {
-		return framework.AsStatus(fmt.Errorf("invalid PreFilter state, got type %T, expected %T", data, &preFilterState{}))
+		return framework.AsStatus(err)
 	}
 	match, err := s.reqs.IsSubset(pl.features.TryMap(nodeInfo.Node().Status.DeclaredFeatures))
 	if err != nil {

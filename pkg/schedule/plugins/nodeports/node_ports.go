@@ -4,7 +4,6 @@ package nodeports
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,13 +63,9 @@ func (pl *NodePorts) PreFilterExtensions() framework.PreFilterExtensions { retur
 // 0.0.0.0 clashing with every address. The rejection is Unschedulable:
 // preemption can free the port.
 func (pl *NodePorts) Filter(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	data, err := cycleState.Read(preFilterStateKey)
+	wantPorts, err := framework.ReadState[preFilterState](cycleState, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err))
-	}
-	wantPorts, ok := data.(preFilterState)
-	if !ok {
-		return framework.AsStatus(fmt.Errorf("%+v  convert to nodeports.preFilterState error", data))
+		return framework.AsStatus(err)
 	}
 	if !fitsPorts(wantPorts, nodeInfo.UsedPorts) {
 		return framework.NewStatus(framework.Unschedulable, errReasons...)

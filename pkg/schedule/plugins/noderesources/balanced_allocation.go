@@ -74,10 +74,8 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 // about 75; one it balances better, up to 100; one it unbalances, down to 50.
 func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	var podRequests []int64
-	if data, err := state.Read(balancedAllocationPreScoreStateKey); err == nil {
-		if s, ok := data.(*balancedAllocationPreScoreState); ok {
-			podRequests = s.podRequests
-		}
+	if s, err := framework.ReadState[*balancedAllocationPreScoreState](state, balancedAllocationPreScoreStateKey); err == nil {
+		podRequests = s.podRequests
 	}
 	if podRequests == nil {
 		// PreScore did not run: compute, and score a best-effort pod 0.

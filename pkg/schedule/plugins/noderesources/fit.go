@@ -6,7 +6,6 @@ package noderesources
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -98,9 +97,9 @@ func (r InsufficientResource) Short() int64 {
 type scalarRequest struct {
 	name     corev1.ResourceName
 	quantity int64
-	// reasons is the single reason for it, allocated once per pod so that
-	// a node short of only this resource costs no allocation to report.
-	reasons []string
+	// reason is the reason for it, built once per pod so that a node short
+	// of it costs no allocation to word.
+	reason string
 	// statuses are the shared rejections for a node short of only this
 	// resource, by whether the shortage is unresolvable.
 	statuses [2]*framework.Status
@@ -133,7 +132,7 @@ func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[stri
 		out.scalars = append(out.scalars, scalarRequest{
 			name:     name,
 			quantity: quantity,
-			reasons:  reasons,
+			reason:   reasons[0],
 			statuses: [2]*framework.Status{
 				framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(Name),
 				framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name),
@@ -200,18 +199,6 @@ func requestsToResource(requests corev1.ResourceList) *framework.Resource {
 // PreFilter state depends on other pods.
 func (f *Fit) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
-func getPreFilterState(state *framework.CycleState) (*podRequest, error) {
-	data, err := state.Read(preFilterStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
-	}
-	s, ok := data.(*podRequest)
-	if !ok {
-		return nil, fmt.Errorf("invalid PreFilter state, got type %T", data)
-	}
-	return s, nil
-}
-
 // Native reason bits, in the order kube-scheduler reports them.
 const (
 	shortPods = 1 << iota
@@ -249,7 +236,7 @@ const maxInlineInsufficient = 8
 // UnschedulableAndUnresolvable when some request exceeds the node's whole
 // allocatable. A node that fits costs no allocation.
 func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	req, err := getPreFilterState(state)
+	req, err := framework.ReadState[*podRequest](state, preFilterStateKey)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
@@ -286,10 +273,11 @@ func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *corev1.P
 	case scalars == 0:
 		return nativeStatuses[unresolvable][native]
 	case scalars == 1 && native == 0:
+		// The one scalar is always among the request's, so this returns
+		// its shared status; the list below would say the same.
 		if st := req.scalarStatus(insufficient[0].ResourceName, unresolvable); st != nil {
 			return st
 		}
-		return framework.NewStatus(code, req.scalarReasons(insufficient[0].ResourceName)...).WithPlugin(Name)
 	}
 	reasons := make([]string, 0, len(insufficient))
 	for i := range insufficient {
@@ -319,16 +307,6 @@ func (r *podRequest) scalarStatus(name corev1.ResourceName, unresolvable int) *f
 		}
 	}
 	return nil
-}
-
-// scalarReasons returns the preallocated reason list of a requested scalar.
-func (r *podRequest) scalarReasons(name corev1.ResourceName) []string {
-	for i := range r.scalars {
-		if r.scalars[i].name == name {
-			return r.scalars[i].reasons
-		}
-	}
-	return []string{InsufficientReasonPrefix + string(name)}
 }
 
 // fitsAll reports whether the node is short of nothing: fits without the
@@ -406,7 +384,7 @@ func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResour
 		if s.quantity > capacity-used {
 			out = append(out, InsufficientResource{
 				ResourceName: s.name,
-				Reason:       s.reasons[0],
+				Reason:       s.reason,
 				Requested:    s.quantity,
 				Used:         used,
 				Capacity:     capacity,
@@ -448,10 +426,8 @@ func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *core
 // kube-scheduler does.
 func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	var podRequests []int64
-	if data, err := state.Read(preScoreStateKey); err == nil {
-		if s, ok := data.(*fitPreScoreState); ok {
-			podRequests = s.podRequests
-		}
+	if s, err := framework.ReadState[*fitPreScoreState](state, preScoreStateKey); err == nil {
+		podRequests = s.podRequests
 	}
 	if podRequests == nil {
 		podRequests = f.podRequests(pod)

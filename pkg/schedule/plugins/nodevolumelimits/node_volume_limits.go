@@ -180,13 +180,12 @@ func (pl *NodeVolumeLimits) PreFilterExtensions() framework.PreFilterExtensions 
 // Filter gives every node the verdict PreFilter kept for a claim that cannot
 // be looked up.
 func (pl *NodeVolumeLimits) Filter(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, _ *framework.NodeInfo) *framework.Status {
-	data, err := cycleState.Read(preFilterStateKey)
-	if err != nil {
+	s, err := framework.ReadState[*preFilterState](cycleState, preFilterStateKey)
+	if errors.Is(err, framework.ErrNotFound) {
 		return nil
 	}
-	s, ok := data.(*preFilterState)
-	if !ok {
-		return framework.AsStatus(fmt.Errorf("invalid PreFilter state, got type %T", data))
+	if err != nil {
+		return framework.AsStatus(err)
 	}
 	if s.code == framework.Error {
 		return framework.AsStatus(errors.New(s.message))

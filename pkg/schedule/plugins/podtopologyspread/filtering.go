@@ -252,15 +252,11 @@ func (s *preFilterState) updateWithPod(updated, podToSchedule *corev1.Pod, node 
 }
 
 func getPreFilterState(state *framework.CycleState) (*preFilterState, error) {
-	c, err := state.Read(preFilterStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
+	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+	if err == nil && s == nil {
+		return nil, fmt.Errorf("nil %q in cycleState", preFilterStateKey)
 	}
-	s, ok := c.(*preFilterState)
-	if !ok || s == nil {
-		return nil, fmt.Errorf("%+v convert to podtopologyspread.preFilterState error", c)
-	}
-	return s, nil
+	return s, err
 }
 
 var errNoNode = errors.New("node not found")

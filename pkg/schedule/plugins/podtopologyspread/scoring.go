@@ -258,15 +258,11 @@ func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.
 func (pl *PodTopologySpread) ScoreExtensions() framework.ScoreExtensions { return pl }
 
 func getPreScoreState(state *framework.CycleState) (*preScoreState, error) {
-	c, err := state.Read(preScoreStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("error reading %q from cycleState: %w", preScoreStateKey, err)
+	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+	if err == nil && s == nil {
+		return nil, fmt.Errorf("nil %q in cycleState", preScoreStateKey)
 	}
-	s, ok := c.(*preScoreState)
-	if !ok || s == nil {
-		return nil, fmt.Errorf("%+v  convert to podtopologyspread.preScoreState error", c)
-	}
-	return s, nil
+	return s, err
 }
 
 // topologyNormalizingWeight weighs a topology by its number of domains.

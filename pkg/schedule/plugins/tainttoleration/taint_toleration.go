@@ -6,7 +6,6 @@ package tainttoleration
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,12 +45,16 @@ var (
 	logger = klog.Background()
 )
 
-// TaintToleration checks a pod's tolerations against a node's taints.
-type TaintToleration struct{}
+// TaintToleration checks a pod's tolerations against a node's taints. Its
+// NormalizeScore maps the counts of untolerated PreferNoSchedule taints onto
+// [0, 100] in reverse: the node with the most gets 0, a node with none 100.
+type TaintToleration struct {
+	framework.DefaultNormalizer
+}
 
 // New returns the plugin; it takes no arguments.
 func New(_ runtime.Object, _ framework.Handle) (framework.Plugin, error) {
-	return &TaintToleration{}, nil
+	return &TaintToleration{DefaultNormalizer: framework.DefaultNormalizer{Reverse: true}}, nil
 }
 
 // Name returns the plugin's name.
@@ -132,13 +135,9 @@ func preferNoScheduleTolerations(tolerations []corev1.Toleration) []corev1.Toler
 // Score counts the node's PreferNoSchedule taints the pod does not tolerate;
 // NormalizeScore turns the count around so that fewer is better.
 func (pl *TaintToleration) Score(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	data, err := cycleState.Read(preScoreStateKey)
+	s, err := framework.ReadState[*preScoreState](cycleState, preScoreStateKey)
 	if err != nil {
-		return 0, framework.AsStatus(fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, err))
-	}
-	s, ok := data.(*preScoreState)
-	if !ok {
-		return 0, framework.AsStatus(fmt.Errorf("%+v convert to tainttoleration.preScoreState error", data))
+		return 0, framework.AsStatus(err)
 	}
 	var count int64
 	taints := nodeInfo.Node().Spec.Taints
@@ -156,16 +155,4 @@ func (pl *TaintToleration) Score(_ context.Context, cycleState *framework.CycleS
 // ScoreExtensions returns the plugin itself: it normalizes its scores.
 func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return pl }
 
-// NormalizeScore maps the counts onto [0, 100] in reverse: the node with the
-// most untolerated PreferNoSchedule taints gets 0, a node with none 100.
-func (pl *TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
-	return nil
-}
-
 var _ framework.RangeNormalizer = (*TaintToleration)(nil)
-
-// NormalizeOne is NormalizeScore for one score.
-func (pl *TaintToleration) NormalizeOne(score, _, highest int64) int64 {
-	return framework.DefaultNormalizeOne(framework.MaxNodeScore, true, score, max(highest, 0))
-}

@@ -292,13 +292,9 @@ func (pl *VolumeBinding) PreFilterExtensions() framework.PreFilterExtensions { r
 // checked as they are, without CSI migration translation (no CSINode in the
 // snapshot).
 func (pl *VolumeBinding) Filter(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	data, err := cycleState.Read(stateKey)
+	s, err := framework.ReadState[*stateData](cycleState, stateKey)
 	if err != nil {
 		return framework.AsStatus(err)
-	}
-	s, ok := data.(*stateData)
-	if !ok {
-		return framework.AsStatus(errors.New("unable to convert state into stateData"))
 	}
 	node := nodeInfo.Node()
 	for _, claim := range s.boundClaims {

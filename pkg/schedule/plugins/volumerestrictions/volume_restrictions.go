@@ -6,7 +6,6 @@ package volumerestrictions
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -148,15 +147,7 @@ func (pl *VolumeRestrictions) RemovePod(_ context.Context, cycleState *framework
 }
 
 func readState(cycleState *framework.CycleState) (*preFilterState, error) {
-	data, err := cycleState.Read(preFilterStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %q from cycleState", preFilterStateKey)
-	}
-	s, ok := data.(*preFilterState)
-	if !ok {
-		return nil, fmt.Errorf("%+v convert to volumerestrictions.state error", data)
-	}
-	return s, nil
+	return framework.ReadState[*preFilterState](cycleState, preFilterStateKey)
 }
 
 // Filter rejects a node where another pod mounts one of the pod's in-tree

@@ -193,17 +193,17 @@ func (pl *VolumeZone) Filter(_ context.Context, cycleState *framework.CycleState
 		return nil
 	}
 	var topologies []pvTopology
-	if data, err := cycleState.Read(preFilterStateKey); err == nil {
-		s, ok := data.(*stateData)
-		if !ok {
-			return framework.AsStatus(errors.New("unable to convert state into stateData"))
-		}
+	switch s, err := framework.ReadState[*stateData](cycleState, preFilterStateKey); {
+	case err == nil:
 		topologies = s.podPVTopologies
-	} else {
+	case errors.Is(err, framework.ErrNotFound):
+		// Without PreFilter, look the volumes up here.
 		var status *framework.Status
 		if topologies, status = pl.podPVTopologies(pod); !status.IsSuccess() {
 			return status
 		}
+	default:
+		return framework.AsStatus(err)
 	}
 	node := nodeInfo.Node()
 	hasAnyNodeConstraint := false
