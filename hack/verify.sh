@@ -31,10 +31,6 @@ if go list -deps ./pkg/schedule/... | grep -q '^k8s.io/client-go'; then
   go list -deps ./pkg/schedule/... | grep '^k8s.io/client-go' | head -5 >&2
   fail=1
 fi
-if go list -deps ./pkg/gang | grep -q '^k8s.io/client-go'; then
-  echo "pkg/gang depends on client-go; only pkg/gang/binder may" >&2
-  fail=1
-fi
 if go list -deps ./... | grep -q '^k8s.io/kubernetes'; then
   echo "the product module depends on k8s.io/kubernetes; read its code, do not import it" >&2
   fail=1

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -21,6 +22,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -316,8 +319,16 @@ func TestGangBindForbidden(t *testing.T) {
 		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
 		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
 	})
-	_, kubeconfig, err := env.UserConfig("alice")
+	aliceCfg, kubeconfig, err := env.UserConfig("alice")
 	f.must(err)
+	// RBAC takes the new binding into account a moment later: wait until
+	// alice may read, so the test sees the bind protocol's refusal, not a
+	// snapshot read that came too early.
+	alice := kubernetes.NewForConfigOrDie(aliceCfg)
+	f.must(wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := alice.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil, nil
+	}))
 	code, stdout, stderr := runCLI(t, "", "bind", "podgroup/trio", "--kubeconfig", kubeconfig, "-n", f.ns)
 	wantErrorLine(t, cmd.ExitError, code, stdout, stderr, "forbidden: nothing was bound: you may not create pods/binding in namespace "+f.ns)
 	wantUnbound(t, f)
