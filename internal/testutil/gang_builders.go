@@ -1,7 +1,10 @@
 package testutil
 
 import (
+	"fmt"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -117,4 +120,26 @@ func resMap(r Res) map[string]any {
 		m[string(name)] = q
 	}
 	return m
+}
+
+// GPUNodes makes n nodes with 96 cpu, 1Ti memory and 8 GPUs in one zone
+// (label topology.kubernetes.io/zone), named <zone>-<i>.
+func GPUNodes(zone string, n int) []*corev1.Node {
+	var out []*corev1.Node
+	for i := range n {
+		out = append(out, MakeNode().Name(fmt.Sprintf("%s-%d", zone, i)).Label(corev1.LabelTopologyZone, zone).
+			Capacity(Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
+	}
+	return out
+}
+
+// GPUWorkers makes n pending pods w-<i> in namespace ml, members of the
+// native PodGroup "train", each asking for 8 cpu, 64Gi memory and gpus GPUs.
+func GPUWorkers(n int, gpus string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range n {
+		out = append(out, MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).Label("app", "train").
+			Req(Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": gpus}).PodGroup("train").Obj())
+	}
+	return out
 }

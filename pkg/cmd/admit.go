@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
 )
 
 var admitLong = templates.LongDesc(`
@@ -98,7 +99,7 @@ func (o *AdmitOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := gang.Admit(ctx, snap, g, o.Scheduler.placeOptions())
+	a, err := admit.Admit(ctx, snap, g, o.Scheduler.placeOptions())
 	if err != nil {
 		return err
 	}
@@ -197,7 +198,7 @@ type CheckOutput struct {
 	Figures map[string]string `json:"figures,omitempty"`
 }
 
-func checkResult(c gang.Check) string {
+func checkResult(c admit.Check) string {
 	switch {
 	case c.Reason == "NotEvaluated":
 		return "NotEvaluated"
@@ -209,7 +210,7 @@ func checkResult(c gang.Check) string {
 	return "Failed"
 }
 
-func (o *AdmitOptions) print(a *gang.Admission, u *ungateReport) error {
+func (o *AdmitOptions) print(a *admit.Admission, u *ungateReport) error {
 	if done, err := o.printObject("Admission", a.Gang.Namespace, a.Gang.Name, func() any {
 		out := AdmissionOutput{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
 			Admitted: a.Admitted, Placement: placementOutput(a.Placement), Ungate: u}

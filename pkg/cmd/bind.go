@@ -12,8 +12,8 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 )
 
 var bindLong = templates.LongDesc(`
@@ -52,9 +52,9 @@ var bindExample = templates.Examples(`
 
 // Values of --dry-run, as kubectl names them.
 const (
-	dryRunNone   = string(gang.BindForReal)
-	dryRunClient = string(gang.BindDryRunClient)
-	dryRunServer = string(gang.BindDryRunServer)
+	dryRunNone   = string(bind.BindForReal)
+	dryRunClient = string(bind.BindDryRunClient)
+	dryRunServer = string(bind.BindDryRunServer)
 )
 
 // BindOptions are the inputs of `kubectl gang bind`.
@@ -66,7 +66,7 @@ type BindOptions struct {
 
 // NewBindOptions returns BindOptions with defaults.
 func NewBindOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *BindOptions {
-	return &BindOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), DryRun: dryRunNone, OnPartial: string(gang.OnPartialReport)}
+	return &BindOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), DryRun: dryRunNone, OnPartial: string(bind.OnPartialReport)}
 }
 
 // NewCmdBind returns the bind verb.
@@ -103,8 +103,8 @@ func (o *BindOptions) Validate() error {
 	default:
 		return usageErrorf(`invalid --dry-run %q: must be "none", "server", or "client"`, o.DryRun)
 	}
-	switch gang.OnPartial(o.OnPartial) {
-	case gang.OnPartialReport, gang.OnPartialDelete:
+	switch bind.OnPartial(o.OnPartial) {
+	case bind.OnPartialReport, bind.OnPartialDelete:
 	default:
 		return usageErrorf(`invalid --on-partial %q: must be "report" or "delete"`, o.OnPartial)
 	}
@@ -124,7 +124,7 @@ func (o *BindOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	client, err := binder.New(cfg)
+	client, err := kube.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -135,16 +135,16 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		}
 		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
 	})
-	r, err := gang.Bind(ctx, snap, g, client, gang.BindOptions{
+	r, err := bind.Bind(ctx, snap, g, client, bind.BindOptions{
 		Place:       o.Scheduler.placeOptions(),
-		Mode:        gang.BindMode(o.DryRun),
-		OnPartial:   gang.OnPartial(o.OnPartial),
+		Mode:        bind.BindMode(o.DryRun),
+		OnPartial:   bind.OnPartial(o.OnPartial),
 		Interrupted: ctx.Done(),
 		Progress:    func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
 	})
 	stop()
 	if err != nil {
-		if errors.Is(err, gang.ErrForbidden) {
+		if errors.Is(err, bind.ErrForbidden) {
 			return &exitError{code: ExitError, err: err}
 		}
 		return interruptedOr(ctx, err)
@@ -156,9 +156,9 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.ErrOut, "Warning: %d Scheduled events could not be recorded\n", r.LostEvents)
 	}
 	switch r.Verdict {
-	case gang.AllBound, gang.DryRun:
+	case bind.AllBound, bind.DryRun:
 		return nil
-	case gang.PartiallyBound:
+	case bind.PartiallyBound:
 		return &exitError{code: ExitPartial}
 	default:
 		return &exitError{code: ExitNo}
@@ -175,7 +175,7 @@ func interruptedOr(ctx context.Context, err error) error {
 }
 
 // print writes the report as a table, or as a BindReport object with -o.
-func (o *BindOptions) print(r *gang.BindReport) error {
+func (o *BindOptions) print(r *bind.BindReport) error {
 	if done, err := o.printObject("BindReport", r.Gang.Namespace, r.Gang.Name, func() any { return ptrTo(bindOutput(r)) }); done {
 		return err
 	}
@@ -190,7 +190,7 @@ func (o *BindOptions) print(r *gang.BindReport) error {
 	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(bindTable(r), o.Out)
 }
 
-func bindTable(r *gang.BindReport) *metav1.Table {
+func bindTable(r *bind.BindReport) *metav1.Table {
 	var rows [][]any
 	for _, m := range r.Members {
 		rows = append(rows, []any{m.Pod.Namespace + "/" + m.Pod.Name, m.Node, m.Result, m.Message})
@@ -218,7 +218,7 @@ type MemberResultOutput struct {
 	Message string `json:"message,omitempty"`
 }
 
-func bindOutput(r *gang.BindReport) BindReportOutput {
+func bindOutput(r *bind.BindReport) BindReportOutput {
 	out := BindReportOutput{
 		Gang:         GangRef{Source: string(r.Gang.Source), Namespace: r.Gang.Namespace, Name: r.Gang.Name},
 		Verdict:      string(r.Verdict),

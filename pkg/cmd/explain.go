@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"
@@ -105,8 +106,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := gang.ExplainOptions{PlaceOptions: o.Scheduler.placeOptions()}
-	var e *gang.Explanation
+	opts := explain.ExplainOptions{PlaceOptions: o.Scheduler.placeOptions()}
+	var e *explain.Explanation
 	if o.subject.Kind == SubjectPod {
 		g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 		if err != nil {
@@ -114,9 +115,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		}
 		stop := o.explaining(g)
 		if g != nil {
-			e, err = gang.ExplainGang(ctx, snap, g, opts)
+			e, err = explain.ExplainGang(ctx, snap, g, opts)
 		} else {
-			e, err = gang.ExplainPod(ctx, snap, pod, opts)
+			e, err = explain.ExplainPod(ctx, snap, pod, opts)
 		}
 		stop()
 		if err != nil {
@@ -128,7 +129,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return err
 		}
 		stop := o.explaining(g)
-		e, err = gang.ExplainGang(ctx, snap, g, opts)
+		e, err = explain.ExplainGang(ctx, snap, g, opts)
 		stop()
 		if err != nil {
 			return err
@@ -140,7 +141,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err := o.print(e); err != nil {
 		return err
 	}
-	if e.Verdict != gang.VerdictSchedulable {
+	if e.Verdict != explain.VerdictSchedulable {
 		return &exitError{code: ExitNo}
 	}
 	return nil
@@ -161,7 +162,7 @@ func (o *ExplainOptions) explaining(g *gang.Gang) (stop func()) {
 }
 
 // print writes the explanation for people, or as an Explanation object with -o.
-func (o *ExplainOptions) print(e *gang.Explanation) error {
+func (o *ExplainOptions) print(e *explain.Explanation) error {
 	var ns, name string
 	if e.Gang != nil {
 		ns, name = e.Gang.Namespace, e.Gang.Name
@@ -206,9 +207,9 @@ func (w *explainWriter) title(s string) {
 	fmt.Fprintf(w.out, "\n%s\n", w.style(s, ansiBold))
 }
 
-func (w *explainWriter) write(e *gang.Explanation) error {
-	verdictColor := map[gang.ExplainVerdict]string{
-		gang.VerdictSchedulable: ansiGreen, gang.VerdictUnschedulable: ansiRed, gang.VerdictGated: ansiYellow,
+func (w *explainWriter) write(e *explain.Explanation) error {
+	verdictColor := map[explain.ExplainVerdict]string{
+		explain.VerdictSchedulable: ansiGreen, explain.VerdictUnschedulable: ansiRed, explain.VerdictGated: ansiYellow,
 	}[e.Verdict]
 	var subject string
 	if e.Gang != nil {
@@ -239,7 +240,7 @@ func (w *explainWriter) write(e *gang.Explanation) error {
 			}
 			fmt.Fprintf(w.out, "  - %s%s\n", s.Message, mark)
 		}
-	} else if e.Verdict == gang.VerdictUnschedulable {
+	} else if e.Verdict == explain.VerdictUnschedulable {
 		w.title("What would make it fit:")
 		fmt.Fprintln(w.out, "  nothing tried was enough: no preemption, added node, repaired node or smaller minimum made it fit")
 	}
@@ -271,7 +272,7 @@ func orAll(ns string) string {
 }
 
 // tableContext says whose cycle the node table shows, and in what state.
-func tableContext(e *gang.Explanation) string {
+func tableContext(e *explain.Explanation) string {
 	pod := fmt.Sprintf("%s/%s (%s)", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
 	switch {
 	case e.Gang == nil:
@@ -290,7 +291,7 @@ func tableContext(e *gang.Explanation) string {
 }
 
 // nodeTable prints one row per node; -o wide adds a column per Filter plugin.
-func (w *explainWriter) nodeTable(e *gang.Explanation) error {
+func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 	columns := []string{"Node", "Feasible", "Score"}
 	if e.Gang != nil {
 		columns = append(columns, "Placed")
@@ -359,7 +360,7 @@ func orDash(s string) string {
 // nodeReason is the REASON cell: the first failing plugin and its reason,
 // with the taint, the shortfalls or the missing features spelled out. A
 // node outside the gang's domain says so, and how it would do otherwise.
-func nodeReason(e *gang.Explanation, n *gang.NodeExplanation) string {
+func nodeReason(e *explain.Explanation, n *explain.NodeExplanation) string {
 	verdict := verdictText(n)
 	if !n.OutsideDomain {
 		return verdict
@@ -371,7 +372,7 @@ func nodeReason(e *gang.Explanation, n *gang.NodeExplanation) string {
 }
 
 // verdictText is a node's verdict in words.
-func verdictText(n *gang.NodeExplanation) string {
+func verdictText(n *explain.NodeExplanation) string {
 	if n.Plugin == "" && len(n.Reasons) == 0 {
 		return "-"
 	}
@@ -410,7 +411,7 @@ func insufficientText(ins []noderesources.InsufficientResource) string {
 }
 
 // filterCell is one plugin's verdict on a node for -o wide.
-func filterCell(n *gang.NodeExplanation, plugin string) string {
+func filterCell(n *explain.NodeExplanation, plugin string) string {
 	for _, f := range n.Filters {
 		if f.Plugin != plugin {
 			continue
@@ -428,7 +429,7 @@ func filterCell(n *gang.NodeExplanation, plugin string) string {
 
 // gang prints validity, how many fit and where, what blocks the next
 // member, and the topology domains.
-func (w *explainWriter) gang(e *gang.Explanation) error {
+func (w *explainWriter) gang(e *explain.Explanation) error {
 	g, p, v := e.Gang, e.Placement, e.Validity
 	w.title("Gang:")
 	validity := fmt.Sprintf("valid: %d valid member(s), minimum %d", v.ValidCount, v.MinMember)
@@ -491,7 +492,7 @@ func placedWhere(p *gang.Placement) string {
 	for _, pod := range p.Running {
 		add(pod.Spec.NodeName)
 	}
-	for _, a := range gang.PlannedAssignments(p) {
+	for _, a := range p.Planned() {
 		add(a.Node)
 	}
 	if len(nodes) == 0 {
@@ -674,7 +675,7 @@ type RepairOutput struct {
 	Taints   []string `json:"taints,omitempty"`
 }
 
-func explanationOutput(e *gang.Explanation) ExplanationOutput {
+func explanationOutput(e *explain.Explanation) ExplanationOutput {
 	out := ExplanationOutput{
 		Verdict:      string(e.Verdict),
 		Message:      e.Message,
@@ -707,7 +708,7 @@ func explanationOutput(e *gang.Explanation) ExplanationOutput {
 		for _, pod := range p.Running {
 			out.Running = append(out.Running, MemberOutput{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
 		}
-		for _, a := range gang.PlannedAssignments(p) {
+		for _, a := range p.Planned() {
 			out.PlacedOn = append(out.PlacedOn, AssignmentOutput{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
 		}
 		for _, b := range e.Blocking {
@@ -723,7 +724,7 @@ func explanationOutput(e *gang.Explanation) ExplanationOutput {
 	return out
 }
 
-func nodeOutput(n *gang.NodeExplanation) NodeOutput {
+func nodeOutput(n *explain.NodeExplanation) NodeOutput {
 	o := NodeOutput{Name: n.Name, Domain: n.Domain, Feasible: n.Feasible, Score: n.Score, Fits: int64(n.Fits), FitsAtMost: n.FitsAtMost,
 		Placed: int64(n.Placed), Plugin: n.Plugin, Reasons: append([]string{}, n.Reasons...), MissingFeatures: n.MissingFeatures}
 	if n.Taint != nil {
@@ -747,7 +748,7 @@ func nodeOutput(n *gang.NodeExplanation) NodeOutput {
 	return o
 }
 
-func suggestionOutput(s gang.Suggestion) SuggestionOutput {
+func suggestionOutput(s explain.Suggestion) SuggestionOutput {
 	o := SuggestionOutput{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations),
 		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates}
 	for _, r := range s.Shortfall {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 )
 
@@ -232,8 +232,8 @@ spec:
 // TestExplainColor: colour only where the writer is told it is on a
 // terminal, and never inside tables, whose columns it would shift.
 func TestExplainColor(t *testing.T) {
-	e := &gang.Explanation{Verdict: gang.VerdictUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu.",
-		Pod: &corev1.Pod{}, Nodes: []gang.NodeExplanation{{Name: "n", Plugin: noderesources.Name, Reasons: []string{"Insufficient cpu"}}}}
+	e := &explain.Explanation{Verdict: explain.VerdictUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu.",
+		Pod: &corev1.Pod{}, Nodes: []explain.NodeExplanation{{Name: "n", Plugin: noderesources.Name, Reasons: []string{"Insufficient cpu"}}}}
 	e.Pod.Namespace, e.Pod.Name = "ns", "p"
 	for _, color := range []bool{false, true} {
 		var buf bytes.Buffer

@@ -87,7 +87,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err := o.print(p); err != nil {
 		return err
 	}
-	if p.Verdict != gang.Placed {
+	if p.Verdict != gang.VerdictPlaced {
 		return &exitError{code: ExitNo}
 	}
 	return nil
@@ -110,7 +110,7 @@ func placementTable(p *gang.Placement) *metav1.Table {
 	}
 	status := "Placed"
 	assignments := p.Assignments
-	if p.Verdict != gang.Placed {
+	if p.Verdict != gang.VerdictPlaced {
 		status, assignments = "Fits (gang not placed)", p.BestAttempt
 	}
 	placed := map[string]bool{}

@@ -19,8 +19,8 @@ type Verdict string
 
 // Placement verdicts.
 const (
-	// Placed: at least MinMember members run or fit at once.
-	Placed Verdict = "Placed"
+	// VerdictPlaced: at least MinMember members run or fit at once.
+	VerdictPlaced Verdict = "Placed"
 	// Unschedulable: fewer than MinMember fit; nothing would be placed.
 	Unschedulable Verdict = "Unschedulable"
 )
@@ -97,6 +97,73 @@ type Placement struct {
 	Message string
 }
 
+// Planned are the pending members the placement puts on nodes: its
+// assignments, or when the gang does not fit, those of its best attempt.
+func (p *Placement) Planned() []Assignment {
+	if p.Verdict == VerdictPlaced {
+		return p.Assignments
+	}
+	return p.BestAttempt
+}
+
+// PlanStatus is what a placement says of one member.
+type PlanStatus string
+
+// The plan statuses.
+const (
+	// PlanRunning: the member is bound already and counts toward the minimum.
+	PlanRunning PlanStatus = "Running"
+	// PlanPlaced: the gang is placed and the member goes to Node.
+	PlanPlaced PlanStatus = "Placed"
+	// PlanFits: the member would go to Node, but the gang does not fit,
+	// so nothing is placed.
+	PlanFits PlanStatus = "Fits (gang not placed)"
+	// PlanDoesNotFit: placement tried the member and no node was left for it.
+	PlanDoesNotFit PlanStatus = "Does not fit"
+	// PlanTerminating: the member is being deleted; placement does not try it.
+	PlanTerminating PlanStatus = "Terminating"
+)
+
+// MemberPlan is one member of a placement and what it says of it.
+type MemberPlan struct {
+	Pod    *corev1.Pod
+	Node   string
+	Score  int64
+	Status PlanStatus
+}
+
+// Members lists every member with its status: running ones first, then the
+// planned ones in queue order, then those that do not fit and those being
+// deleted, in queue order.
+func (p *Placement) Members() []MemberPlan {
+	var out []MemberPlan
+	for _, pod := range p.Running {
+		out = append(out, MemberPlan{Pod: pod, Node: pod.Spec.NodeName, Status: PlanRunning})
+	}
+	status := PlanPlaced
+	if p.Verdict != VerdictPlaced {
+		status = PlanFits
+	}
+	// Assignments hold the members without their scheduling gates (copies
+	// of gated ones), so members are matched by namespace/name.
+	planned := map[string]bool{}
+	for _, a := range p.Planned() {
+		out = append(out, MemberPlan{Pod: a.Pod, Node: a.Node, Score: a.Score, Status: status})
+		planned[a.Pod.Namespace+"/"+a.Pod.Name] = true
+	}
+	for _, pod := range p.Gang.Members {
+		switch StateOf(pod) {
+		case MemberPending:
+			if !planned[pod.Namespace+"/"+pod.Name] {
+				out = append(out, MemberPlan{Pod: pod, Status: PlanDoesNotFit})
+			}
+		case MemberTerminating:
+			out = append(out, MemberPlan{Pod: pod, Node: pod.Spec.NodeName, Status: PlanTerminating})
+		}
+	}
+	return out
+}
+
 // attempt is one try at placing the pending members on a scheduler.
 type attempt struct {
 	domain      string
@@ -127,15 +194,11 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // attempt runs on a fork.
 func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p := &Placement{Gang: g, MinMember: g.MinMember}
-	for _, pod := range g.Members {
-		// A member being deleted (Volcano's Releasing) still holds its
-		// node, which the snapshot accounts for, but no longer counts
-		// toward the minimum, as in validity.
-		if pod.DeletionTimestamp == nil && pod.Spec.NodeName != "" {
-			p.Running = append(p.Running, pod)
-		}
-	}
-	pending := pendingOf(g)
+	// A member being deleted (Volcano's Releasing) still holds its node,
+	// which the snapshot accounts for, but no longer counts toward the
+	// minimum, as in validity.
+	p.Running = g.Running()
+	pending := g.PendingUngated()
 	// Succeeded members count toward the minimum as running ones do (only
 	// Volcano gangs have them: its ready count includes them).
 	p.Succeeded = len(g.Succeeded)
@@ -165,40 +228,6 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	return p, nil
 }
 
-// pendingMembers are the members waiting for a node: not bound, and not
-// being deleted (such a pod will never run, so it is neither placed nor
-// counted).
-func pendingMembers(g *Gang) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, pod := range g.Members {
-		if pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil {
-			out = append(out, pod)
-		}
-	}
-	return out
-}
-
-// pendingOf returns g's pending members as placement sees them (without
-// scheduling gates).
-func pendingOf(g *Gang) []*corev1.Pod {
-	out := pendingMembers(g)
-	for i, pod := range out {
-		out[i] = ungated(pod)
-	}
-	return out
-}
-
-// ungated returns the pod without scheduling gates: a plan answers "where
-// would it go once released", which is what admit --ungate needs to know.
-func ungated(pod *corev1.Pod) *corev1.Pod {
-	if len(pod.Spec.SchedulingGates) == 0 {
-		return pod
-	}
-	c := pod.DeepCopy()
-	c.Spec.SchedulingGates = nil
-	return c
-}
-
 // placeOn places the pending members one by one on a fork of base.
 func placeOn(ctx context.Context, base *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
 	s, err := base.Fork()
@@ -216,7 +245,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		if err != nil {
 			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
-		if res.Verdict != schedule.Scheduled {
+		if res.Verdict != schedule.VerdictScheduled {
 			a.unplaced = append(a.unplaced, pod)
 			if a.blocker == nil {
 				a.blocker = res
@@ -451,7 +480,7 @@ func (p *Placement) finish(best *attempt, need int) {
 	}
 	p.MaxPlaceable = int32(len(p.Running) + p.Succeeded + placed)
 	if best != nil && placed >= need {
-		p.Verdict = Placed
+		p.Verdict = VerdictPlaced
 		p.Assignments = best.assignments
 		p.Unplaced = best.unplaced
 		p.Domain = best.domain

@@ -2,7 +2,6 @@ package gang
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,24 +11,16 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
-const blockKey = "network.topology.kubernetes.io/block"
+const blockKey = testutil.BlockKey
 
 // benchCluster is 5,120 nodes in 4 zones and 4 blocks with one running pod each.
 func benchCluster() *schedule.Snapshot {
-	snap := &schedule.Snapshot{}
-	for i := range 5120 {
-		name := fmt.Sprintf("node-%05d", i)
-		snap.Nodes = append(snap.Nodes, testutil.MakeNode().Name(name).
-			Label(zoneKey, fmt.Sprintf("zone-%d", i%4)).Label(blockKey, fmt.Sprintf("block-%d", i/1280)).
-			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "pods": "110", "nvidia.com/gpu": "8"}).Obj())
-		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("other").Name("run-"+name).Node(name).
-			Req(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "2"}).Obj())
-	}
-	return snap
+	nodes, pods := testutil.BlockCluster()
+	return &schedule.Snapshot{Nodes: nodes, Pods: pods}
 }
 
 func benchGang(n int, gpus string) *Gang {
-	return gangOf(int32(n), workers(n, gpus))
+	return gangOf(int32(n), testutil.GPUWorkers(n, gpus))
 }
 
 func benchPlace(b *testing.B, g *Gang, opts PlaceOptions) { benchPlaceOn(b, benchCluster(), g, opts) }
@@ -42,7 +33,7 @@ func benchPlaceOn(b *testing.B, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 		if err != nil {
 			b.Fatal(err)
 		}
-		if p.Verdict != Placed {
+		if p.Verdict != VerdictPlaced {
 			b.Fatalf("not placed: %s", p.Message)
 		}
 	}

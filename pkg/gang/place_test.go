@@ -2,7 +2,7 @@ package gang
 
 import (
 	"context"
-	"fmt"
+
 	"strings"
 	"testing"
 
@@ -15,26 +15,6 @@ import (
 )
 
 const zoneKey = corev1.LabelTopologyZone
-
-// gpuNodes makes n 8-GPU nodes in a zone, named <zone>-<i>.
-func gpuNodes(zone string, n int) []*corev1.Node {
-	var out []*corev1.Node
-	for i := range n {
-		out = append(out, testutil.MakeNode().Name(fmt.Sprintf("%s-%d", zone, i)).Label(zoneKey, zone).
-			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
-	}
-	return out
-}
-
-// workers makes n pending members asking for gpus each.
-func workers(n int, gpus string) []*corev1.Pod {
-	var out []*corev1.Pod
-	for i := range n {
-		out = append(out, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).Label("app", "train").
-			Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": gpus}).PodGroup("train").Obj())
-	}
-	return out
-}
 
 func gangOf(min int32, members []*corev1.Pod) *Gang {
 	return &Gang{Source: SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
@@ -62,7 +42,7 @@ func TestPlace(t *testing.T) {
 		}
 		return pods
 	}
-	running := workers(3, "8")
+	running := testutil.GPUWorkers(3, "8")
 	running[0].Spec.NodeName, running[0].Status.Phase = "zone-b-0", corev1.PodRunning
 
 	tests := []struct {
@@ -80,34 +60,34 @@ func TestPlace(t *testing.T) {
 		{
 			// zone-a-0 has only 4 free GPUs, so 8-GPU members need the other nodes.
 			name:  "fits: members compete with each other for the GPUs",
-			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
-			gang:            gangOf(3, workers(3, "8")),
-			wantVerdict:     Placed,
+			nodes: append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
+			gang:            gangOf(3, testutil.GPUWorkers(3, "8")),
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-1", "w-1->zone-b-0", "w-2->zone-b-1"},
 			wantMax:         3,
 		},
 		{
 			name:  "one member short: nothing is placed, the blocker says why",
-			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
-			gang:        gangOf(4, workers(4, "8")),
+			nodes: append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...), pods: []*corev1.Pod{busy},
+			gang:        gangOf(4, testutil.GPUWorkers(4, "8")),
 			wantVerdict: Unschedulable,
 			wantMax:     3,
 			wantMessage: "at most 3 of minimum 4 member(s) run or fit at once; ml/w-3: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
 		},
 		{
 			name:  "required zone: only zone-b holds all three",
-			nodes: append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 3)...), pods: []*corev1.Pod{busy},
-			gang:            gangOf(3, workers(3, "8")),
+			nodes: append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 3)...), pods: []*corev1.Pod{busy},
+			gang:            gangOf(3, testutil.GPUWorkers(3, "8")),
 			opts:            PlaceOptions{TopologyKey: zoneKey},
-			wantVerdict:     Placed,
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-b-0", "w-1->zone-b-1", "w-2->zone-b-2"},
 			wantMax:         3,
 			wantDomain:      "zone-b",
 		},
 		{
 			name:        "required zone: no zone holds the gang, though the cluster would",
-			nodes:       append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...),
-			gang:        gangOf(3, workers(3, "8")),
+			nodes:       append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...),
+			gang:        gangOf(3, testutil.GPUWorkers(3, "8")),
 			opts:        PlaceOptions{TopologyKey: zoneKey},
 			wantVerdict: Unschedulable,
 			wantMax:     2,
@@ -115,52 +95,52 @@ func TestPlace(t *testing.T) {
 		},
 		{
 			name:            "preferred zone falls back to the whole cluster",
-			nodes:           append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 2)...),
-			gang:            gangOf(3, workers(3, "8")),
+			nodes:           append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...),
+			gang:            gangOf(3, testutil.GPUWorkers(3, "8")),
 			opts:            PlaceOptions{PreferredTopologyKey: zoneKey},
-			wantVerdict:     Placed,
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1", "w-2->zone-b-0"},
 			wantMax:         3,
 		},
 		{
 			name:            "tightest fit: the zone left with less free room wins",
-			nodes:           append(gpuNodes("zone-a", 2), gpuNodes("zone-b", 4)...),
-			gang:            gangOf(2, workers(2, "8")),
+			nodes:           append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 4)...),
+			gang:            gangOf(2, testutil.GPUWorkers(2, "8")),
 			opts:            PlaceOptions{TopologyKey: zoneKey},
-			wantVerdict:     Placed,
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1"},
 			wantMax:         2,
 			wantDomain:      "zone-a",
 		},
 		{
 			name:            "anti-affinity between workers: each on its own node",
-			nodes:           gpuNodes("zone-a", 3),
-			gang:            gangOf(3, antiAffinity(workers(3, "1"))),
-			wantVerdict:     Placed,
+			nodes:           testutil.GPUNodes("zone-a", 3),
+			gang:            gangOf(3, antiAffinity(testutil.GPUWorkers(3, "1"))),
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1", "w-2->zone-a-2"},
 			wantMax:         3,
 		},
 		{
 			name:        "anti-affinity between workers: a fourth has no node of its own",
-			nodes:       gpuNodes("zone-a", 3),
-			gang:        gangOf(4, antiAffinity(workers(4, "1"))),
+			nodes:       testutil.GPUNodes("zone-a", 3),
+			gang:        gangOf(4, antiAffinity(testutil.GPUWorkers(4, "1"))),
 			wantVerdict: Unschedulable,
 			wantMax:     3,
 			wantMessage: "ml/w-3: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.",
 		},
 		{
 			name:            "running members count toward the minimum",
-			nodes:           gpuNodes("zone-b", 3),
+			nodes:           testutil.GPUNodes("zone-b", 3),
 			pods:            []*corev1.Pod{running[0]},
 			gang:            gangOf(3, running),
-			wantVerdict:     Placed,
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-1->zone-b-1", "w-2->zone-b-2"},
 			wantMax:         3,
 			wantMessage:     "gang ml/train placed: 1 running and 2 to place, minimum 3",
 		},
 		{
 			name:        "a running member holds its node: one short",
-			nodes:       gpuNodes("zone-b", 2),
+			nodes:       testutil.GPUNodes("zone-b", 2),
 			pods:        []*corev1.Pod{running[0]},
 			gang:        gangOf(3, running),
 			wantVerdict: Unschedulable,
@@ -169,9 +149,9 @@ func TestPlace(t *testing.T) {
 		},
 		{
 			name:            "above the minimum, every member that fits is placed",
-			nodes:           gpuNodes("zone-a", 2),
-			gang:            gangOf(1, workers(3, "8")),
-			wantVerdict:     Placed,
+			nodes:           testutil.GPUNodes("zone-a", 2),
+			gang:            gangOf(1, testutil.GPUWorkers(3, "8")),
+			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1"},
 			wantMax:         2,
 			wantMessage:     "; 1 more member(s) do not fit",
@@ -194,7 +174,7 @@ func TestPlace(t *testing.T) {
 			if p.MaxPlaceable != tt.wantMax {
 				t.Errorf("max placeable %d, want %d", p.MaxPlaceable, tt.wantMax)
 			}
-			if p.Domain != tt.wantDomain && tt.wantVerdict == Placed {
+			if p.Domain != tt.wantDomain && tt.wantVerdict == VerdictPlaced {
 				t.Errorf("domain %q, want %q", p.Domain, tt.wantDomain)
 			}
 			if !strings.Contains(p.Message, tt.wantMessage) {
@@ -205,8 +185,8 @@ func TestPlace(t *testing.T) {
 }
 
 func TestPlaceSkipsDomainsWithoutRoom(t *testing.T) {
-	snap := &schedule.Snapshot{Nodes: append(gpuNodes("zone-a", 1), gpuNodes("zone-b", 3)...)}
-	p, err := Place(context.Background(), snap, gangOf(3, workers(3, "8")), PlaceOptions{TopologyKey: zoneKey})
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 1), testutil.GPUNodes("zone-b", 3)...)}
+	p, err := Place(context.Background(), snap, gangOf(3, testutil.GPUWorkers(3, "8")), PlaceOptions{TopologyKey: zoneKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,19 +197,19 @@ func TestPlaceSkipsDomainsWithoutRoom(t *testing.T) {
 	if diff := cmp.Diff(want, p.Domains); diff != "" {
 		t.Errorf("domains (-want +got):\n%s", diff)
 	}
-	if p.Verdict != Placed || p.Domain != "zone-b" {
+	if p.Verdict != VerdictPlaced || p.Domain != "zone-b" {
 		t.Errorf("verdict %s in %q", p.Verdict, p.Domain)
 	}
 }
 
 func TestPlaceIsDeterministic(t *testing.T) {
-	snap := &schedule.Snapshot{Nodes: append(gpuNodes("zone-a", 4), gpuNodes("zone-b", 4)...)}
-	first, err := Place(context.Background(), snap, gangOf(6, workers(6, "4")), PlaceOptions{})
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 4), testutil.GPUNodes("zone-b", 4)...)}
+	first, err := Place(context.Background(), snap, gangOf(6, testutil.GPUWorkers(6, "4")), PlaceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		again, err := Place(context.Background(), snap, gangOf(6, workers(6, "4")), PlaceOptions{})
+		again, err := Place(context.Background(), snap, gangOf(6, testutil.GPUWorkers(6, "4")), PlaceOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,9 +33,9 @@ type Unevaluated struct {
 
 // The reasons given for the fields kubectl-gang cannot evaluate.
 const (
-	unevaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
+	UnevaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
 		"give --topology-key LABEL to keep the gang within one value of a node label instead"
-	unevaluatedSubGroupPolicy = "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"
+	UnevaluatedSubGroupPolicy = "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"
 )
 
 // SourceOfGroup returns the gang source whose PodGroups live in an API group.
@@ -464,7 +464,7 @@ func readVolcano(p *objectParser, g *Gang) error {
 		if tierName != "" {
 			value += " highestTierName=" + tierName
 		}
-		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "spec.networkTopology", Value: value, Reason: unevaluatedNetworkTopology})
+		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "spec.networkTopology", Value: value, Reason: UnevaluatedNetworkTopology})
 	}
 	sub, err := p.sliceAt("spec", "subGroupPolicy")
 	if err != nil {
@@ -472,7 +472,7 @@ func readVolcano(p *objectParser, g *Gang) error {
 	}
 	if len(sub) > 0 {
 		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "spec.subGroupPolicy",
-			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: unevaluatedSubGroupPolicy})
+			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: UnevaluatedSubGroupPolicy})
 	}
 	return nil
 }

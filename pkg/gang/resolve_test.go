@@ -419,7 +419,7 @@ func TestSucceededMembersCountForVolcano(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Verdict != gang.Placed || p.MaxPlaceable != 3 || !strings.Contains(p.Message, "1 succeeded") {
+	if p.Verdict != gang.VerdictPlaced || p.MaxPlaceable != 3 || !strings.Contains(p.Message, "1 succeeded") {
 		t.Errorf("placement %s, max %d: %s; want Placed with 3 (1 succeeded)", p.Verdict, p.MaxPlaceable, p.Message)
 	}
 

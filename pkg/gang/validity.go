@@ -10,20 +10,20 @@ import (
 type TaskStatus string
 
 // The task statuses of Volcano's scheduler (pkg/scheduler/api/types.go).
-// Allocated, Pipelined and Binding exist only inside a scheduling session;
+// TaskAllocated, TaskPipelined and TaskBinding exist only inside a scheduling session;
 // TaskStatusOf never returns them, but a placement can assign them to the
 // members it places (see ValidateWith).
 const (
-	Pending   TaskStatus = "Pending"
-	Allocated TaskStatus = "Allocated"
-	Pipelined TaskStatus = "Pipelined"
-	Binding   TaskStatus = "Binding"
-	Bound     TaskStatus = "Bound"
-	Running   TaskStatus = "Running"
-	Releasing TaskStatus = "Releasing"
-	Succeeded TaskStatus = "Succeeded"
-	Failed    TaskStatus = "Failed"
-	Unknown   TaskStatus = "Unknown"
+	TaskPending   TaskStatus = "Pending"
+	TaskAllocated TaskStatus = "Allocated"
+	TaskPipelined TaskStatus = "Pipelined"
+	TaskBinding   TaskStatus = "Binding"
+	TaskBound     TaskStatus = "Bound"
+	TaskRunning   TaskStatus = "Running"
+	TaskReleasing TaskStatus = "Releasing"
+	TaskSucceeded TaskStatus = "Succeeded"
+	TaskFailed    TaskStatus = "Failed"
+	TaskUnknown   TaskStatus = "Unknown"
 )
 
 // The reasons Validate gives for an invalid gang.
@@ -42,7 +42,7 @@ const (
 // (AllocatedStatus): Bound, Binding, Running, Allocated.
 func (s TaskStatus) IsAllocated() bool {
 	switch s {
-	case Bound, Binding, Running, Allocated:
+	case TaskBound, TaskBinding, TaskRunning, TaskAllocated:
 		return true
 	}
 	return false
@@ -51,7 +51,7 @@ func (s TaskStatus) IsAllocated() bool {
 // countsAsValid reports the statuses the gang plugin counts toward the
 // minimum (ValidTaskNum): the allocated family, Succeeded, Pipelined and Pending.
 func (s TaskStatus) countsAsValid() bool {
-	return s.IsAllocated() || s == Succeeded || s == Pipelined || s == Pending
+	return s.IsAllocated() || s == TaskSucceeded || s == TaskPipelined || s == TaskPending
 }
 
 // TaskStatusOf derives a member's task status from its pod as Volcano's
@@ -61,23 +61,23 @@ func TaskStatusOf(pod *corev1.Pod) TaskStatus {
 	switch pod.Status.Phase {
 	case corev1.PodRunning:
 		if pod.DeletionTimestamp != nil {
-			return Releasing
+			return TaskReleasing
 		}
-		return Running
+		return TaskRunning
 	case corev1.PodPending:
 		if pod.DeletionTimestamp != nil {
-			return Releasing
+			return TaskReleasing
 		}
 		if pod.Spec.NodeName == "" {
-			return Pending
+			return TaskPending
 		}
-		return Bound
+		return TaskBound
 	case corev1.PodSucceeded:
-		return Succeeded
+		return TaskSucceeded
 	case corev1.PodFailed:
-		return Failed
+		return TaskFailed
 	}
-	return Unknown
+	return TaskUnknown
 }
 
 // Validity is a gang's validity as Volcano's gang plugin decides it.

@@ -16,15 +16,15 @@ func TestTaskStatusOf(t *testing.T) {
 		pod  *corev1.Pod
 		want gang.TaskStatus
 	}{
-		{"pending", testutil.MakePod().Obj(), gang.Pending},
-		{"pending with a node", testutil.MakePod().BoundTo("n1").Obj(), gang.Bound},
-		{"pending being deleted", testutil.MakePod().Terminating().Obj(), gang.Releasing},
-		{"running", testutil.MakePod().Node("n1").Obj(), gang.Running},
-		{"running being deleted", testutil.MakePod().Node("n1").Terminating().Obj(), gang.Releasing},
-		{"succeeded", testutil.MakePod().Phase(corev1.PodSucceeded).Obj(), gang.Succeeded},
-		{"failed", testutil.MakePod().Phase(corev1.PodFailed).Obj(), gang.Failed},
-		{"unknown", testutil.MakePod().Phase(corev1.PodUnknown).Obj(), gang.Unknown},
-		{"no phase", testutil.MakePod().Phase("").Obj(), gang.Unknown},
+		{"pending", testutil.MakePod().Obj(), gang.TaskPending},
+		{"pending with a node", testutil.MakePod().BoundTo("n1").Obj(), gang.TaskBound},
+		{"pending being deleted", testutil.MakePod().Terminating().Obj(), gang.TaskReleasing},
+		{"running", testutil.MakePod().Node("n1").Obj(), gang.TaskRunning},
+		{"running being deleted", testutil.MakePod().Node("n1").Terminating().Obj(), gang.TaskReleasing},
+		{"succeeded", testutil.MakePod().Phase(corev1.PodSucceeded).Obj(), gang.TaskSucceeded},
+		{"failed", testutil.MakePod().Phase(corev1.PodFailed).Obj(), gang.TaskFailed},
+		{"unknown", testutil.MakePod().Phase(corev1.PodUnknown).Obj(), gang.TaskUnknown},
+		{"no phase", testutil.MakePod().Phase("").Obj(), gang.TaskUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,9 +36,9 @@ func TestTaskStatusOf(t *testing.T) {
 }
 
 func TestIsAllocated(t *testing.T) {
-	for _, s := range []gang.TaskStatus{gang.Pending, gang.Allocated, gang.Pipelined, gang.Binding, gang.Bound,
-		gang.Running, gang.Releasing, gang.Succeeded, gang.Failed, gang.Unknown} {
-		want := s == gang.Allocated || s == gang.Binding || s == gang.Bound || s == gang.Running
+	for _, s := range []gang.TaskStatus{gang.TaskPending, gang.TaskAllocated, gang.TaskPipelined, gang.TaskBinding, gang.TaskBound,
+		gang.TaskRunning, gang.TaskReleasing, gang.TaskSucceeded, gang.TaskFailed, gang.TaskUnknown} {
+		want := s == gang.TaskAllocated || s == gang.TaskBinding || s == gang.TaskBound || s == gang.TaskRunning
 		if got := s.IsAllocated(); got != want {
 			t.Errorf("%s.IsAllocated() = %v, want %v", s, got, want)
 		}
@@ -122,7 +122,7 @@ func TestValidateWith(t *testing.T) {
 	c := testutil.MakePod().Name("c").Phase(corev1.PodFailed).Obj()
 	g := &gang.Gang{MinMember: 3, Members: []*corev1.Pod{a, b, c}}
 	// A placement marks the members it placed; everything else keeps its pod's status.
-	statuses := map[*corev1.Pod]gang.TaskStatus{a: gang.Allocated, b: gang.Pipelined}
+	statuses := map[*corev1.Pod]gang.TaskStatus{a: gang.TaskAllocated, b: gang.TaskPipelined}
 	status := func(p *corev1.Pod) gang.TaskStatus {
 		if s, ok := statuses[p]; ok {
 			return s
@@ -133,7 +133,7 @@ func TestValidateWith(t *testing.T) {
 	if diff := testutil.Diff(want, gang.ValidateWith(g, status)); diff != "" {
 		t.Errorf("ValidateWith (-want +got):\n%s", diff)
 	}
-	statuses[c] = gang.Binding
+	statuses[c] = gang.TaskBinding
 	if got := gang.ValidateWith(g, status); !got.Valid || got.ValidCount != 3 {
 		t.Errorf("ValidateWith with all placed = %+v, want valid with 3", got)
 	}

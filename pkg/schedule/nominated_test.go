@@ -50,18 +50,18 @@ func TestNominatedPodHoldsRoomUntilReserved(t *testing.T) {
 		}
 	}
 	// n1 has 4 cpus, 3 held for "first"; n2 has 2 left.
-	want(pod, Scheduled, "n2")
+	want(pod, VerdictScheduled, "n2")
 	// A pod of higher priority may take the room.
-	want(urgent, Scheduled, "n1")
+	want(urgent, VerdictScheduled, "n1")
 	if err := s.Reserve(pod, "n2"); err != nil {
 		t.Fatal(err)
 	}
-	want(testutil.MakePod().Namespace("ml").Name("third").UID("u-third").Req(testutil.Res{"cpu": "2"}).Obj(), Unschedulable, "")
+	want(testutil.MakePod().Namespace("ml").Name("third").UID("u-third").Req(testutil.Res{"cpu": "2"}).Obj(), VerdictUnschedulable, "")
 	// Once "first" is assumed (Reserve does not check fit), its nomination
 	// is gone and n1 is free again; the pod nominated for another scheduler
 	// never held room in this profile.
 	if err := s.Reserve(nominated, "n2"); err != nil {
 		t.Fatal(err)
 	}
-	want(testutil.MakePod().Namespace("ml").Name("fourth").UID("u-fourth").Req(testutil.Res{"cpu": "2"}).Obj(), Scheduled, "n1")
+	want(testutil.MakePod().Namespace("ml").Name("fourth").UID("u-fourth").Req(testutil.Res{"cpu": "2"}).Obj(), VerdictScheduled, "n1")
 }

@@ -11,14 +11,14 @@ type Verdict string
 
 // Verdicts.
 const (
-	// Scheduled: at least one node is feasible and SelectedNode is set.
-	Scheduled Verdict = "Scheduled"
-	// Unschedulable: no node is feasible (or PreFilter rejected the pod).
-	Unschedulable Verdict = "Unschedulable"
-	// Gated: the pod has scheduling gates; kube-scheduler does not try it.
-	Gated Verdict = "Gated"
-	// Failed: a plugin returned an error.
-	Failed Verdict = "Error"
+	// VerdictScheduled: at least one node is feasible and SelectedNode is set.
+	VerdictScheduled Verdict = "Scheduled"
+	// VerdictUnschedulable: no node is feasible (or PreFilter rejected the pod).
+	VerdictUnschedulable Verdict = "Unschedulable"
+	// VerdictGated: the pod has scheduling gates; kube-scheduler does not try it.
+	VerdictGated Verdict = "Gated"
+	// VerdictError: a plugin returned an error.
+	VerdictError Verdict = "Error"
 )
 
 // PluginVerdict is one plugin's Filter result on one node.

@@ -198,7 +198,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
-			res.Verdict = Gated
+			res.Verdict = VerdictGated
 			res.Message = st.Message()
 			return res, nil
 		}
@@ -207,7 +207,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	state := framework.NewCycleState()
 	preResult, preStatus, pluginsWithNodes := s.runPreFilter(ctx, state, pod, res)
 	if preStatus.Code() == framework.Error {
-		res.Verdict = Failed
+		res.Verdict = VerdictError
 		return res, preStatus.AsError()
 	}
 
@@ -247,7 +247,7 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 			}
 		})
 		if filterErr != nil {
-			res.Verdict = Failed
+			res.Verdict = VerdictError
 			return res, filterErr
 		}
 		if err := ctx.Err(); err != nil {
@@ -265,11 +265,11 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	}
 
 	if len(feasible) == 0 {
-		res.Verdict = Unschedulable
+		res.Verdict = VerdictUnschedulable
 		diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
 		postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
 		if err != nil {
-			res.Verdict = Failed
+			res.Verdict = VerdictError
 			return res, err
 		}
 		res.PostFilterMessage = postMsg
@@ -284,10 +284,10 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	}
 
 	if err := s.score(ctx, state, pod, feasible, res); err != nil {
-		res.Verdict = Failed
+		res.Verdict = VerdictError
 		return res, err
 	}
-	res.Verdict = Scheduled
+	res.Verdict = VerdictScheduled
 	res.SelectedNode = res.TopNodes()[0]
 	res.SelectedScore = res.Nodes[s.byName[res.SelectedNode]].Score
 	return res, nil

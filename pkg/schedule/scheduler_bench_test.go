@@ -51,7 +51,7 @@ func benchSchedule(b *testing.B, pod *corev1.Pod) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Verdict != Scheduled {
+		if res.Verdict != VerdictScheduled {
 			b.Fatalf("verdict %s: %s", res.Verdict, res.Message)
 		}
 	}

@@ -78,7 +78,7 @@ func TestReserveMakesLaterCyclesSeeThePod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != Scheduled {
+		if res.Verdict != VerdictScheduled {
 			placed = append(placed, res.Message)
 			continue
 		}

@@ -204,10 +204,10 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 	q.class, q.failed = nil, nil
 	// A pod does not yield to its own nomination, so equal pods may get
 	// different answers while nominations exist.
-	if ok && res.Verdict != Scheduled && len(q.s.fw.nominator.byNode) == 0 {
+	if ok && res.Verdict != VerdictScheduled && len(q.s.fw.nominator.byNode) == 0 {
 		q.failed, q.failedKey = res, key
 	}
-	if ok && res.Verdict == Scheduled {
+	if ok && res.Verdict == VerdictScheduled {
 		q.class, err = q.newClass(ctx, key, pod)
 		if err != nil {
 			return nil, err
@@ -640,7 +640,7 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 	if best < 0 {
 		return nil, nil
 	}
-	return &Result{Pod: pod, Verdict: Scheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes}, nil
+	return &Result{Pod: pod, Verdict: VerdictScheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes}, nil
 }
 
 // normalize runs the NormalizeScore of every normalizing plugin whose input

@@ -201,7 +201,7 @@ func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine [
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != Scheduled {
+			if res.Verdict != VerdictScheduled {
 				out = append(out, pod.Name+": "+res.Message)
 				continue
 			}

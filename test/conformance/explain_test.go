@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 	"github.com/kubectl-gang/kubectl-gang/test/conformance/scenario"
 )
@@ -70,7 +71,7 @@ func explainOnSnapshot(t *testing.T, r *run) explained {
 	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
 		t.Fatalf("explain exited %d, stderr %q, output not JSON: %v", code, errOut.String(), err)
 	}
-	if want := map[bool]int{true: cmd.ExitOK, false: cmd.ExitNo}[e.Verdict == string(gang.VerdictSchedulable)]; code != want {
+	if want := map[bool]int{true: cmd.ExitOK, false: cmd.ExitNo}[e.Verdict == string(explain.VerdictSchedulable)]; code != want {
 		t.Errorf("explain exited %d for verdict %s, want %d", code, e.Verdict, want)
 	}
 	return e
@@ -118,7 +119,7 @@ func TestExplainSummaryIsKubeSchedulers(t *testing.T) {
 				t.Fatalf("case is wrong: kube-scheduler bound the pod to %s", r.kube.Node)
 			}
 			e := explainOnSnapshot(t, r)
-			if e.Verdict != string(gang.VerdictUnschedulable) {
+			if e.Verdict != string(explain.VerdictUnschedulable) {
 				t.Errorf("verdict %s, want Unschedulable", e.Verdict)
 			}
 			if e.Message != r.kube.Message {
@@ -157,7 +158,7 @@ func TestExplainPreemptionVictims(t *testing.T) {
 	var victims []string
 	verified := false
 	for _, s := range e.Suggestions {
-		if s.Kind == string(gang.SuggestPreempt) {
+		if s.Kind == string(explain.SuggestPreempt) {
 			verified = s.Verified
 			for _, v := range s.Victims {
 				victims = append(victims, v.Pod+"@"+v.Node)

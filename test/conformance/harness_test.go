@@ -467,7 +467,7 @@ func (r *run) compare() {
 
 	if r.kube.Node == "" {
 		switch {
-		case ours.Verdict != schedule.Unschedulable:
+		case ours.Verdict != schedule.VerdictUnschedulable:
 			fail("kube-scheduler: %s\nours: %s on %s; feasible for us: %s", r.kube, ours.Verdict, ours.SelectedNode, listSome(feasible(ours), 10))
 			r.blameMessage()
 		case ours.Message != r.kube.Message:
@@ -478,7 +478,7 @@ func (r *run) compare() {
 	}
 
 	x := r.kube.Node
-	if ours.Verdict != schedule.Scheduled {
+	if ours.Verdict != schedule.VerdictScheduled {
 		fail("kube-scheduler bound to %s; ours: %s %q", x, ours.Verdict, ours.Message)
 	}
 	if n := byName[x]; n == nil || !n.Feasible {

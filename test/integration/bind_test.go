@@ -31,7 +31,8 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang/binder"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
@@ -509,10 +510,10 @@ func TestGangBindInterrupted(t *testing.T) {
 		name      string
 		at        func(r *http.Request) bool
 		wantBound int32
-		verdict   gang.BindVerdict
+		verdict   bind.BindVerdict
 	}{
-		{"before the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "All" }, 0, gang.NotBound},
-		{"during the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "" }, 1, gang.PartiallyBound},
+		{"before the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "All" }, 0, bind.NotBound},
+		{"during the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "" }, 1, bind.PartiallyBound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newGangFixture(t, "bind-int-"+strings.Fields(tc.name)[0])
@@ -527,15 +528,15 @@ func TestGangBindInterrupted(t *testing.T) {
 			})
 			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 			f.must(err)
-			client, err := binder.New(cfg)
+			client, err := kube.New(cfg)
 			f.must(err)
 			snap, _, err := snapshot.Live(f.ctx, env.Config, snapshot.LiveOptions{})
 			f.must(err)
 			g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: f.ns, Name: "trio"})
 			f.must(err)
-			r, err := gang.Bind(f.ctx, snap, g, client, gang.BindOptions{Parallelism: 1, Interrupted: interrupt})
+			r, err := bind.Bind(f.ctx, snap, g, client, bind.BindOptions{Parallelism: 1, Interrupted: interrupt})
 			f.must(err)
-			if r.Verdict != tc.verdict || r.Reason != gang.ReasonInterrupted || r.BoundMembers != tc.wantBound {
+			if r.Verdict != tc.verdict || r.Reason != bind.ReasonInterrupted || r.BoundMembers != tc.wantBound {
 				t.Fatalf("report %s (%s) with %d bound: %s; want %s (Interrupted) with %d bound", r.Verdict, r.Reason, r.BoundMembers, r.Message, tc.verdict, tc.wantBound)
 			}
 			bound := 0

@@ -1,4 +1,4 @@
-package gang
+package explain
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -121,8 +123,8 @@ const maxShapes = 3
 // suggest computes what would make g fit. p is g's placement on the
 // snapshot; e is the explanation so far (its node table is the blocked
 // member's cycle).
-func (x *explainer) suggest(ctx context.Context, g *Gang, p *Placement, e *Explanation) ([]Suggestion, error) {
-	if p.Verdict == Placed {
+func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) ([]Suggestion, error) {
+	if p.Verdict == gang.VerdictPlaced {
 		if e.GatedMembers == 0 {
 			return nil, nil
 		}
@@ -137,7 +139,7 @@ func (x *explainer) suggest(ctx context.Context, g *Gang, p *Placement, e *Expla
 	if s := x.shortfall(g, p, e); s != nil {
 		out = append(out, *s)
 	}
-	for _, f := range []func(context.Context, *Gang, *Placement, *Explanation) (*Suggestion, error){x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
+	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
 		s, err := f(ctx, g, p, e)
 		if err != nil {
 			return nil, err
@@ -150,13 +152,13 @@ func (x *explainer) suggest(ctx context.Context, g *Gang, p *Placement, e *Expla
 }
 
 // unplacedOf returns the pending members the best attempt did not place.
-func unplacedOf(g *Gang, p *Placement) []*corev1.Pod {
+func unplacedOf(g *gang.Gang, p *gang.Placement) []*corev1.Pod {
 	placed := map[string]bool{}
-	for _, a := range PlannedAssignments(p) {
+	for _, a := range p.Planned() {
 		placed[a.Pod.Namespace+"/"+a.Pod.Name] = true
 	}
 	var out []*corev1.Pod
-	for _, pod := range pendingOf(g) {
+	for _, pod := range g.PendingUngated() {
 		if !placed[pod.Namespace+"/"+pod.Name] {
 			out = append(out, pod)
 		}
@@ -166,7 +168,7 @@ func unplacedOf(g *Gang, p *Placement) []*corev1.Pod {
 
 // inScope reports whether a node is where the gang was placed: the best
 // domain when the gang is confined to one, else anywhere.
-func inScope(p *Placement, node *corev1.Node) bool {
+func inScope(p *gang.Placement, node *corev1.Node) bool {
 	if p.TopologyKey == "" || p.Domain == "" {
 		return true
 	}
@@ -174,7 +176,7 @@ func inScope(p *Placement, node *corev1.Node) bool {
 }
 
 // where names the scope for messages.
-func where(p *Placement) string {
+func where(p *gang.Placement) string {
 	if p.TopologyKey == "" || p.Domain == "" {
 		return "the cluster"
 	}
@@ -187,12 +189,12 @@ func where(p *Placement) string {
 // after the best attempt's members are placed. Each node's free amount
 // counts in whole requests of the blocked member, since a member cannot be
 // split across nodes: 2 free GPUs do not help a member that needs 8.
-func (x *explainer) shortfall(g *Gang, p *Placement, e *Explanation) *Suggestion {
+func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *Suggestion {
 	if p.Blocker == nil {
 		return nil
 	}
 	unplaced := unplacedOf(g, p)
-	state, err := x.stateAfter(x.base, PlannedAssignments(p))
+	state, err := x.stateAfter(x.base, p.Planned())
 	if err != nil || len(unplaced) == 0 {
 		return nil
 	}
@@ -238,7 +240,7 @@ func (x *explainer) shortfall(g *Gang, p *Placement, e *Explanation) *Suggestion
 	}
 	var amounts []string
 	for _, rs := range out {
-		amounts = append(amounts, FormatQuantity(rs.Name, rs.Short)+" "+string(rs.Name))
+		amounts = append(amounts, gang.FormatQuantity(rs.Name, rs.Short)+" "+string(rs.Name))
 	}
 	first := out[0]
 	var b strings.Builder
@@ -248,7 +250,7 @@ func (x *explainer) shortfall(g *Gang, p *Placement, e *Explanation) *Suggestion
 	} else {
 		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
 	}
-	fmt.Fprintf(&b, " %s %s", FormatQuantity(first.Name, blockedAmount(blocked, first.Name)), first.Name)
+	fmt.Fprintf(&b, " %s %s", gang.FormatQuantity(first.Name, blockedAmount(blocked, first.Name)), first.Name)
 	if g.Source != "" {
 		b.WriteString(" each")
 	}
@@ -256,7 +258,7 @@ func (x *explainer) shortfall(g *Gang, p *Placement, e *Explanation) *Suggestion
 		b.WriteString(" on one node, and no node there could take it")
 	} else {
 		fmt.Fprintf(&b, " on one node, and the most free on any node it may run on is %s (%s)",
-			FormatQuantity(first.Name, first.MostFree), first.MostFreeNode)
+			gang.FormatQuantity(first.Name, first.MostFree), first.MostFreeNode)
 	}
 	return &Suggestion{Kind: SuggestShortfall, Shortfall: out, Message: b.String()}
 }
@@ -283,7 +285,7 @@ func joinAnd(parts []string) string {
 }
 
 // stateAfter returns a fork of base with the assignments reserved.
-func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []Assignment) (*schedule.Scheduler, error) {
+func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []gang.Assignment) (*schedule.Scheduler, error) {
 	s, err := base.Fork()
 	if err != nil {
 		return nil, err
@@ -298,11 +300,11 @@ func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []Assignmen
 
 // place places g on snap: the explainer's own (on its scheduler, built
 // once), or a changed copy.
-func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *Gang) (*Placement, error) {
+func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang) (*gang.Placement, error) {
 	if snap == x.snap {
-		return PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+		return gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
 	}
-	return Place(ctx, snap, g, x.opts.PlaceOptions)
+	return gang.Place(ctx, snap, g, x.opts.PlaceOptions)
 }
 
 // preempt asks kube-scheduler's preemption, as a what-if, which
@@ -314,11 +316,11 @@ func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *Gang)
 // preemption nominates. The victims are then removed from a copy of the
 // snapshot and the gang placed again: the suggestion is made only when it
 // then fits. Nothing is evicted.
-func (x *explainer) preempt(ctx context.Context, g *Gang, p *Placement, _ *Explanation) (*Suggestion, error) {
+func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
 	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
 		return nil, nil // kube-scheduler's own preemption found no room for the first
 	}
-	state, err := x.stateAfter(x.base, PlannedAssignments(p))
+	state, err := x.stateAfter(x.base, p.Planned())
 	if err != nil {
 		return nil, err
 	}
@@ -336,11 +338,11 @@ func (x *explainer) preempt(ctx context.Context, g *Gang, p *Placement, _ *Expla
 	s := &Suggestion{Kind: SuggestPreempt}
 	gone := map[string]bool{}
 	for _, pod := range unplacedOf(g, p) {
-		res, err := state.Schedule(ctx, ungated(pod))
+		res, err := state.Schedule(ctx, gang.Ungated(pod))
 		if err != nil {
 			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
-		if res.Verdict == schedule.Scheduled {
+		if res.Verdict == schedule.VerdictScheduled {
 			// Earlier victims made room: it takes the first feasible node.
 			for _, n := range res.Nodes {
 				if n.Feasible {
@@ -373,7 +375,7 @@ func (x *explainer) preempt(ctx context.Context, g *Gang, p *Placement, _ *Expla
 	c := *x.snap
 	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
 	then, err := x.place(ctx, &c, g)
-	if err != nil || then.Verdict != Placed {
+	if err != nil || then.Verdict != gang.VerdictPlaced {
 		return nil, err
 	}
 	s.Verified = true
@@ -402,7 +404,7 @@ func (x *explainer) preempt(ctx context.Context, g *Gang, p *Placement, _ *Expla
 }
 
 // fitsThen says how the subject fits on the changed copy.
-func fitsThen(g *Gang, p *Placement) string {
+func fitsThen(g *gang.Gang, p *gang.Placement) string {
 	if g.Source == "" && len(p.Assignments) > 0 {
 		return "then it fits on " + p.Assignments[0].Node
 	}
@@ -414,7 +416,7 @@ func fitsThen(g *Gang, p *Placement) string {
 }
 
 // fitsOnNew is fitsThen for added nodes, which have made-up names.
-func fitsOnNew(g *Gang, p *Placement) string {
+func fitsOnNew(g *gang.Gang, p *gang.Placement) string {
 	if g.Source == "" {
 		return "then it fits on a new node"
 	}
@@ -488,7 +490,7 @@ func passesOnceHealthy(n *NodeExplanation, pod *corev1.Pod, node *corev1.Node, r
 // then a shape derived from the members' largest requests. Every count is
 // proven by placing the gang on a copy of the snapshot with the nodes added
 // (with copies of their DaemonSet pods).
-func (x *explainer) addNodes(ctx context.Context, g *Gang, p *Placement, e *Explanation) (*Suggestion, error) {
+func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) (*Suggestion, error) {
 	if p.Blocker == nil {
 		return nil, nil
 	}
@@ -573,7 +575,7 @@ func (x *explainer) addNodes(ctx context.Context, g *Gang, p *Placement, e *Expl
 		extra = append(extra, k+"="+newNodes.Labels[k])
 	}
 	for _, t := range newNodes.Taints {
-		extra = append(extra, "taint "+FormatTaint(&t))
+		extra = append(extra, "taint "+gang.FormatTaint(&t))
 	}
 	msg := fmt.Sprintf("adding %d node(s) with allocatable %s", n, formatResourceList(derived.Status.Allocatable, podInfo.Res.Resource))
 	if len(extra) > 0 {
@@ -589,15 +591,15 @@ func (x *explainer) addNodes(ctx context.Context, g *Gang, p *Placement, e *Expl
 // that one node fewer is not enough; a guess that does not fit is doubled
 // until one does, and the count then bisected. It returns 0 when even
 // limit nodes do not fit.
-func (x *explainer) smallestCount(ctx context.Context, g *Gang, guess, limit int, node func(i int) (*corev1.Node, []*corev1.Pod)) (int, *Placement, error) {
+func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limit int, node func(i int) (*corev1.Node, []*corev1.Pod)) (int, *gang.Placement, error) {
 	limit = max(limit, guess, 1)
-	results := map[int]*Placement{}
+	results := map[int]*gang.Placement{}
 	try := func(n int) (bool, error) {
 		if n <= 0 {
 			return false, nil // the snapshot as is: it does not fit
 		}
 		if p, ok := results[n]; ok {
-			return p.Verdict == Placed, nil
+			return p.Verdict == gang.VerdictPlaced, nil
 		}
 		c := *x.snap
 		c.Nodes = slices.Clone(x.snap.Nodes)
@@ -612,7 +614,7 @@ func (x *explainer) smallestCount(ctx context.Context, g *Gang, guess, limit int
 			return false, err
 		}
 		results[n] = p
-		return p.Verdict == Placed, nil
+		return p.Verdict == gang.VerdictPlaced, nil
 	}
 	// lo does not fit, hi fits.
 	lo, hi := 0, max(1, min(guess, limit))
@@ -723,7 +725,7 @@ func shapeKey(node *corev1.Node) string {
 		fmt.Fprintf(&b, "%s=%s,", name, q.String())
 	}
 	for _, t := range c.Spec.Taints {
-		b.WriteString(FormatTaint(&t) + ",")
+		b.WriteString(gang.FormatTaint(&t) + ",")
 	}
 	return b.String()
 }
@@ -744,9 +746,9 @@ func shapeSize(node *corev1.Node, req *framework.Resource) [3]int64 {
 func formatResourceList(rl corev1.ResourceList, req *framework.Resource) string {
 	r := framework.NewResource(rl)
 	var parts []string
-	parts = append(parts, FormatQuantity(corev1.ResourceCPU, r.MilliCPU)+" cpu", FormatQuantity(corev1.ResourceMemory, r.Memory)+" memory")
+	parts = append(parts, gang.FormatQuantity(corev1.ResourceCPU, r.MilliCPU)+" cpu", gang.FormatQuantity(corev1.ResourceMemory, r.Memory)+" memory")
 	for _, name := range sortedKeys(req.ScalarResources) {
-		parts = append(parts, FormatQuantity(name, r.Get(name))+" "+string(name))
+		parts = append(parts, gang.FormatQuantity(name, r.Get(name))+" "+string(name))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -756,7 +758,7 @@ func formatResourceList(rl corev1.ResourceList, req *framework.Resource) string 
 // memory to whole Gi), labelled with what the nodes in scope that pass
 // the blocked member's node affinity share (or what its node selector asks
 // for), and tainted as most of the nodes in scope it tolerates are.
-func (x *explainer) derivedNode(pod *corev1.Pod, unplaced []*corev1.Pod, p *Placement, e *Explanation) *corev1.Node {
+func (x *explainer) derivedNode(pod *corev1.Pod, unplaced []*corev1.Pod, p *gang.Placement, e *Explanation) *corev1.Node {
 	var most framework.Resource
 	for _, m := range unplaced {
 		r := framework.ComputePodResource(m).Resource
@@ -849,7 +851,7 @@ func verdictOf(n *NodeExplanation, plugin string) framework.Code {
 // pressure) and would otherwise take the blocked member: each repaired
 // alone on a copy of the snapshot, then, if none is enough alone, all
 // together. Nodes where the gang was placed come first.
-func (x *explainer) repairNodes(ctx context.Context, g *Gang, p *Placement, e *Explanation) (*Suggestion, error) {
+func (x *explainer) repairNodes(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) (*Suggestion, error) {
 	if p.Blocker == nil {
 		return nil, nil
 	}
@@ -890,7 +892,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *Gang, p *Placement, e *E
 	if len(candidates) > maxRepairCandidates {
 		candidates = candidates[:maxRepairCandidates]
 	}
-	try := func(nodes []*corev1.Node) (*Placement, error) {
+	try := func(nodes []*corev1.Node) (*gang.Placement, error) {
 		repaired := map[string]bool{}
 		for _, n := range nodes {
 			repaired[n.Name] = true
@@ -906,7 +908,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *Gang, p *Placement, e *E
 		return x.place(ctx, &c, g)
 	}
 	s := &Suggestion{Kind: SuggestRepairNodes, Verified: true}
-	var then *Placement
+	var then *gang.Placement
 	total := 0
 	for _, n := range candidates {
 		total += room[n.Name]
@@ -917,7 +919,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *Gang, p *Placement, e *E
 		if err != nil {
 			return nil, err
 		}
-		if placed.Verdict == Placed {
+		if placed.Verdict == gang.VerdictPlaced {
 			s.Repairs = append(s.Repairs, NodeRepair{Node: n.Name, Uncordon: n.Spec.Unschedulable, Taints: conditionTaints(n)})
 			if then == nil {
 				then = placed
@@ -929,7 +931,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *Gang, p *Placement, e *E
 		if err != nil {
 			return nil, err
 		}
-		if placed.Verdict == Placed {
+		if placed.Verdict == gang.VerdictPlaced {
 			s.Together, then = true, placed
 			for _, n := range candidates {
 				s.Repairs = append(s.Repairs, NodeRepair{Node: n.Name, Uncordon: n.Spec.Unschedulable, Taints: conditionTaints(n)})
@@ -960,7 +962,7 @@ func (r NodeRepair) String() string {
 		if r.Uncordon && t.Key == corev1.TaintNodeUnschedulable {
 			continue // it goes with the cordon
 		}
-		taints = append(taints, FormatTaint(&t))
+		taints = append(taints, gang.FormatTaint(&t))
 	}
 	switch {
 	case r.Uncordon && len(taints) > 0:
@@ -972,11 +974,11 @@ func (r NodeRepair) String() string {
 }
 
 // minMemberField names where a gang's minimum is set, for the message.
-func minMemberField(src Source) string {
+func minMemberField(src gang.Source) string {
 	switch src {
-	case SourceNative:
+	case gang.SourceNative:
 		return "spec.schedulingPolicy.gang.minCount"
-	case SourceVolcano, SourceCoscheduling:
+	case gang.SourceVolcano, gang.SourceCoscheduling:
 		return "spec.minMember"
 	}
 	return "--min-member"
@@ -984,17 +986,17 @@ func minMemberField(src Source) string {
 
 // lowerMinMember proves that the gang would start with its minimum lowered
 // to how many fit at most.
-func (x *explainer) lowerMinMember(ctx context.Context, g *Gang, p *Placement, _ *Explanation) (*Suggestion, error) {
+func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
 	if g.Source == "" || p.MaxPlaceable <= 0 || p.MaxPlaceable >= g.MinMember {
 		return nil, nil
 	}
 	lower := *g
 	lower.MinMember = p.MaxPlaceable
 	placed, err := x.place(ctx, x.snap, &lower)
-	if err != nil || placed.Verdict != Placed {
+	if err != nil || placed.Verdict != gang.VerdictPlaced {
 		return nil, err
 	}
-	waiting := len(pendingOf(g)) - len(placed.Assignments)
+	waiting := len(g.PendingUngated()) - len(placed.Assignments)
 	msg := fmt.Sprintf("lowering the minimum (%s) from %d to %d would let the gang start: %s",
 		minMemberField(g.Source), g.MinMember, p.MaxPlaceable, fitsThen(g, placed))
 	if waiting > 0 {

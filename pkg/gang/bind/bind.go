@@ -1,4 +1,4 @@
-package gang
+package bind
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -74,7 +76,7 @@ const (
 
 // BindOptions tune Bind.
 type BindOptions struct {
-	Place     PlaceOptions
+	Place     gang.PlaceOptions
 	Mode      BindMode
 	OnPartial OnPartial
 	// Parallelism bounds the requests in flight; 0 means 16.
@@ -124,8 +126,8 @@ type MemberResult struct {
 
 // BindReport is the outcome of Bind.
 type BindReport struct {
-	Gang      *Gang
-	Placement *Placement
+	Gang      *gang.Gang
+	Placement *gang.Placement
 	Verdict   BindVerdict
 	// Reason is the step that stopped a NotBound or PartiallyBound run:
 	// Unschedulable, Changed (the cluster moved), Rejected (the server's
@@ -163,11 +165,11 @@ var ErrForbidden = errors.New("forbidden")
 // reports them or deletes them (opts.OnPartial). An error means the run
 // could not decide (an API failure before the commit, or a permission
 // missing); a report is returned whenever anything was written.
-func Bind(ctx context.Context, snap *schedule.Snapshot, g *Gang, c BindClient, opts BindOptions) (*BindReport, error) {
+func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClient, opts BindOptions) (*BindReport, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = 16
 	}
-	p, err := Place(ctx, snap, g, opts.Place)
+	p, err := gang.Place(ctx, snap, g, opts.Place)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +181,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *Gang, c BindClient, o
 		r.Members = append(r.Members, MemberResult{Pod: pod, Node: pod.Spec.NodeName, Result: MemberAlreadyBound})
 	}
 	r.BoundMembers = int32(len(p.Running) + p.Succeeded)
-	if p.Verdict != Placed {
+	if p.Verdict != gang.VerdictPlaced {
 		r.Reason, r.Message = ReasonUnschedulable, p.Message
 		return r, nil
 	}
@@ -302,7 +304,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *Gang, c BindClient, o
 			r.Message += "; the bound members were left bound (--on-partial=report)"
 		}
 	}
-	if r.BoundMembers >= r.MinMember && len(boundNow) > 0 && g.Source == SourceNative && g.PodGroup != nil {
+	if r.BoundMembers >= r.MinMember && len(boundNow) > 0 && g.Source == gang.SourceNative && g.PodGroup != nil {
 		msg := fmt.Sprintf("%d of minimum %d members bound by kubectl-gang", r.BoundMembers, r.MinMember)
 		if err := c.SetScheduled(commitCtx, g.PodGroup, msg); err != nil {
 			r.Message += fmt.Sprintf("; could not set the PodGroup's condition: %v", err)
@@ -338,7 +340,7 @@ func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
 
 // binding is what kube-scheduler's DefaultBinder sends: the pod's UID is a
 // precondition, so a pod recreated under the same name is never bound.
-func binding(a Assignment) *corev1.Binding {
+func binding(a gang.Assignment) *corev1.Binding {
 	return &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: a.Pod.Namespace, Name: a.Pod.Name, UID: a.Pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: a.Node},
@@ -358,7 +360,7 @@ func forEach(workers, n int, stop <-chan struct{}, f func(int)) {
 
 // checkPermissions asks the server whether the user may do everything the
 // run may need, before anything is written.
-func checkPermissions(ctx context.Context, c BindClient, g *Gang, opts BindOptions) error {
+func checkPermissions(ctx context.Context, c BindClient, g *gang.Gang, opts BindOptions) error {
 	need := []authorizationv1.ResourceAttributes{
 		{Namespace: g.Namespace, Verb: "create", Resource: "pods", Subresource: "binding"},
 		{Namespace: g.Namespace, Verb: "get", Resource: "pods"},
@@ -367,7 +369,7 @@ func checkPermissions(ctx context.Context, c BindClient, g *Gang, opts BindOptio
 	if opts.OnPartial == OnPartialDelete {
 		need = append(need, authorizationv1.ResourceAttributes{Namespace: g.Namespace, Verb: "delete", Resource: "pods"})
 	}
-	if g.Source == SourceNative && g.PodGroup != nil {
+	if g.Source == gang.SourceNative && g.PodGroup != nil {
 		need = append(need, authorizationv1.ResourceAttributes{Namespace: g.Namespace, Verb: "update",
 			Group: "scheduling.k8s.io", Resource: "podgroups", Subresource: "status", Name: g.Name})
 	}
@@ -401,7 +403,7 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 // reread reads every member and every target node again, and the pods on
 // those nodes, and returns the snapshot with them in place of what was read
 // before, or what changed in a way that stops the bind.
-func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *Placement, workers int) (*schedule.Snapshot, []string, error) {
+func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *gang.Placement, workers int) (*schedule.Snapshot, []string, error) {
 	type memberRead struct {
 		pod *corev1.Pod
 		err error
@@ -436,7 +438,7 @@ func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *Place
 			changed = append(changed, fmt.Sprintf("%s is bound to %s already", key, m.pod.Spec.NodeName))
 		case len(m.pod.Spec.SchedulingGates) > 0:
 			changed = append(changed, fmt.Sprintf("%s has scheduling gates (%s); release them first (kubectl gang admit --ungate)",
-				key, strings.Join(gateNames([]*corev1.Pod{m.pod}), ", ")))
+				key, strings.Join(gang.GateNames([]*corev1.Pod{m.pod}), ", ")))
 		}
 	}
 	if len(changed) > 0 {
@@ -510,7 +512,7 @@ func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *Place
 // recheck runs every planned member through a full cycle confined to its
 // planned node, in plan order, each reserved before the next, on the fresh
 // snapshot: what the target nodes hold now must still take the plan.
-func recheck(ctx context.Context, fresh *schedule.Snapshot, p *Placement, opts PlaceOptions) ([]string, error) {
+func recheck(ctx context.Context, fresh *schedule.Snapshot, p *gang.Placement, opts gang.PlaceOptions) ([]string, error) {
 	s, err := schedule.NewScheduler(fresh, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
 	if err != nil {
 		return nil, err
@@ -521,7 +523,7 @@ func recheck(ctx context.Context, fresh *schedule.Snapshot, p *Placement, opts P
 		if err != nil {
 			return nil, err
 		}
-		if res.Verdict != schedule.Scheduled {
+		if res.Verdict != schedule.VerdictScheduled {
 			msg := res.Message
 			if st := res.Nodes; len(st) > 0 {
 				for _, n := range st {
@@ -541,7 +543,7 @@ func recheck(ctx context.Context, fresh *schedule.Snapshot, p *Placement, opts P
 
 // verify decides, from the server's copy of the pod, what became of a
 // Binding whose answer was err.
-func verify(ctx context.Context, c BindClient, a Assignment, err error) (string, string) {
+func verify(ctx context.Context, c BindClient, a gang.Assignment, err error) (string, string) {
 	pod, getErr := c.GetPod(ctx, a.Pod.Namespace, a.Pod.Name)
 	switch {
 	case apierrors.IsNotFound(getErr):

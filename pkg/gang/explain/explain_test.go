@@ -1,10 +1,12 @@
-package gang
+package explain
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +25,7 @@ func lowPod(name, node string) *corev1.Pod {
 
 // highWorkers are pending 8-GPU members of priority 1000.
 func highWorkers(n int) []*corev1.Pod {
-	pods := workers(n, "8")
+	pods := testutil.GPUWorkers(n, "8")
 	for _, p := range pods {
 		p.Spec.PriorityClassName, p.Spec.Priority = "high", ptrTo(int32(1000))
 	}
@@ -47,7 +49,7 @@ func summarize(nodes []NodeExplanation) []summary {
 	for _, n := range nodes {
 		s := summary{Name: n.Name, Feasible: n.Feasible, Placed: n.Placed, Fits: n.Fits, Plugin: n.Plugin, OutsideDomain: n.OutsideDomain}
 		if n.Taint != nil {
-			s.Taint = FormatTaint(n.Taint)
+			s.Taint = gang.FormatTaint(n.Taint)
 		}
 		out = append(out, s)
 	}
@@ -79,7 +81,7 @@ func TestExplainGang(t *testing.T) {
 	nodes := []*corev1.Node{
 		testutil.MakeNode().Name("zone-a-0").Label(zoneKey, "zone-a").Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "4"}).Obj(),
 	}
-	nodes = append(nodes, gpuNodes("zone-b", 4)...)
+	nodes = append(nodes, testutil.GPUNodes("zone-b", 4)...)
 	nodes[4].Spec.Unschedulable = true
 	pdb := &policyv1.PodDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "l1"},
@@ -93,7 +95,7 @@ func TestExplainGang(t *testing.T) {
 	}
 	g := gangOf(3, highWorkers(3))
 	g.TopologyKey = zoneKey
-	g.Unevaluated = []Unevaluated{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: unevaluatedSubGroupPolicy}}
+	g.Unevaluated = []gang.Unevaluated{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: gang.UnevaluatedSubGroupPolicy}}
 
 	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
 	if err != nil {
@@ -142,7 +144,7 @@ func TestExplainGang(t *testing.T) {
 	if !e.Validity.Valid || e.Placement.MaxPlaceable != 1 {
 		t.Errorf("validity %+v, max placeable %d", e.Validity, e.Placement.MaxPlaceable)
 	}
-	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + unevaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
+	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + gang.UnevaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
 		t.Errorf("not evaluated %q, want %q", e.NotEvaluated, want)
 	}
 
@@ -331,7 +333,7 @@ func TestExplainFits(t *testing.T) {
 // TestExplainGated: a gated pod is Gated, and the suggestion to remove its
 // gates is proven by placing it without them.
 func TestExplainGated(t *testing.T) {
-	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-a", 1)}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1)}
 	pod := testutil.MakePod().Namespace("ml").Name("eval").Req(testutil.Res{"nvidia.com/gpu": "4"}).SchedulingGate("example.com/wait").Obj()
 	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
 	if err != nil {
@@ -353,8 +355,8 @@ func TestExplainGated(t *testing.T) {
 // TestExplainSchedulableGang: the table is about the largest pending
 // member on the snapshot as is, with the plan in the PLACED column.
 func TestExplainSchedulableGang(t *testing.T) {
-	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-a", 3)}
-	members := workers(2, "8")
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 3)}
+	members := testutil.GPUWorkers(2, "8")
 	launcher := testutil.MakePod().Namespace("ml").Name("launcher").Req(testutil.Res{"cpu": "1"}).PodGroup("train").Obj()
 	g := gangOf(3, append([]*corev1.Pod{launcher}, members...))
 	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
@@ -387,7 +389,7 @@ func TestFormatTaint(t *testing.T) {
 		{corev1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}, "nvidia.com/gpu=present:NoSchedule"},
 		{corev1.Taint{Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoExecute}, "node.kubernetes.io/not-ready:NoExecute"},
 	} {
-		if got := FormatTaint(&tt.taint); got != tt.want {
+		if got := gang.FormatTaint(&tt.taint); got != tt.want {
 			t.Errorf("FormatTaint = %q, want %q", got, tt.want)
 		}
 	}
@@ -397,12 +399,13 @@ func TestFormatTaint(t *testing.T) {
 // blocks of 1,280 nodes, 20 members short: the node table, the shortfall
 // and every what-if (the node shape's count is found by placing again).
 func BenchmarkExplainBlocks(b *testing.B) {
-	snap := benchCluster()
-	g := benchGang(1300, "6")
+	nodes, pods := testutil.BlockCluster()
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: pods}
+	g := gangOf(1300, testutil.GPUWorkers(1300, "6"))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{PlaceOptions: PlaceOptions{TopologyKey: blockKey}})
+		e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{PlaceOptions: gang.PlaceOptions{TopologyKey: testutil.BlockKey}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -415,9 +418,9 @@ func BenchmarkExplainBlocks(b *testing.B) {
 // A pending member being deleted will never run: explain neither places it
 // nor counts it among the members left to fit, as placement does not.
 func TestExplainIgnoresPendingMemberBeingDeleted(t *testing.T) {
-	members := workers(3, "8")
+	members := testutil.GPUWorkers(3, "8")
 	members[0].DeletionTimestamp = &metav1.Time{}
-	snap := &schedule.Snapshot{Nodes: gpuNodes("zone-b", 1)}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-b", 1)}
 	e, err := ExplainGang(context.Background(), snap, gangOf(2, members), ExplainOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -429,4 +432,10 @@ func TestExplainIgnoresPendingMemberBeingDeleted(t *testing.T) {
 	if lower := find(e.Suggestions, SuggestLowerMinMember); lower == nil || !strings.Contains(lower.Message, "1 wait(s)") {
 		t.Errorf("lower minimum %+v, want 1 member waiting", lower)
 	}
+}
+
+const zoneKey = corev1.LabelTopologyZone
+
+func gangOf(min int32, members []*corev1.Pod) *gang.Gang {
+	return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
 }

@@ -1,10 +1,12 @@
-package gang
+package admit
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -28,10 +30,10 @@ type Check struct {
 
 // Admission is the gang admission decision.
 type Admission struct {
-	Gang      *Gang
+	Gang      *gang.Gang
 	Admitted  bool
 	Checks    []Check
-	Placement *Placement
+	Placement *gang.Placement
 }
 
 // The names of the admission checks, in the order they run.
@@ -48,9 +50,9 @@ const (
 // enqueue check against its queue), new members fit the namespace's
 // ResourceQuotas, and the whole gang can be placed. Every check runs, so the
 // answer lists every reason at once.
-func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Admission, error) {
+func Admit(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.PlaceOptions) (*Admission, error) {
 	a := &Admission{Gang: g}
-	v := Validate(g)
+	v := gang.Validate(g)
 	validity := Check{Name: CheckValidity, Passed: v.Valid, Reason: v.Reason, Message: v.Message,
 		Figures: map[string]string{"valid": fmt.Sprint(v.ValidCount), "minMember": fmt.Sprint(v.MinMember)}}
 	if v.Valid {
@@ -65,26 +67,26 @@ func Admit(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	}
 	nodes := base.NodeInfos()
 	switch g.Source {
-	case SourceCoscheduling:
-		a.Checks = append(a.Checks, gateCheck(CheckMinResources, CoschedulingGate(g, nodes)))
-	case SourceVolcano:
-		if snap.IsUnreadable("queues." + string(SourceVolcano)) {
+	case gang.SourceCoscheduling:
+		a.Checks = append(a.Checks, gateCheck(CheckMinResources, gang.CoschedulingGate(g, nodes)))
+	case gang.SourceVolcano:
+		if snap.IsUnreadable("queues." + string(gang.SourceVolcano)) {
 			a.Checks = append(a.Checks, notEvaluated(CheckQueue, "Volcano Queues could not be listed, so the queue's capability is unknown"))
 			break
 		}
 		queue := findQueue(snap, g.Queue)
-		a.Checks = append(a.Checks, gateCheck(CheckQueue, VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))))
+		a.Checks = append(a.Checks, gateCheck(CheckQueue, gang.VolcanoEnqueueGate(g, queue, nodes, gang.VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))))
 	default:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Passed: true, Skipped: true, Message: "the gang source sets no minResources"})
 	}
 	a.Checks = append(a.Checks, quotaCheck(snap, g))
 
-	p, err := PlaceOn(ctx, base, g, opts)
+	p, err := gang.PlaceOn(ctx, base, g, opts)
 	if err != nil {
 		return nil, err
 	}
 	a.Placement = p
-	a.Checks = append(a.Checks, Check{Name: CheckPlacement, Passed: p.Verdict == Placed, Reason: string(p.Verdict), Message: p.Message,
+	a.Checks = append(a.Checks, Check{Name: CheckPlacement, Passed: p.Verdict == gang.VerdictPlaced, Reason: string(p.Verdict), Message: p.Message,
 		Figures: map[string]string{"maxPlaceable": fmt.Sprint(p.MaxPlaceable), "minMember": fmt.Sprint(p.MinMember)}})
 
 	a.Admitted = true
@@ -100,7 +102,7 @@ func notEvaluated(name, why string) Check {
 	return Check{Name: name, Passed: false, Reason: "NotEvaluated", Message: why}
 }
 
-func gateCheck(name string, r *GateResult) Check {
+func gateCheck(name string, r *gang.GateResult) Check {
 	if r == nil {
 		return Check{Name: name, Passed: true, Skipped: true}
 	}
@@ -119,7 +121,7 @@ func findQueue(snap *schedule.Snapshot, name string) *unstructured.Unstructured 
 // quotaCheck charges the members that do not exist yet (what-if input) to
 // the namespace's ResourceQuotas, as the quota admission plugin would charge
 // them when they are created; existing members were charged when they were.
-func quotaCheck(snap *schedule.Snapshot, g *Gang) Check {
+func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
 	c := Check{Name: CheckQuota, Passed: true, Figures: map[string]string{}}
 	existing := map[string]bool{}
 	for _, p := range snap.Pods {

@@ -1,11 +1,13 @@
-package gang
+package explain
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -35,7 +37,7 @@ const (
 
 // ExplainOptions tune Explain.
 type ExplainOptions struct {
-	PlaceOptions
+	gang.PlaceOptions
 	// NoSuggestions leaves out the what-ifs: each costs one or more
 	// placements on a changed copy of the snapshot.
 	NoSuggestions bool
@@ -54,7 +56,7 @@ type Explanation struct {
 	// domain".
 	Message string
 	// Gang is nil when a pod that belongs to no gang is explained.
-	Gang *Gang
+	Gang *gang.Gang
 	// Pod is the pod the node table is about: the pod explained, the gang's
 	// first member that does not fit, or (a gang that fits) its largest
 	// pending member.
@@ -63,7 +65,7 @@ type Explanation struct {
 	// table's cycle ran after the members before it in queue order were
 	// placed (PlacedBefore).
 	Blocked      bool
-	PlacedBefore []Assignment
+	PlacedBefore []gang.Assignment
 	// TopologyKey and Domain are the domain the table's cycle was confined to.
 	TopologyKey string
 	Domain      string
@@ -82,8 +84,8 @@ type Explanation struct {
 	GatedMembers int
 
 	// Validity, Placement, Blocking and Domains are set for gangs only.
-	Validity  *Validity
-	Placement *Placement
+	Validity  *gang.Validity
+	Placement *gang.Placement
 	// Blocking is why Pod fits no node, per first failing plugin.
 	Blocking []PluginCount
 	Domains  []DomainHold
@@ -164,7 +166,7 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 	if err != nil {
 		return nil, err
 	}
-	res, err := x.table(ctx, e, ungated(pod), nil, "", "")
+	res, err := x.table(ctx, e, gang.Ungated(pod), nil, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +180,7 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 			return nil, err
 		}
 		e.Message = gated.Message
-	case res.Verdict == schedule.Scheduled:
+	case res.Verdict == schedule.VerdictScheduled:
 		e.Verdict = VerdictSchedulable
 		e.Message = fmt.Sprintf("pod %s/%s fits %d of %d node(s); the best is %s (score %d)",
 			pod.Namespace, pod.Name, countFeasible(res), res.NumAllNodes, res.SelectedNode, res.SelectedScore)
@@ -187,10 +189,10 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 		e.Message = res.Message
 	}
 	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
-		lone := &Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
+		lone := &gang.Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
 		// A lone pod knows no topology: the gang flags do not apply.
 		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
-		p, err := PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
+		p, err := gang.PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -205,21 +207,21 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 // when it does not fit, the table shows the cycle of its first member that
 // did not fit, in the state the best attempt left (the members before it
 // placed, confined to the best domain), so it explains the summary line.
-func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts ExplainOptions) (*Explanation, error) {
+func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts ExplainOptions) (*Explanation, error) {
 	x, err := newExplainer(snap, opts)
 	if err != nil {
 		return nil, err
 	}
-	p, err := PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
 	if err != nil {
 		return nil, err
 	}
-	v := Validate(g)
+	v := gang.Validate(g)
 	e := &Explanation{Gang: g, Placement: p, Validity: &v, TopologyKey: p.TopologyKey}
 	for _, u := range g.Unevaluated {
 		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
 	}
-	pending := pendingMembers(g)
+	pending := g.Pending()
 	for _, pod := range pending {
 		if len(pod.Spec.SchedulingGates) > 0 {
 			e.GatedMembers++
@@ -229,15 +231,15 @@ func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts Exp
 	e.Domains = domainHolds(p)
 
 	if len(pending) > 0 {
-		subject, before, domain := largest(pending), []Assignment(nil), ""
-		if p.Verdict != Placed && p.Blocker != nil {
+		subject, before, domain := largest(pending), []gang.Assignment(nil), ""
+		if p.Verdict != gang.VerdictPlaced && p.Blocker != nil {
 			subject, e.Blocked = p.Blocker.Pod, true
 			before = assignmentsBefore(p.BestAttempt, pending, p.Blocker.Pod)
 			if p.TopologyKey != "" {
 				domain = p.Domain
 			}
 		}
-		res, err := x.table(ctx, e, ungated(subject), before, p.TopologyKey, domain)
+		res, err := x.table(ctx, e, gang.Ungated(subject), before, p.TopologyKey, domain)
 		if err != nil {
 			return nil, err
 		}
@@ -255,10 +257,10 @@ func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts Exp
 	markPlaced(e, p)
 
 	switch {
-	case p.Verdict == Placed && e.GatedMembers > 0:
+	case p.Verdict == gang.VerdictPlaced && e.GatedMembers > 0:
 		e.Verdict = VerdictGated
 		e.Message = gatedMessage(e)
-	case p.Verdict == Placed:
+	case p.Verdict == gang.VerdictPlaced:
 		e.Verdict = VerdictSchedulable
 		e.Message = p.Message
 	case e.GatedMembers > 0:
@@ -330,7 +332,7 @@ func newExplainer(snap *schedule.Snapshot, opts ExplainOptions) (*explainer, err
 // value of key) when one is given, and fills e's node table from it. Nodes
 // outside the domain are described by a second, unconfined cycle in the
 // same state, so the table says whether they would fit at all.
-func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, before []Assignment, key, domain string) (*schedule.Result, error) {
+func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, before []gang.Assignment, key, domain string) (*schedule.Result, error) {
 	state, err := x.base.Fork()
 	if err != nil {
 		return nil, err
@@ -436,7 +438,7 @@ func (x *explainer) fitsMore(ctx context.Context, state *schedule.Scheduler, pod
 		c.Name = fmt.Sprintf("%s-copy-%d", pod.Name, k)
 		c.UID = ""
 		res, err := fork.Schedule(ctx, c)
-		if err != nil || res.Verdict != schedule.Scheduled {
+		if err != nil || res.Verdict != schedule.VerdictScheduled {
 			return k, err != nil
 		}
 		if err := fork.Reserve(c, ni.Name()); err != nil {
@@ -510,13 +512,13 @@ func largest(pods []*corev1.Pod) *corev1.Pod {
 
 // assignmentsBefore returns the assignments of members that come before
 // blocker in queue order: the state the blocker's cycle ran in.
-func assignmentsBefore(assignments []Assignment, pending []*corev1.Pod, blocker *corev1.Pod) []Assignment {
+func assignmentsBefore(assignments []gang.Assignment, pending []*corev1.Pod, blocker *corev1.Pod) []gang.Assignment {
 	idx := map[string]int{}
 	for i, pod := range pending {
 		idx[pod.Namespace+"/"+pod.Name] = i
 	}
 	limit := idx[blocker.Namespace+"/"+blocker.Name]
-	var out []Assignment
+	var out []gang.Assignment
 	for _, a := range assignments {
 		if idx[a.Pod.Namespace+"/"+a.Pod.Name] < limit {
 			out = append(out, a)
@@ -527,7 +529,7 @@ func assignmentsBefore(assignments []Assignment, pending []*corev1.Pod, blocker 
 
 // markPlaced counts, per node, the members that run there or that the plan
 // puts there.
-func markPlaced(e *Explanation, p *Placement) {
+func markPlaced(e *Explanation, p *gang.Placement) {
 	if len(e.Nodes) == 0 {
 		return
 	}
@@ -535,21 +537,12 @@ func markPlaced(e *Explanation, p *Placement) {
 	for _, pod := range p.Running {
 		counts[pod.Spec.NodeName]++
 	}
-	for _, a := range PlannedAssignments(p) {
+	for _, a := range p.Planned() {
 		counts[a.Node]++
 	}
 	for i := range e.Nodes {
 		e.Nodes[i].Placed = counts[e.Nodes[i].Name]
 	}
-}
-
-// PlannedAssignments are the pending members a placement puts on nodes:
-// its assignments, or when the gang does not fit, those of its best attempt.
-func PlannedAssignments(p *Placement) []Assignment {
-	if p.Verdict == Placed {
-		return p.Assignments
-	}
-	return p.BestAttempt
 }
 
 // blocking groups the nodes of a failed cycle by the plugin that rejected
@@ -587,7 +580,7 @@ func blocking(res *schedule.Result) []PluginCount {
 // domainHolds turns the domains placement tried into how many members each
 // holds at once (running members count everywhere, as they do toward the
 // minimum).
-func domainHolds(p *Placement) []DomainHold {
+func domainHolds(p *gang.Placement) []DomainHold {
 	var out []DomainHold
 	for _, d := range p.Domains {
 		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(len(p.Running) + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
@@ -619,42 +612,6 @@ func countFeasible(res *schedule.Result) int {
 	return n
 }
 
-// FormatTaint spells a taint as kubectl taint takes it: key=value:Effect,
-// or key:Effect without a value.
-func FormatTaint(t *corev1.Taint) string {
-	if t.Value == "" {
-		return t.Key + ":" + string(t.Effect)
-	}
-	return t.Key + "=" + t.Value + ":" + string(t.Effect)
-}
-
-// FormatRequests prints a pod's requests briefly: scalar resources first
-// (the scarce ones, such as GPUs), then cpu and memory.
-func FormatRequests(pod *corev1.Pod) string {
-	r := framework.ComputePodResource(pod).Resource
-	var parts []string
-	for _, name := range sortedKeys(r.ScalarResources) {
-		if q := r.ScalarResources[name]; q > 0 {
-			parts = append(parts, FormatQuantity(name, q)+" "+string(name))
-		}
-	}
-	if r.MilliCPU > 0 {
-		parts = append(parts, FormatQuantity(corev1.ResourceCPU, r.MilliCPU)+" cpu")
-	}
-	if r.Memory > 0 {
-		parts = append(parts, FormatQuantity(corev1.ResourceMemory, r.Memory)+" memory")
-	}
-	if r.EphemeralStorage > 0 {
-		parts = append(parts, FormatQuantity(corev1.ResourceEphemeralStorage, r.EphemeralStorage)+" ephemeral-storage")
-	}
-	if len(parts) == 0 {
-		return "no requests"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// FormatQuantity prints an amount of a resource the way a user writes it:
-// whole cpus or millicpus, Gi for memory and storage, plain numbers else.
-func FormatQuantity(name corev1.ResourceName, v int64) string {
-	return formatQuantity(name, v)
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
 }

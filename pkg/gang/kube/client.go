@@ -1,7 +1,7 @@
-// Package binder is the client-go side of the gang bind protocol
-// (gang.Bind): access reviews, consistent reads, Bindings with retries,
+// Package kube is the client-go side of the gang bind protocol
+// (bind.Bind): access reviews, consistent reads, Bindings with retries,
 // deletes with UID preconditions, events and the PodGroup condition.
-package binder
+package kube
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/tools/pager"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
 )
 
 // ReportingController names kubectl-gang in the events it records.
@@ -43,7 +43,7 @@ const ReportingController = "kubectl-gang"
 // 409, which the protocol settles by reading the pod.
 var bindBackoff = wait.Backoff{Steps: 5, Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1}
 
-// Client implements gang.BindClient.
+// Client implements bind.BindClient.
 type Client struct {
 	cs  kubernetes.Interface
 	dyn dynamic.Interface
@@ -54,7 +54,7 @@ type Client struct {
 	stop        context.CancelFunc
 }
 
-var _ gang.BindClient = (*Client)(nil)
+var _ bind.BindClient = (*Client)(nil)
 
 // New returns a Client for cfg. Close it (Flush does) to stop the event
 // broadcaster.
