@@ -7,13 +7,12 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
+	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 )
 
 var bindLong = templates.LongDesc(`
@@ -52,9 +51,9 @@ var bindExample = templates.Examples(`
 
 // Values of --dry-run, as kubectl names them.
 const (
-	dryRunNone   = string(bind.BindForReal)
-	dryRunClient = string(bind.BindDryRunClient)
-	dryRunServer = string(bind.BindDryRunServer)
+	dryRunNone   = string(bind.DryRunNone)
+	dryRunClient = string(bind.DryRunClient)
+	dryRunServer = string(bind.DryRunServer)
 )
 
 // BindOptions are the inputs of `kubectl gang bind`.
@@ -120,11 +119,7 @@ func (o *BindOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return interruptedOr(ctx, err)
 	}
-	cfg, err := o.Snapshot.RESTConfig()
-	if err != nil {
-		return err
-	}
-	client, err := kube.New(cfg)
+	client, err := o.client()
 	if err != nil {
 		return err
 	}
@@ -135,9 +130,9 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		}
 		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
 	})
-	r, err := bind.Bind(ctx, snap, g, client, bind.BindOptions{
+	r, err := bind.Gang(ctx, snap, g, client, bind.Options{
 		Place:       o.Scheduler.placeOptions(),
-		Mode:        bind.BindMode(o.DryRun),
+		DryRun:      bind.DryRun(o.DryRun),
 		OnPartial:   bind.OnPartial(o.OnPartial),
 		Interrupted: ctx.Done(),
 		Progress:    func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
@@ -149,16 +144,17 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		}
 		return interruptedOr(ctx, err)
 	}
-	if err := o.print(r); err != nil {
+	if err := o.printResult(v1alpha1.KindBindReport, g.Namespace, g.Name, func() any { return v1alpha1.FromBindReport(r) },
+		func(d describe.Options) error { return describe.BindReport(o.Out, r, d) }); err != nil {
 		return err
 	}
 	if r.LostEvents > 0 {
 		fmt.Fprintf(o.ErrOut, "Warning: %d Scheduled events could not be recorded\n", r.LostEvents)
 	}
 	switch r.Verdict {
-	case bind.AllBound, bind.DryRun:
+	case bind.VerdictBound, bind.VerdictDryRun:
 		return nil
-	case bind.PartiallyBound:
+	case bind.VerdictPartiallyBound:
 		return &exitError{code: ExitPartial}
 	default:
 		return &exitError{code: ExitNo}
@@ -172,65 +168,4 @@ func interruptedOr(ctx context.Context, err error) error {
 		return errors.New("interrupted before binding: nothing was written")
 	}
 	return err
-}
-
-// print writes the report as a table, or as a BindReport object with -o.
-func (o *BindOptions) print(r *bind.BindReport) error {
-	if done, err := o.printObject("BindReport", r.Gang.Namespace, r.Gang.Name, func() any { return ptrTo(bindOutput(r)) }); done {
-		return err
-	}
-	verdict := string(r.Verdict)
-	if r.Reason != "" {
-		verdict += " (" + r.Reason + ")"
-	}
-	fmt.Fprintf(o.Out, "%s: %s\n", verdict, r.Message)
-	if len(r.Members) == 0 {
-		return nil
-	}
-	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(bindTable(r), o.Out)
-}
-
-func bindTable(r *bind.BindReport) *metav1.Table {
-	var rows [][]any
-	for _, m := range r.Members {
-		rows = append(rows, []any{m.Pod.Namespace + "/" + m.Pod.Name, m.Node, m.Result, m.Message})
-	}
-	return table([]string{"Pod", "Node", "Result", "Message"}, rows)
-}
-
-// BindReportOutput is the BindReport printed with -o json|yaml.
-type BindReportOutput struct {
-	Gang         GangRef              `json:"gang"`
-	Verdict      string               `json:"verdict"`
-	Reason       string               `json:"reason,omitempty"`
-	Message      string               `json:"message"`
-	MinMember    int32                `json:"minMember"`
-	BoundMembers int32                `json:"boundMembers"`
-	Members      []MemberResultOutput `json:"members"`
-	LostEvents   int                  `json:"lostEvents,omitempty"`
-}
-
-// MemberResultOutput is what bind did with one member.
-type MemberResultOutput struct {
-	Pod     string `json:"pod"`
-	Node    string `json:"node,omitempty"`
-	Result  string `json:"result"`
-	Message string `json:"message,omitempty"`
-}
-
-func bindOutput(r *bind.BindReport) BindReportOutput {
-	out := BindReportOutput{
-		Gang:         GangRef{Source: string(r.Gang.Source), Namespace: r.Gang.Namespace, Name: r.Gang.Name},
-		Verdict:      string(r.Verdict),
-		Reason:       r.Reason,
-		Message:      r.Message,
-		MinMember:    r.MinMember,
-		BoundMembers: r.BoundMembers,
-		Members:      []MemberResultOutput{},
-		LostEvents:   r.LostEvents,
-	}
-	for _, m := range r.Members {
-		out.Members = append(out.Members, MemberResultOutput{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Result: m.Result, Message: m.Message})
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -10,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
 
 // goldenCompare compares got with testdata/name, or writes it with -update.
@@ -134,12 +131,12 @@ func TestExplainJSONCarriesTheFacts(t *testing.T) {
 	var e struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
-		ExplanationOutput
+		v1alpha1.Explanation
 	}
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.APIVersion != OutputGroupVersion || e.Kind != "Explanation" || e.Verdict != "Unschedulable" {
+	if e.APIVersion != v1alpha1.GroupVersion || e.Kind != "Explanation" || e.Verdict != "Unschedulable" {
 		t.Errorf("apiVersion %q kind %q verdict %q", e.APIVersion, e.Kind, e.Verdict)
 	}
 	if !strings.HasPrefix(e.Message, "0/35 nodes are available: ") {
@@ -161,7 +158,7 @@ func TestExplainJSONCarriesTheFacts(t *testing.T) {
 		}
 	}
 
-	byKind := map[string]SuggestionOutput{}
+	byKind := map[string]v1alpha1.Suggestion{}
 	for _, s := range e.Suggestions {
 		byKind[s.Kind] = s
 	}
@@ -226,29 +223,5 @@ spec:
 	code, out, stderr := run(t, job, "explain", "-f", "-", "--snapshot", exampleSnapshot)
 	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: gang ml-research/small from manifests (what-if)\n") {
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
-	}
-}
-
-// TestExplainColor: colour only where the writer is told it is on a
-// terminal, and never inside tables, whose columns it would shift.
-func TestExplainColor(t *testing.T) {
-	e := &explain.Explanation{Verdict: explain.VerdictUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu.",
-		Pod: &corev1.Pod{}, Nodes: []explain.NodeExplanation{{Name: "n", Plugin: noderesources.Name, Reasons: []string{"Insufficient cpu"}}}}
-	e.Pod.Namespace, e.Pod.Name = "ns", "p"
-	for _, color := range []bool{false, true} {
-		var buf bytes.Buffer
-		w := &explainWriter{out: &buf, color: color}
-		if err := w.write(e); err != nil {
-			t.Fatal(err)
-		}
-		first, rest, _ := strings.Cut(buf.String(), "\n")
-		if got := strings.Contains(first, "\x1b["); got != color {
-			t.Errorf("color %v: verdict line %q", color, first)
-		}
-		for _, line := range strings.Split(rest, "\n") {
-			if strings.HasPrefix(line, "n ") && strings.Contains(line, "\x1b[") {
-				t.Errorf("color %v: a table row is coloured: %q", color, line)
-			}
-		}
 	}
 }

@@ -2,13 +2,19 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
+	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -93,21 +99,60 @@ func runE(o ctxVerb) func(*cobra.Command, []string) error {
 	}
 }
 
-// printObject prints a verb's result as a kind object when -o asks for a
-// machine format (json, yaml, name, jsonpath, ...) and reports whether it
-// did; the human output (no -o, or -o wide) is the verb's own. out builds
-// the object only when it is needed.
-func (o *GangVerbOptions) printObject(kind, namespace, name string, out func() any) (bool, error) {
-	if format := ptr.Deref(o.PrintFlags.OutputFormat, ""); format == "" || format == "wide" {
-		return false, nil
+// resolveSubject turns the subject into what explain explains: a gang, or
+// (pod/NAME of a pod in no gang) the pod alone.
+func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *corev1.Pod, error) {
+	if o.subject.Kind != SubjectPod {
+		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
+		return g, nil, err
 	}
-	obj, err := toObject(kind, namespace, name, out())
+	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 	if err != nil {
-		return true, err
+		return nil, nil, asInputError(err)
+	}
+	return g, pod, nil
+}
+
+// printResult prints a verb's result: with -o json, yaml, name, jsonpath
+// or go-template as the v1alpha1 object of that kind (object builds it only
+// then), else for people through pkg/describe (no -o, or -o wide).
+func (o *GangVerbOptions) printResult(kind, namespace, name string, object func() any, human func(describe.Options) error) error {
+	format := ptr.Deref(o.PrintFlags.OutputFormat, "")
+	if format == "" || format == "wide" {
+		return human(describe.Options{NoHeaders: o.NoHeaders, Wide: format == "wide"})
+	}
+	obj, err := v1alpha1.ToObject(kind, namespace, name, object())
+	if err != nil {
+		return err
 	}
 	printer, err := o.PrintFlags.ToPrinter()
 	if err != nil {
-		return true, err
+		return err
 	}
-	return true, printer.PrintObj(obj, o.Out)
+	return printer.PrintObj(obj, o.Out)
+}
+
+// warn writes the result's warnings to stderr, as kubectl writes its own.
+func (o *GangVerbOptions) warn(warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	}
+}
+
+// client is the API client of the verbs that write (admit --ungate, bind).
+func (o *GangVerbOptions) client() (*kube.Client, error) {
+	cfg, err := o.Snapshot.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kube.New(cfg)
+}
+
+// exitNoUnless ends a verb that printed its result: err if printing
+// failed, else exit code 3 unless yes.
+func exitNoUnless(err error, yes bool) error {
+	if err != nil || yes {
+		return err
+	}
+	return &exitError{code: ExitNo}
 }

@@ -2,14 +2,13 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
+	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
@@ -84,121 +83,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.print(p); err != nil {
-		return err
-	}
-	if p.Verdict != gang.VerdictPlaced {
-		return &exitError{code: ExitNo}
-	}
-	return nil
-}
-
-// print writes the plan as a table, or as a Placement object with -o.
-func (o *PlaceOptions) print(p *gang.Placement) error {
-	if done, err := o.printObject("Placement", p.Gang.Namespace, p.Gang.Name, func() any { return ptrTo(placementOutput(p)) }); done {
-		return err
-	}
-	fmt.Fprintf(o.Out, "%s: %s\n", p.Verdict, p.Message)
-	return printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders}).PrintObj(placementTable(p), o.Out)
-}
-
-// placementRows lists every member with where it runs or would go.
-func placementTable(p *gang.Placement) *metav1.Table {
-	var rows [][]any
-	for _, pod := range p.Running {
-		rows = append(rows, []any{pod.Namespace + "/" + pod.Name, pod.Spec.NodeName, "", "Running"})
-	}
-	status := "Placed"
-	assignments := p.Assignments
-	if p.Verdict != gang.VerdictPlaced {
-		status, assignments = "Fits (gang not placed)", p.BestAttempt
-	}
-	placed := map[string]bool{}
-	for _, a := range assignments {
-		rows = append(rows, []any{a.Pod.Namespace + "/" + a.Pod.Name, a.Node, fmt.Sprint(a.Score), status})
-		placed[a.Pod.Namespace+"/"+a.Pod.Name] = true
-	}
-	for _, pod := range p.Gang.Members {
-		key := pod.Namespace + "/" + pod.Name
-		if pod.Spec.NodeName == "" && !placed[key] {
-			rows = append(rows, []any{key, "<none>", "", "Does not fit"})
-		}
-	}
-	return table([]string{"Pod", "Node", "Score", "Status"}, rows)
-}
-
-// PlacementOutput is the Placement printed with -o json|yaml.
-type PlacementOutput struct {
-	Gang         GangRef            `json:"gang"`
-	Verdict      string             `json:"verdict"`
-	MinMember    int32              `json:"minMember"`
-	MaxPlaceable int32              `json:"maxPlaceable"`
-	Running      []MemberOutput     `json:"running,omitempty"`
-	Assignments  []AssignmentOutput `json:"assignments"`
-	Unplaced     []string           `json:"unplaced,omitempty"`
-	TopologyKey  string             `json:"topologyKey,omitempty"`
-	Domain       string             `json:"domain,omitempty"`
-	Domains      []DomainOutput     `json:"domains,omitempty"`
-	Message      string             `json:"message"`
-}
-
-// GangRef names a gang and its source.
-type GangRef struct {
-	Source    string `json:"source"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-}
-
-// MemberOutput is a member already on a node.
-type MemberOutput struct {
-	Pod  string `json:"pod"`
-	Node string `json:"node"`
-}
-
-// AssignmentOutput is a pending member and its node.
-type AssignmentOutput struct {
-	Pod   string `json:"pod"`
-	Node  string `json:"node"`
-	Score int64  `json:"score"`
-}
-
-// DomainOutput is one topology domain tried.
-type DomainOutput struct {
-	Value        string `json:"value"`
-	Nodes        int64  `json:"nodes"`
-	Placed       int64  `json:"placed"`
-	Complete     bool   `json:"complete"`
-	Skipped      string `json:"skipped,omitempty"`
-	FreeFraction string `json:"freeFraction,omitempty"`
-	ScoreSum     int64  `json:"scoreSum,omitempty"`
-}
-
-func placementOutput(p *gang.Placement) PlacementOutput {
-	out := PlacementOutput{
-		Gang:         GangRef{Source: string(p.Gang.Source), Namespace: p.Gang.Namespace, Name: p.Gang.Name},
-		Verdict:      string(p.Verdict),
-		MinMember:    p.MinMember,
-		MaxPlaceable: p.MaxPlaceable,
-		Assignments:  []AssignmentOutput{},
-		TopologyKey:  p.TopologyKey,
-		Domain:       p.Domain,
-		Message:      p.Message,
-	}
-	for _, pod := range p.Running {
-		out.Running = append(out.Running, MemberOutput{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
-	}
-	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, AssignmentOutput{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
-	}
-	for _, pod := range p.Unplaced {
-		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
-	}
-	for _, d := range p.Domains {
-		do := DomainOutput{Value: d.Value, Nodes: int64(d.Nodes), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
-		if d.Skipped == "" || d.Placed > 0 {
-			do.FreeFraction = fmt.Sprintf("%.3f", d.FreeFraction)
-		}
-		out.Domains = append(out.Domains, do)
-	}
-	return out
+	err = o.printResult(v1alpha1.KindPlacement, g.Namespace, g.Name, func() any { return v1alpha1.FromPlacement(p) },
+		func(d describe.Options) error { return describe.Placement(o.Out, p, d) })
+	return exitNoUnless(err, p.Verdict == gang.VerdictPlaced)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
 
 // update rewrites golden files instead of comparing with them:
@@ -92,7 +93,7 @@ func TestPlaceOutputFormats(t *testing.T) {
 		t.Errorf("jsonpath: exit %d, output %q (stderr %q), want 3 and %q", code, out, stderr, want)
 	}
 	code, out, _ = run(t, "", append(args, "-o", "yaml")...)
-	for _, want := range []string{"apiVersion: " + OutputGroupVersion + "\n", "kind: Placement\n", "verdict: Unschedulable\n", "assignments: []\n", "minMember: 9\n"} {
+	for _, want := range []string{"apiVersion: " + v1alpha1.GroupVersion + "\n", "kind: Placement\n", "verdict: Unschedulable\n", "assignments: []\n", "minMember: 9\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("yaml: exit %d, output lacks %q:\n%s", code, want, out)
 		}

@@ -21,8 +21,8 @@ type Verdict string
 const (
 	// VerdictPlaced: at least MinMember members run or fit at once.
 	VerdictPlaced Verdict = "Placed"
-	// Unschedulable: fewer than MinMember fit; nothing would be placed.
-	Unschedulable Verdict = "Unschedulable"
+	// VerdictUnschedulable: fewer than MinMember fit; nothing would be placed.
+	VerdictUnschedulable Verdict = "Unschedulable"
 )
 
 // PlaceOptions tune Place.
@@ -496,7 +496,7 @@ func (p *Placement) finish(best *attempt, need int) {
 		}
 		return
 	}
-	p.Verdict = Unschedulable
+	p.Verdict = VerdictUnschedulable
 	if best != nil {
 		p.BestAttempt = best.assignments
 		p.Domain = best.domain

@@ -54,7 +54,7 @@ func BenchmarkPlace300DoesNotFit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if p.Verdict != Unschedulable || len(p.BestAttempt) != 0 {
+		if p.Verdict != VerdictUnschedulable || len(p.BestAttempt) != 0 {
 			b.Fatalf("%s with %d placed, want Unschedulable with none", p.Verdict, len(p.BestAttempt))
 		}
 	}

@@ -510,10 +510,10 @@ func TestGangBindInterrupted(t *testing.T) {
 		name      string
 		at        func(r *http.Request) bool
 		wantBound int32
-		verdict   bind.BindVerdict
+		verdict   bind.Verdict
 	}{
-		{"before the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "All" }, 0, bind.NotBound},
-		{"during the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "" }, 1, bind.PartiallyBound},
+		{"before the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "All" }, 0, bind.VerdictNotBound},
+		{"during the commit", func(r *http.Request) bool { return isBinding(r) && r.URL.Query().Get("dryRun") == "" }, 1, bind.VerdictPartiallyBound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newGangFixture(t, "bind-int-"+strings.Fields(tc.name)[0])
@@ -534,7 +534,7 @@ func TestGangBindInterrupted(t *testing.T) {
 			f.must(err)
 			g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: f.ns, Name: "trio"})
 			f.must(err)
-			r, err := bind.Bind(f.ctx, snap, g, client, bind.BindOptions{Parallelism: 1, Interrupted: interrupt})
+			r, err := bind.Gang(f.ctx, snap, g, client, bind.Options{Parallelism: 1, Interrupted: interrupt})
 			f.must(err)
 			if r.Verdict != tc.verdict || r.Reason != bind.ReasonInterrupted || r.BoundMembers != tc.wantBound {
 				t.Fatalf("report %s (%s) with %d bound: %s; want %s (Interrupted) with %d bound", r.Verdict, r.Reason, r.BoundMembers, r.Message, tc.verdict, tc.wantBound)

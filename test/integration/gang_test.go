@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 )
 
@@ -285,8 +286,8 @@ func (f *gangFixture) key(pod string) string { return f.ns + "/" + pod }
 // node) of a placement, and that every assignment has a positive score.
 func wantPlacement(t *testing.T, p placementJSON, verdict string, minMember int32, assignments map[string]string) {
 	t.Helper()
-	if p.Kind != "Placement" || p.APIVersion != cmd.OutputGroupVersion {
-		t.Errorf("apiVersion %q kind %q, want %s Placement", p.APIVersion, p.Kind, cmd.OutputGroupVersion)
+	if p.Kind != "Placement" || p.APIVersion != v1alpha1.GroupVersion {
+		t.Errorf("apiVersion %q kind %q, want %s Placement", p.APIVersion, p.Kind, v1alpha1.GroupVersion)
 	}
 	if p.Verdict != verdict {
 		t.Errorf("verdict %q, want %q (message %q)", p.Verdict, verdict, p.Message)

@@ -22,10 +22,10 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
-// BindClient is what the bind protocol needs from the API server; package
+// Client is what the bind protocol needs from the API server; package
 // binder implements it with client-go. Reads must be consistent (quorum)
 // reads, never served from a watch cache at resourceVersion 0.
-type BindClient interface {
+type Client interface {
 	// Allowed asks the server with a SelfSubjectAccessReview whether the
 	// user may do what attr says.
 	Allowed(ctx context.Context, attr authorizationv1.ResourceAttributes) (bool, error)
@@ -49,17 +49,17 @@ type BindClient interface {
 	Flush(ctx context.Context) (lost int)
 }
 
-// BindMode says how far bind goes.
-type BindMode string
+// DryRun says how far bind goes.
+type DryRun string
 
-// Bind modes, as kubectl's --dry-run names them.
+// The dry-run strategies, as kubectl's --dry-run names them.
 const (
-	// BindForReal commits the Bindings.
-	BindForReal BindMode = "none"
-	// BindDryRunClient plans and re-checks the cluster, writing nothing.
-	BindDryRunClient BindMode = "client"
-	// BindDryRunServer also sends every Binding with dryRun=All.
-	BindDryRunServer BindMode = "server"
+	// DryRunNone commits the Bindings.
+	DryRunNone DryRun = "none"
+	// DryRunClient plans and re-checks the cluster, writing nothing.
+	DryRunClient DryRun = "client"
+	// DryRunServer also sends every Binding with dryRun=All.
+	DryRunServer DryRun = "server"
 )
 
 // OnPartial says what to do when fewer than the minimum end up bound.
@@ -74,10 +74,10 @@ const (
 	OnPartialDelete OnPartial = "delete"
 )
 
-// BindOptions tune Bind.
-type BindOptions struct {
+// Options tune Gang.
+type Options struct {
 	Place     gang.PlaceOptions
-	Mode      BindMode
+	DryRun      DryRun
 	OnPartial OnPartial
 	// Parallelism bounds the requests in flight; 0 means 16.
 	Parallelism int
@@ -90,49 +90,58 @@ type BindOptions struct {
 	Progress func(done, total int)
 }
 
-// BindVerdict is the outcome of a bind.
-type BindVerdict string
+// Verdict is the outcome of a bind.
+type Verdict string
 
 // Bind verdicts and their exit codes.
 const (
-	// AllBound: every planned member is bound (exit 0).
-	AllBound BindVerdict = "Bound"
-	// DryRun: every check passed and nothing was written (exit 0).
-	DryRun BindVerdict = "DryRun"
-	// NotBound: nothing was bound, because the gang does not fit or the
+	// VerdictBound: every planned member is bound (exit 0).
+	VerdictBound Verdict = "Bound"
+	// VerdictDryRun: every check passed and nothing was written (exit 0).
+	VerdictDryRun Verdict = "DryRun"
+	// VerdictNotBound: nothing was bound, because the gang does not fit or the
 	// cluster moved since the snapshot (exit 3).
-	NotBound BindVerdict = "NotBound"
-	// PartiallyBound: some members were bound and some not (exit 4).
-	PartiallyBound BindVerdict = "PartiallyBound"
+	VerdictNotBound Verdict = "NotBound"
+	// VerdictPartiallyBound: some members were bound and some not (exit 4).
+	VerdictPartiallyBound Verdict = "PartiallyBound"
 )
 
-// What happened to one member.
+// Outcome is what happened to one member.
+type Outcome string
+
+// The member outcomes.
 const (
-	MemberBound        = "Bound"
-	MemberWouldBind    = "WouldBind"
-	MemberNotBound     = "NotBound"
-	MemberDeleted      = "Deleted"
-	MemberAlreadyBound = "AlreadyBound"
+	// OutcomeBound: this run bound the member.
+	OutcomeBound Outcome = "Bound"
+	// OutcomeWouldBind: a dry run found nothing against binding it.
+	OutcomeWouldBind Outcome = "WouldBind"
+	// OutcomeNotBound: the member is not bound; the message says why.
+	OutcomeNotBound Outcome = "NotBound"
+	// OutcomeDeleted: this run bound the member, then deleted it
+	// (--on-partial=delete) so its controller recreates it unbound.
+	OutcomeDeleted Outcome = "Deleted"
+	// OutcomeAlreadyBound: the member was bound before this run.
+	OutcomeAlreadyBound Outcome = "AlreadyBound"
 )
 
 // MemberResult is what bind did with one member.
 type MemberResult struct {
 	Pod    *corev1.Pod
 	Node   string
-	Result string
+	Result Outcome
 	// Message says why a member was not bound or what else happened.
 	Message string
 }
 
-// BindReport is the outcome of Bind.
-type BindReport struct {
+// Report is the outcome of Gang.
+type Report struct {
 	Gang      *gang.Gang
 	Placement *gang.Placement
-	Verdict   BindVerdict
+	Verdict   Verdict
 	// Reason is the step that stopped a NotBound or PartiallyBound run:
 	// Unschedulable, Changed (the cluster moved), Rejected (the server's
 	// dry run refused a Binding), Interrupted, or BindFailed.
-	Reason  string
+	Reason  Reason
 	Message string
 	// Members are the planned members, in queue order, then the members
 	// that were bound before.
@@ -145,19 +154,27 @@ type BindReport struct {
 	LostEvents int
 }
 
-// Bind reasons.
+// Reason is the step that stopped a bind short of VerdictBound.
+type Reason string
+
+// The bind reasons.
 const (
-	ReasonUnschedulable = "Unschedulable"
-	ReasonChanged       = "Changed"
-	ReasonRejected      = "Rejected"
-	ReasonInterrupted   = "Interrupted"
-	ReasonBindFailed    = "BindFailed"
+	// ReasonUnschedulable: the gang does not fit the snapshot.
+	ReasonUnschedulable Reason = "Unschedulable"
+	// ReasonChanged: the cluster moved since the snapshot.
+	ReasonChanged Reason = "Changed"
+	// ReasonRejected: the server's dry run refused a Binding.
+	ReasonRejected Reason = "Rejected"
+	// ReasonInterrupted: the user interrupted the commit.
+	ReasonInterrupted Reason = "Interrupted"
+	// ReasonBindFailed: Bindings failed and fewer than the minimum are bound.
+	ReasonBindFailed Reason = "BindFailed"
 )
 
 // ErrForbidden wraps a missing permission found before anything is written.
 var ErrForbidden = errors.New("forbidden")
 
-// Bind places the gang on snap and binds every planned member, all or
+// Gang places the gang on snap and binds every planned member, all or
 // nothing as far as the API allows (DESIGN.md section 5): it checks the
 // user's permissions, re-reads every member and target node and re-checks
 // the plan on them, has the server dry-run every Binding, commits them,
@@ -165,7 +182,7 @@ var ErrForbidden = errors.New("forbidden")
 // reports them or deletes them (opts.OnPartial). An error means the run
 // could not decide (an API failure before the commit, or a permission
 // missing); a report is returned whenever anything was written.
-func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClient, opts BindOptions) (*BindReport, error) {
+func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, opts Options) (*Report, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = 16
 	}
@@ -173,12 +190,12 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 	if err != nil {
 		return nil, err
 	}
-	r := &BindReport{Gang: g, Placement: p, MinMember: g.MinMember, Verdict: NotBound}
+	r := &Report{Gang: g, Placement: p, MinMember: g.MinMember, Verdict: VerdictNotBound}
 	for _, a := range p.Assignments {
-		r.Members = append(r.Members, MemberResult{Pod: a.Pod, Node: a.Node, Result: MemberNotBound})
+		r.Members = append(r.Members, MemberResult{Pod: a.Pod, Node: a.Node, Result: OutcomeNotBound})
 	}
 	for _, pod := range p.Running {
-		r.Members = append(r.Members, MemberResult{Pod: pod, Node: pod.Spec.NodeName, Result: MemberAlreadyBound})
+		r.Members = append(r.Members, MemberResult{Pod: pod, Node: pod.Spec.NodeName, Result: OutcomeAlreadyBound})
 	}
 	r.BoundMembers = int32(len(p.Running) + p.Succeeded)
 	if p.Verdict != gang.VerdictPlaced {
@@ -186,7 +203,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 		return r, nil
 	}
 	if len(p.Assignments) == 0 {
-		r.Verdict, r.Message = AllBound, "every member is bound already"
+		r.Verdict, r.Message = VerdictBound, "every member is bound already"
 		return r, nil
 	}
 	if err := checkPermissions(ctx, c, g, opts); err != nil {
@@ -211,7 +228,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 		r.Reason, r.Message = ReasonInterrupted, "interrupted before binding: nothing was written"
 		return r, nil
 	}
-	if opts.Mode == BindDryRunClient {
+	if opts.DryRun == DryRunClient {
 		return dryRunDone(r, "plan re-checked against the cluster; nothing was written (--dry-run=client)"), nil
 	}
 
@@ -229,7 +246,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 		r.Message = "the server's dry run refused a Binding, nothing was bound: " + strings.Join(rejected, "; ")
 		return r, nil
 	}
-	if opts.Mode == BindDryRunServer {
+	if opts.DryRun == DryRunServer {
 		return dryRunDone(r, "every Binding passed the server's dry run; nothing was written (--dry-run=server)"), nil
 	}
 	if interrupted(opts.Interrupted) {
@@ -267,7 +284,7 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 		m.Result, m.Message = verify(commitCtx, c, p.Assignments[i], failures[i])
 	})
 	for i := range p.Assignments {
-		if r.Members[i].Result == MemberBound {
+		if r.Members[i].Result == OutcomeBound {
 			boundNow = append(boundNow, i)
 		}
 	}
@@ -278,20 +295,20 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 
 	switch {
 	case len(boundNow) == len(p.Assignments):
-		r.Verdict, r.Reason = AllBound, ""
+		r.Verdict, r.Reason = VerdictBound, ""
 		r.Message = fmt.Sprintf("bound %d members; %d of minimum %d are bound", len(boundNow), r.BoundMembers, r.MinMember)
 	case r.BoundMembers >= r.MinMember:
-		r.Verdict, r.Reason = PartiallyBound, ReasonBindFailed
+		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
 		r.Message = fmt.Sprintf("bound %d of %d planned members; the gang has its minimum (%d of %d bound), the rest were left unbound",
 			len(boundNow), len(p.Assignments), r.BoundMembers, r.MinMember)
 	case len(boundNow) == 0:
-		r.Verdict, r.Reason = NotBound, ReasonBindFailed
+		r.Verdict, r.Reason = VerdictNotBound, ReasonBindFailed
 		r.Message = "no Binding succeeded, nothing was bound"
 		if interrupted(opts.Interrupted) {
 			r.Reason = ReasonInterrupted
 		}
 	default:
-		r.Verdict, r.Reason = PartiallyBound, ReasonBindFailed
+		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
 		if interrupted(opts.Interrupted) {
 			r.Reason = ReasonInterrupted
 		}
@@ -314,11 +331,11 @@ func Bind(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c BindClie
 	return r, nil
 }
 
-func dryRunDone(r *BindReport, msg string) *BindReport {
-	r.Verdict, r.Reason, r.Message = DryRun, "", msg
+func dryRunDone(r *Report, msg string) *Report {
+	r.Verdict, r.Reason, r.Message = VerdictDryRun, "", msg
 	for i := range r.Members {
-		if r.Members[i].Result == MemberNotBound {
-			r.Members[i].Result = MemberWouldBind
+		if r.Members[i].Result == OutcomeNotBound {
+			r.Members[i].Result = OutcomeWouldBind
 		}
 	}
 	return r
@@ -360,7 +377,7 @@ func forEach(workers, n int, stop <-chan struct{}, f func(int)) {
 
 // checkPermissions asks the server whether the user may do everything the
 // run may need, before anything is written.
-func checkPermissions(ctx context.Context, c BindClient, g *gang.Gang, opts BindOptions) error {
+func checkPermissions(ctx context.Context, c Client, g *gang.Gang, opts Options) error {
 	need := []authorizationv1.ResourceAttributes{
 		{Namespace: g.Namespace, Verb: "create", Resource: "pods", Subresource: "binding"},
 		{Namespace: g.Namespace, Verb: "get", Resource: "pods"},
@@ -403,7 +420,7 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 // reread reads every member and every target node again, and the pods on
 // those nodes, and returns the snapshot with them in place of what was read
 // before, or what changed in a way that stops the bind.
-func reread(ctx context.Context, c BindClient, snap *schedule.Snapshot, p *gang.Placement, workers int) (*schedule.Snapshot, []string, error) {
+func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, workers int) (*schedule.Snapshot, []string, error) {
 	type memberRead struct {
 		pod *corev1.Pod
 		err error
@@ -543,34 +560,34 @@ func recheck(ctx context.Context, fresh *schedule.Snapshot, p *gang.Placement, o
 
 // verify decides, from the server's copy of the pod, what became of a
 // Binding whose answer was err.
-func verify(ctx context.Context, c BindClient, a gang.Assignment, err error) (string, string) {
+func verify(ctx context.Context, c Client, a gang.Assignment, err error) (Outcome, string) {
 	pod, getErr := c.GetPod(ctx, a.Pod.Namespace, a.Pod.Name)
 	switch {
 	case apierrors.IsNotFound(getErr):
-		return MemberNotBound, "the pod was deleted"
+		return OutcomeNotBound, "the pod was deleted"
 	case getErr != nil:
-		return MemberNotBound, fmt.Sprintf("could not read the pod back: %v (the Binding answered: %v)", getErr, err)
+		return OutcomeNotBound, fmt.Sprintf("could not read the pod back: %v (the Binding answered: %v)", getErr, err)
 	case pod.UID != a.Pod.UID:
-		return MemberNotBound, "the pod was recreated (new UID)"
+		return OutcomeNotBound, "the pod was recreated (new UID)"
 	case pod.Spec.NodeName == a.Node:
 		if err != nil {
 			// A reply lost on the way, or a 409 for a retry of a Binding
 			// that had succeeded: the server holds it.
-			return MemberBound, fmt.Sprintf("bound (the Binding answered: %v)", err)
+			return OutcomeBound, fmt.Sprintf("bound (the Binding answered: %v)", err)
 		}
-		return MemberBound, ""
+		return OutcomeBound, ""
 	case pod.Spec.NodeName != "":
-		return MemberNotBound, fmt.Sprintf("bound to %s by someone else", pod.Spec.NodeName)
+		return OutcomeNotBound, fmt.Sprintf("bound to %s by someone else", pod.Spec.NodeName)
 	case err != nil:
-		return MemberNotBound, err.Error()
+		return OutcomeNotBound, err.Error()
 	default:
-		return MemberNotBound, "the Binding succeeded but the pod reads back unbound"
+		return OutcomeNotBound, "the Binding succeeded but the pod reads back unbound"
 	}
 }
 
 // undo deletes the pods this run bound, each with its UID as a
 // precondition, and returns how many are gone.
-func undo(ctx context.Context, c BindClient, r *BindReport, bound []int, workers int) int {
+func undo(ctx context.Context, c Client, r *Report, bound []int, workers int) int {
 	var mu sync.Mutex
 	deleted := 0
 	forEach(workers, len(bound), nil, func(k int) {
@@ -580,7 +597,7 @@ func undo(ctx context.Context, c BindClient, r *BindReport, bound []int, workers
 			m.Message = fmt.Sprintf("bound; deleting it failed: %v", err)
 			return
 		}
-		m.Result, m.Message = MemberDeleted, "bound, then deleted so its controller recreates it (--on-partial=delete)"
+		m.Result, m.Message = OutcomeDeleted, "bound, then deleted so its controller recreates it (--on-partial=delete)"
 		mu.Lock()
 		deleted++
 		mu.Unlock()

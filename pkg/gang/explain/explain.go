@@ -18,25 +18,25 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
 )
 
-// ExplainVerdict is what explain concludes about a pod or a gang.
-type ExplainVerdict string
+// Verdict is what explain concludes about a pod or a gang.
+type Verdict string
 
 // The explain verdicts.
 const (
 	// VerdictSchedulable: the pod has a feasible node, or the gang can be
 	// placed all or nothing.
-	VerdictSchedulable ExplainVerdict = "Schedulable"
+	VerdictSchedulable Verdict = "Schedulable"
 	// VerdictUnschedulable: no node fits the pod, or fewer than the gang's
 	// minimum fit at once.
-	VerdictUnschedulable ExplainVerdict = "Unschedulable"
+	VerdictUnschedulable Verdict = "Unschedulable"
 	// VerdictGated: the pod (or a pending member) has scheduling gates, so
 	// kube-scheduler does not try it; the rest of the explanation says what
 	// would happen once they are removed.
-	VerdictGated ExplainVerdict = "Gated"
+	VerdictGated Verdict = "Gated"
 )
 
-// ExplainOptions tune Explain.
-type ExplainOptions struct {
+// Options tune Explain.
+type Options struct {
 	gang.PlaceOptions
 	// NoSuggestions leaves out the what-ifs: each costs one or more
 	// placements on a changed copy of the snapshot.
@@ -48,7 +48,7 @@ type ExplainOptions struct {
 // every node, and for a gang its validity, how much of it fits, per-domain
 // figures and what would make it fit.
 type Explanation struct {
-	Verdict ExplainVerdict
+	Verdict Verdict
 	// Message is the summary line. When the subject does not fit it is the
 	// FailedScheduling message kube-scheduler writes for Pod, byte for byte
 	// ("0/N nodes are available: ..."); a gang confined to a topology domain
@@ -70,7 +70,7 @@ type Explanation struct {
 	TopologyKey string
 	Domain      string
 	// Nodes has one entry per node, in name order.
-	Nodes []NodeExplanation
+	Nodes []Node
 	// FilterPlugins are the Filter plugins that ran, in the profile's
 	// order: the columns of -o wide.
 	FilterPlugins []string
@@ -97,8 +97,8 @@ type Explanation struct {
 	Suggestions []Suggestion
 }
 
-// NodeExplanation is one node as the table's cycle saw it.
-type NodeExplanation struct {
+// Node is one node as the table's cycle saw it.
+type Node struct {
 	Name string
 	// Domain is the node's value of the topology key, if any.
 	Domain   string
@@ -152,10 +152,10 @@ type DomainHold struct {
 	Skipped  string
 }
 
-// ExplainPod explains one pod that belongs to no gang. A pod already bound
+// Pod explains one pod that belongs to no gang. A pod already bound
 // is schedulable; a gated pod is Gated, and the rest of the explanation says
 // what happens once its gates are removed.
-func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts ExplainOptions) (*Explanation, error) {
+func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Options) (*Explanation, error) {
 	e := &Explanation{Pod: pod}
 	if pod.Spec.NodeName != "" {
 		e.Verdict = VerdictSchedulable
@@ -203,11 +203,11 @@ func ExplainPod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, o
 	return e, nil
 }
 
-// ExplainGang explains a gang: it is placed all or nothing as Place does;
+// Gang explains a gang: it is placed all or nothing as Place does;
 // when it does not fit, the table shows the cycle of its first member that
 // did not fit, in the state the best attempt left (the members before it
 // placed, confined to the best domain), so it explains the summary line.
-func ExplainGang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts ExplainOptions) (*Explanation, error) {
+func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Options) (*Explanation, error) {
 	x, err := newExplainer(snap, opts)
 	if err != nil {
 		return nil, err
@@ -294,7 +294,7 @@ func gatedMessage(e *Explanation) string {
 // explainer holds what the explanation's cycles share.
 type explainer struct {
 	snap *schedule.Snapshot
-	opts ExplainOptions
+	opts Options
 	// plain is the snapshot's scheduler, which placements fork; base runs
 	// every Filter plugin on every node, for -o wide.
 	plain, base *schedule.Scheduler
@@ -309,7 +309,7 @@ type explainer struct {
 // other pods (affinity, spread, volumes); beyond it counts are upper bounds.
 const fitCycleBudget = 64
 
-func newExplainer(snap *schedule.Snapshot, opts ExplainOptions) (*explainer, error) {
+func newExplainer(snap *schedule.Snapshot, opts Options) (*explainer, error) {
 	if opts.Profile == nil {
 		p, err := schedule.DefaultProfile()
 		if err != nil {
@@ -374,7 +374,7 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 	e.NotEvaluated = append(e.NotEvaluated, res.NotEvaluated...)
 	podInfo := framework.NewPodInfo(pod)
 	seen := map[string]bool{}
-	e.Nodes = make([]NodeExplanation, len(res.Nodes))
+	e.Nodes = make([]Node, len(res.Nodes))
 	for i, n := range res.Nodes {
 		ni := infos[i]
 		if ni.Name() != n.Name {

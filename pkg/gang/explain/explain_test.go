@@ -44,7 +44,7 @@ type summary struct {
 	Taint         string
 }
 
-func summarize(nodes []NodeExplanation) []summary {
+func summarize(nodes []Node) []summary {
 	var out []summary
 	for _, n := range nodes {
 		s := summary{Name: n.Name, Feasible: n.Feasible, Placed: n.Placed, Fits: n.Fits, Plugin: n.Plugin, OutsideDomain: n.OutsideDomain}
@@ -97,7 +97,7 @@ func TestExplainGang(t *testing.T) {
 	g.TopologyKey = zoneKey
 	g.Unevaluated = []gang.Unevaluated{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: gang.UnevaluatedSubGroupPolicy}}
 
-	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
+	e, err := Gang(context.Background(), snap, g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestExplainPod(t *testing.T) {
 	pod := testutil.MakePod().Namespace("web").Name("api").Req(testutil.Res{"cpu": "4"}).Obj()
 	snap := &schedule.Snapshot{Nodes: []*corev1.Node{cordoned, notReady, dedicated, small}, Pods: []*corev1.Pod{pod}}
 
-	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	e, err := Pod(context.Background(), snap, pod, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestExplainDerivedNodeShape(t *testing.T) {
 		Toleration("nvidia.com/gpu", "", corev1.TaintEffectNoSchedule).Obj()
 	pod.Spec.NodeSelector = map[string]string{"pool": "gpu"}
 	snap := &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{pod}}
-	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	e, err := Pod(context.Background(), snap, pod, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestExplainFits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			snap := &schedule.Snapshot{Nodes: []*corev1.Node{node}, Pods: []*corev1.Pod{busy}}
-			e, err := ExplainPod(context.Background(), snap, tt.pod, ExplainOptions{NoSuggestions: true})
+			e, err := Pod(context.Background(), snap, tt.pod, Options{NoSuggestions: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +335,7 @@ func TestExplainFits(t *testing.T) {
 func TestExplainGated(t *testing.T) {
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1)}
 	pod := testutil.MakePod().Namespace("ml").Name("eval").Req(testutil.Res{"nvidia.com/gpu": "4"}).SchedulingGate("example.com/wait").Obj()
-	e, err := ExplainPod(context.Background(), snap, pod, ExplainOptions{})
+	e, err := Pod(context.Background(), snap, pod, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestExplainSchedulableGang(t *testing.T) {
 	members := testutil.GPUWorkers(2, "8")
 	launcher := testutil.MakePod().Namespace("ml").Name("launcher").Req(testutil.Res{"cpu": "1"}).PodGroup("train").Obj()
 	g := gangOf(3, append([]*corev1.Pod{launcher}, members...))
-	e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{})
+	e, err := Gang(context.Background(), snap, g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func BenchmarkExplainBlocks(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		e, err := ExplainGang(context.Background(), snap, g, ExplainOptions{PlaceOptions: gang.PlaceOptions{TopologyKey: testutil.BlockKey}})
+		e, err := Gang(context.Background(), snap, g, Options{PlaceOptions: gang.PlaceOptions{TopologyKey: testutil.BlockKey}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -421,7 +421,7 @@ func TestExplainIgnoresPendingMemberBeingDeleted(t *testing.T) {
 	members := testutil.GPUWorkers(3, "8")
 	members[0].DeletionTimestamp = &metav1.Time{}
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-b", 1)}
-	e, err := ExplainGang(context.Background(), snap, gangOf(2, members), ExplainOptions{})
+	e, err := Gang(context.Background(), snap, gangOf(2, members), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

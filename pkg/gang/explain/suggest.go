@@ -458,7 +458,7 @@ func healthy(node *corev1.Node) *corev1.Node {
 // blocked member all pass, but for the ones a healthy copy of the node
 // would pass (NodeUnschedulable, node-condition taints) and, when
 // resources is set, NodeResourcesFit (a new node is empty).
-func passesOnceHealthy(n *NodeExplanation, pod *corev1.Pod, node *corev1.Node, resources bool) bool {
+func passesOnceHealthy(n *Node, pod *corev1.Pod, node *corev1.Node, resources bool) bool {
 	if len(n.Filters) == 0 {
 		return n.Feasible
 	}
@@ -835,7 +835,7 @@ func (x *explainer) derivedNode(pod *corev1.Pod, unplaced []*corev1.Pod, p *gang
 }
 
 // verdictOf is one Filter plugin's verdict on a node, Skip when it did not run.
-func verdictOf(n *NodeExplanation, plugin string) framework.Code {
+func verdictOf(n *Node, plugin string) framework.Code {
 	for _, f := range n.Filters {
 		if f.Plugin == plugin {
 			return f.Code

@@ -1,6 +1,8 @@
-// Package kube is the client-go side of the gang bind protocol
-// (bind.Bind): access reviews, consistent reads, Bindings with retries,
-// deletes with UID preconditions, events and the PodGroup condition.
+// Package kube is the client-go side of the verbs that write: the bind
+// protocol (bind.Gang: access reviews, consistent reads, Bindings with
+// retries, deletes with UID preconditions, events and the PodGroup
+// condition) and admit --ungate (admit.Ungate: updates with resourceVersion
+// preconditions). It is the only part of pkg/gang that imports client-go.
 package kube
 
 import (
@@ -32,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/pager"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
 )
 
@@ -43,7 +46,7 @@ const ReportingController = "kubectl-gang"
 // 409, which the protocol settles by reading the pod.
 var bindBackoff = wait.Backoff{Steps: 5, Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1}
 
-// Client implements bind.BindClient.
+// Client implements bind.Client and admit.UngateClient.
 type Client struct {
 	cs  kubernetes.Interface
 	dyn dynamic.Interface
@@ -54,7 +57,10 @@ type Client struct {
 	stop        context.CancelFunc
 }
 
-var _ bind.BindClient = (*Client)(nil)
+var (
+	_ bind.Client        = (*Client)(nil)
+	_ admit.UngateClient = (*Client)(nil)
+)
 
 // New returns a Client for cfg. Close it (Flush does) to stop the event
 // broadcaster.
@@ -98,6 +104,11 @@ func (c *Client) Allowed(ctx context.Context, attr authorizationv1.ResourceAttri
 // GetPod reads a pod; without a resourceVersion the read is consistent.
 func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
 	return c.cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// UpdatePod writes a pod with its resourceVersion as the precondition.
+func (c *Client) UpdatePod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
+	return c.cs.CoreV1().Pods(pod.Namespace).Update(ctx, pod, metav1.UpdateOptions{FieldManager: ReportingController})
 }
 
 // GetNode reads a node consistently.

@@ -1,0 +1,206 @@
+package v1alpha1
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// ToObject turns a result of this package into an object that any
+// cli-runtime printer prints (json, yaml, name, jsonpath, go-template), with
+// apiVersion GroupVersion, the kind, and metadata naming the subject.
+func ToObject(kind, namespace, name string, v any) (runtime.Object, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", kind, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion(GroupVersion)
+	u.SetKind(kind)
+	u.SetName(name)
+	if namespace != "" {
+		u.SetNamespace(namespace)
+	}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+// FromExplanation converts explain's result.
+func FromExplanation(e *explain.Explanation) *Explanation {
+	out := Explanation{
+		Verdict:      string(e.Verdict),
+		Message:      e.Message,
+		Blocked:      e.Blocked,
+		TopologyKey:  e.TopologyKey,
+		Domain:       e.Domain,
+		Nodes:        []Node{},
+		Gates:        e.Gates,
+		NotEvaluated: e.NotEvaluated,
+		Suggestions:  []Suggestion{},
+	}
+	if e.Pod != nil {
+		out.Pod = e.Pod.Namespace + "/" + e.Pod.Name
+		out.PodRequests = gang.FormatRequests(e.Pod)
+	}
+	for _, a := range e.PlacedBefore {
+		out.PlacedBefore = append(out.PlacedBefore, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
+	}
+	for i := range e.Nodes {
+		out.Nodes = append(out.Nodes, fromNode(&e.Nodes[i]))
+	}
+	if g := e.Gang; g != nil {
+		p, v := e.Placement, e.Validity
+		out.Gang = &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name}
+		out.MinMember, out.MaxPlaceable = ptr.To(p.MinMember), ptr.To(p.MaxPlaceable)
+		out.Validity = &Validity{Valid: v.Valid, ValidCount: v.ValidCount, MinMember: v.MinMember, Reason: v.Reason, Message: v.Message}
+		for _, t := range v.Tasks {
+			out.Validity.Tasks = append(out.Validity.Tasks, TaskValidity{Name: t.Name, Valid: t.Valid, Min: t.Min})
+		}
+		for _, pod := range p.Running {
+			out.Running = append(out.Running, Member{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
+		}
+		for _, a := range p.Planned() {
+			out.PlacedOn = append(out.PlacedOn, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
+		}
+		for _, b := range e.Blocking {
+			out.Blocking = append(out.Blocking, Blocking{Plugin: b.Plugin, Nodes: int64(b.Nodes), Reasons: b.Reasons})
+		}
+		for _, d := range e.Domains {
+			out.Domains = append(out.Domains, DomainHold{Value: d.Value, Nodes: int64(d.Nodes), Holds: d.Holds, Complete: d.Complete, Skipped: d.Skipped})
+		}
+	}
+	for _, s := range e.Suggestions {
+		out.Suggestions = append(out.Suggestions, fromSuggestion(s))
+	}
+	return &out
+}
+
+func fromNode(n *explain.Node) Node {
+	o := Node{Name: n.Name, Domain: n.Domain, Feasible: n.Feasible, Score: n.Score, Fits: int64(n.Fits), FitsAtMost: n.FitsAtMost,
+		Placed: int64(n.Placed), Plugin: n.Plugin, Reasons: append([]string{}, n.Reasons...), MissingFeatures: n.MissingFeatures}
+	if n.Taint != nil {
+		o.Taint = gang.FormatTaint(n.Taint)
+	}
+	for _, r := range n.Insufficient {
+		o.Insufficient = append(o.Insufficient, Insufficient{
+			Resource:  string(r.ResourceName),
+			Requested: gang.FormatQuantity(r.ResourceName, r.Requested),
+			Free:      gang.FormatQuantity(r.ResourceName, max(0, r.Capacity-r.Used)),
+			Short:     gang.FormatQuantity(r.ResourceName, r.Short()),
+		})
+	}
+	for _, f := range n.Filters {
+		o.Filters = append(o.Filters, FilterVerdict{Plugin: f.Plugin, Code: f.Code.String(), Reasons: f.Reasons})
+	}
+	if n.OutsideDomain {
+		o.WithoutDomain = &NodeVerdict{Feasible: n.Plugin == "" && len(n.Reasons) == 0, Fits: o.Fits, Plugin: n.Plugin, Reasons: n.Reasons}
+		o.Fits, o.FitsAtMost, o.Plugin, o.Reasons = 0, false, "", []string{schedule.NotInDomainReason}
+	}
+	return o
+}
+
+func fromSuggestion(s explain.Suggestion) Suggestion {
+	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations),
+		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates}
+	for _, r := range s.Shortfall {
+		o.Shortfall = append(o.Shortfall, Shortfall{
+			Resource: string(r.Name), Short: gang.FormatQuantity(r.Name, r.Short), Need: gang.FormatQuantity(r.Name, r.Need),
+			Usable: gang.FormatQuantity(r.Name, r.Usable), Free: gang.FormatQuantity(r.Name, r.Free),
+			MostFree: gang.FormatQuantity(r.Name, r.MostFree), MostFreeNode: r.MostFreeNode,
+		})
+	}
+	for _, v := range s.Victims {
+		o.Victims = append(o.Victims, Victim{Pod: v.Pod.Namespace + "/" + v.Pod.Name, Node: v.Node, Priority: v.Priority, PriorityClassName: v.Pod.Spec.PriorityClassName})
+	}
+	if n := s.NewNodes; n != nil {
+		shape := &NodeShape{Like: n.Like, Count: int64(n.Count), Allocatable: map[string]string{}, TopologyKey: n.TopologyKey, Domain: n.Domain}
+		for name, q := range n.Allocatable {
+			shape.Allocatable[string(name)] = q.String()
+		}
+		if n.Like == "" {
+			shape.Labels = n.Labels
+		}
+		for _, t := range n.Taints {
+			shape.Taints = append(shape.Taints, gang.FormatTaint(&t))
+		}
+		o.NewNodes = shape
+	}
+	for _, r := range s.Repairs {
+		ro := NodeRepair{Node: r.Node, Uncordon: r.Uncordon}
+		for _, t := range r.Taints {
+			ro.Taints = append(ro.Taints, gang.FormatTaint(&t))
+		}
+		o.Repairs = append(o.Repairs, ro)
+	}
+	return o
+}
+
+// FromPlacement converts place's result.
+func FromPlacement(p *gang.Placement) *Placement {
+	out := Placement{
+		Gang:         GangRef{Source: string(p.Gang.Source), Namespace: p.Gang.Namespace, Name: p.Gang.Name},
+		Verdict:      string(p.Verdict),
+		MinMember:    p.MinMember,
+		MaxPlaceable: p.MaxPlaceable,
+		Assignments:  []Assignment{},
+		TopologyKey:  p.TopologyKey,
+		Domain:       p.Domain,
+		Message:      p.Message,
+	}
+	for _, pod := range p.Running {
+		out.Running = append(out.Running, Member{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
+	}
+	for _, a := range p.Assignments {
+		out.Assignments = append(out.Assignments, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
+	}
+	for _, pod := range p.Unplaced {
+		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
+	}
+	for _, d := range p.Domains {
+		do := Domain{Value: d.Value, Nodes: int64(d.Nodes), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
+		if d.Skipped == "" || d.Placed > 0 {
+			do.FreeFraction = fmt.Sprintf("%.3f", d.FreeFraction)
+		}
+		out.Domains = append(out.Domains, do)
+	}
+	return &out
+}
+
+// FromBindReport converts bind's result.
+func FromBindReport(r *bind.Report) *BindReport {
+	out := BindReport{
+		Gang:         GangRef{Source: string(r.Gang.Source), Namespace: r.Gang.Namespace, Name: r.Gang.Name},
+		Verdict:      string(r.Verdict),
+		Reason:       string(r.Reason),
+		Message:      r.Message,
+		MinMember:    r.MinMember,
+		BoundMembers: r.BoundMembers,
+		Members:      []MemberResult{},
+		LostEvents:   r.LostEvents,
+	}
+	for _, m := range r.Members {
+		out.Members = append(out.Members, MemberResult{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Result: string(m.Result), Message: m.Message})
+	}
+	return &out
+}
+
+// FromAdmission converts admit's result; u is what --ungate did, if it ran.
+func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
+	out := Admission{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
+		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement)}
+	for _, c := range a.Checks {
+		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, Figures: c.Figures})
+	}
+	if u != nil {
+		out.Ungate = &UngateReport{Gate: u.Gate, Ungated: u.Ungated, Untouched: u.Untouched, Changed: u.Changed}
+	}
+	return &out
+}

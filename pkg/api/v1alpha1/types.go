@@ -1,0 +1,271 @@
+// Package v1alpha1 is the published output contract of kubectl gang: the
+// objects explain, place, admit and bind print with -o json|yaml|jsonpath,
+// as apiVersion kubectl-gang.github.io/v1alpha1. Scripts depend on these
+// field names; change them only with a new version (docs/design.md,
+// "Output"). The conversions from the core's results are in conversion.go.
+package v1alpha1
+
+// GroupVersion is the apiVersion of every result kubectl gang prints with -o.
+const GroupVersion = "kubectl-gang.github.io/v1alpha1"
+
+// The kinds of the results, one per verb.
+const (
+	KindExplanation = "Explanation"
+	KindPlacement   = "Placement"
+	KindAdmission   = "Admission"
+	KindBindReport  = "BindReport"
+)
+
+// Explanation is what explain prints with -o json|yaml (kind Explanation).
+type Explanation struct {
+	Verdict string `json:"verdict"`
+	// Message is the summary line: kube-scheduler's FailedScheduling message
+	// when the subject does not fit.
+	Message string `json:"message"`
+	// Pod is the pod the nodes are about: the pod explained, or the gang's
+	// first member that does not fit (Blocked), or its largest pending member.
+	Pod          string       `json:"pod,omitempty"`
+	PodRequests  string       `json:"podRequests,omitempty"`
+	Blocked      bool         `json:"blocked,omitempty"`
+	PlacedBefore []Assignment `json:"placedBefore,omitempty"`
+	Gang         *GangRef     `json:"gang,omitempty"`
+	TopologyKey  string       `json:"topologyKey,omitempty"`
+	Domain       string       `json:"domain,omitempty"`
+	Nodes        []Node       `json:"nodes"`
+	Gates        []string     `json:"gates,omitempty"`
+	NotEvaluated []string     `json:"notEvaluated,omitempty"`
+
+	Validity     *Validity    `json:"validity,omitempty"`
+	MinMember    *int32       `json:"minMember,omitempty"`
+	MaxPlaceable *int32       `json:"maxPlaceable,omitempty"`
+	Running      []Member     `json:"running,omitempty"`
+	PlacedOn     []Assignment `json:"placedOn,omitempty"`
+	Blocking     []Blocking   `json:"blocking,omitempty"`
+	Domains      []DomainHold `json:"domains,omitempty"`
+	Suggestions  []Suggestion `json:"suggestions"`
+}
+
+// Node is one node of the explanation.
+type Node struct {
+	Name     string `json:"name"`
+	Domain   string `json:"domain,omitempty"`
+	Feasible bool   `json:"feasible"`
+	Score    int64  `json:"score"`
+	// Fits is how many more pods like the explained one the node holds.
+	Fits       int64 `json:"fits"`
+	FitsAtMost bool  `json:"fitsAtMost,omitempty"`
+	// Placed counts the gang's members that run there or that the plan puts there.
+	Placed int64 `json:"placed,omitempty"`
+	// Plugin is the first Filter plugin that rejects the node.
+	Plugin  string   `json:"plugin,omitempty"`
+	Reasons []string `json:"reasons"`
+	// Taint is the untolerated taint, key=value:Effect.
+	Taint           string         `json:"taint,omitempty"`
+	Insufficient    []Insufficient `json:"insufficient,omitempty"`
+	MissingFeatures []string       `json:"missingFeatures,omitempty"`
+	// WithoutDomain is how a node outside the gang's topology domain would do
+	// without the confinement.
+	WithoutDomain *NodeVerdict    `json:"withoutDomain,omitempty"`
+	Filters       []FilterVerdict `json:"filters,omitempty"`
+}
+
+// NodeVerdict is a node's verdict.
+type NodeVerdict struct {
+	Feasible bool     `json:"feasible"`
+	Fits     int64    `json:"fits"`
+	Plugin   string   `json:"plugin,omitempty"`
+	Reasons  []string `json:"reasons,omitempty"`
+}
+
+// Insufficient is one resource a node lacks.
+type Insufficient struct {
+	Resource  string `json:"resource"`
+	Requested string `json:"requested"`
+	Free      string `json:"free"`
+	Short     string `json:"short"`
+}
+
+// FilterVerdict is one Filter plugin's verdict on a node.
+type FilterVerdict struct {
+	Plugin  string   `json:"plugin"`
+	Code    string   `json:"code"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Validity is the gang's validity.
+type Validity struct {
+	Valid      bool           `json:"valid"`
+	ValidCount int32          `json:"validCount"`
+	MinMember  int32          `json:"minMember"`
+	Reason     string         `json:"reason,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Tasks      []TaskValidity `json:"tasks,omitempty"`
+}
+
+// TaskValidity is one Volcano task's validity.
+type TaskValidity struct {
+	Name  string `json:"name"`
+	Valid int32  `json:"valid"`
+	Min   int32  `json:"min"`
+}
+
+// Blocking is how many nodes one plugin rejects the blocked member from first.
+type Blocking struct {
+	Plugin  string   `json:"plugin,omitempty"`
+	Nodes   int64    `json:"nodes"`
+	Reasons []string `json:"reasons"`
+}
+
+// DomainHold is how many members a topology domain holds at once.
+type DomainHold struct {
+	Value    string `json:"value"`
+	Nodes    int64  `json:"nodes"`
+	Holds    int32  `json:"holds"`
+	Complete bool   `json:"complete"`
+	Skipped  string `json:"skipped,omitempty"`
+}
+
+// Suggestion is one thing that would make the subject fit.
+type Suggestion struct {
+	Kind     string `json:"kind"`
+	Message  string `json:"message"`
+	Verified bool   `json:"verified"`
+
+	Shortfall     []Shortfall  `json:"shortfall,omitempty"`
+	Victims       []Victim     `json:"victims,omitempty"`
+	PDBViolations int64        `json:"pdbViolations,omitempty"`
+	NewNodes      *NodeShape   `json:"newNodes,omitempty"`
+	Repairs       []NodeRepair `json:"repairs,omitempty"`
+	Together      bool         `json:"together,omitempty"`
+	MinMember     int32        `json:"minMember,omitempty"`
+	Gates         []string     `json:"gates,omitempty"`
+}
+
+// Shortfall is how much of a resource is missing.
+type Shortfall struct {
+	Resource     string `json:"resource"`
+	Short        string `json:"short"`
+	Need         string `json:"need"`
+	Usable       string `json:"usable"`
+	Free         string `json:"free"`
+	MostFree     string `json:"mostFree"`
+	MostFreeNode string `json:"mostFreeNode,omitempty"`
+}
+
+// Victim is a pod a preemption would evict.
+type Victim struct {
+	Pod               string `json:"pod"`
+	Node              string `json:"node"`
+	Priority          int32  `json:"priority"`
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// NodeShape is a node shape to add.
+type NodeShape struct {
+	Like        string            `json:"like,omitempty"`
+	Count       int64             `json:"count"`
+	Allocatable map[string]string `json:"allocatable"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Taints      []string          `json:"taints,omitempty"`
+	TopologyKey string            `json:"topologyKey,omitempty"`
+	Domain      string            `json:"domain,omitempty"`
+}
+
+// NodeRepair is what to do to a node.
+type NodeRepair struct {
+	Node     string   `json:"node"`
+	Uncordon bool     `json:"uncordon,omitempty"`
+	Taints   []string `json:"taints,omitempty"`
+}
+
+// Placement is what place prints with -o json|yaml (kind Placement).
+type Placement struct {
+	Gang         GangRef      `json:"gang"`
+	Verdict      string       `json:"verdict"`
+	MinMember    int32        `json:"minMember"`
+	MaxPlaceable int32        `json:"maxPlaceable"`
+	Running      []Member     `json:"running,omitempty"`
+	Assignments  []Assignment `json:"assignments"`
+	Unplaced     []string     `json:"unplaced,omitempty"`
+	TopologyKey  string       `json:"topologyKey,omitempty"`
+	Domain       string       `json:"domain,omitempty"`
+	Domains      []Domain     `json:"domains,omitempty"`
+	Message      string       `json:"message"`
+}
+
+// GangRef names a gang and its source.
+type GangRef struct {
+	Source    string `json:"source"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// Member is a member already on a node.
+type Member struct {
+	Pod  string `json:"pod"`
+	Node string `json:"node"`
+}
+
+// Assignment is a pending member and its node.
+type Assignment struct {
+	Pod   string `json:"pod"`
+	Node  string `json:"node"`
+	Score int64  `json:"score"`
+}
+
+// Domain is one topology domain tried.
+type Domain struct {
+	Value        string `json:"value"`
+	Nodes        int64  `json:"nodes"`
+	Placed       int64  `json:"placed"`
+	Complete     bool   `json:"complete"`
+	Skipped      string `json:"skipped,omitempty"`
+	FreeFraction string `json:"freeFraction,omitempty"`
+	ScoreSum     int64  `json:"scoreSum,omitempty"`
+}
+
+// Admission is what admit prints with -o json|yaml (kind Admission).
+type Admission struct {
+	Gang      GangRef       `json:"gang"`
+	Admitted  bool          `json:"admitted"`
+	Checks    []Check       `json:"checks"`
+	Placement Placement     `json:"placement"`
+	Ungate    *UngateReport `json:"ungate,omitempty"`
+}
+
+// Check is one admission check.
+type Check struct {
+	Name    string            `json:"name"`
+	Result  string            `json:"result"`
+	Reason  string            `json:"reason,omitempty"`
+	Message string            `json:"message,omitempty"`
+	Figures map[string]string `json:"figures,omitempty"`
+}
+
+// BindReport is what bind prints with -o json|yaml (kind BindReport).
+type BindReport struct {
+	Gang         GangRef        `json:"gang"`
+	Verdict      string         `json:"verdict"`
+	Reason       string         `json:"reason,omitempty"`
+	Message      string         `json:"message"`
+	MinMember    int32          `json:"minMember"`
+	BoundMembers int32          `json:"boundMembers"`
+	Members      []MemberResult `json:"members"`
+	LostEvents   int            `json:"lostEvents,omitempty"`
+}
+
+// MemberResult is what bind did with one member.
+type MemberResult struct {
+	Pod     string `json:"pod"`
+	Node    string `json:"node,omitempty"`
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
+}
+
+// UngateReport says what admit --ungate did.
+type UngateReport struct {
+	Gate      string   `json:"gate"`
+	Ungated   []string `json:"ungated,omitempty"`
+	Untouched []string `json:"untouched,omitempty"` // members without the gate
+	Changed   []string `json:"changed,omitempty"`   // members that changed since the snapshot: nothing more was written
+}

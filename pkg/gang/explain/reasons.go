@@ -1,0 +1,75 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
+)
+
+// Detail is the node's verdict in words: the first failing plugin and its
+// reason, with what kube-scheduler's reason leaves out spelled out (the
+// untolerated taint, how much of each resource is short, the missing node
+// features); "-" for a feasible node. Printers show it as it is, so that no
+// printer needs to know a plugin.
+func (n *Node) Detail() string {
+	if n.Plugin == "" && len(n.Reasons) == 0 {
+		return "-"
+	}
+	detail := strings.Join(n.Reasons, ", ")
+	switch n.Plugin {
+	case tainttoleration.Name:
+		if n.Taint != nil {
+			detail = "untolerated taint " + gang.FormatTaint(n.Taint)
+		}
+	case noderesources.Name:
+		if len(n.Insufficient) > 0 {
+			detail = insufficientText(n.Insufficient)
+		}
+	case nodedeclaredfeatures.Name:
+		if len(n.MissingFeatures) > 0 {
+			detail += " (missing " + strings.Join(n.MissingFeatures, ", ") + ")"
+		}
+	}
+	if n.Plugin == "" {
+		return detail
+	}
+	return n.Plugin + ": " + detail
+}
+
+// insufficientText lists each short resource with how much is missing.
+func insufficientText(ins []noderesources.InsufficientResource) string {
+	var parts []string
+	for _, r := range ins {
+		if r.ResourceName == corev1.ResourcePods {
+			parts = append(parts, r.Reason)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (short %s)", r.Reason, gang.FormatQuantity(r.ResourceName, r.Short())))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FilterDetail is one Filter plugin's verdict on the node in words (the
+// cells of -o wide): "ok", the reasons, or "-" when the plugin did not run.
+func (n *Node) FilterDetail(plugin string) string {
+	for _, f := range n.Filters {
+		if f.Plugin != plugin {
+			continue
+		}
+		switch {
+		case f.Code == framework.Success:
+			return "ok"
+		case plugin == tainttoleration.Name && n.Taint != nil:
+			return "taint " + gang.FormatTaint(n.Taint)
+		}
+		return strings.Join(f.Reasons, ", ")
+	}
+	return "-"
+}
