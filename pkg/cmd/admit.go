@@ -91,7 +91,7 @@ func (o *AdmitOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := admit.Gang(ctx, snap, g, o.Scheduler.placeOptions())
+	a, err := admit.Gang(ctx, snap, g, o.placeOptions(g, nil))
 	if err != nil {
 		return err
 	}

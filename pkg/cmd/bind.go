@@ -131,7 +131,7 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
 	})
 	r, err := bind.Gang(ctx, snap, g, client, bind.Options{
-		Place:       o.Scheduler.placeOptions(),
+		Place:       o.placeOptions(g, nil),
 		DryRun:      bind.DryRun(o.DryRun),
 		OnPartial:   bind.OnPartial(o.OnPartial),
 		Interrupted: ctx.Done(),

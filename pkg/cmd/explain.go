@@ -103,7 +103,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := explain.Options{PlaceOptions: o.Scheduler.placeOptions()}
+	opts := explain.Options{PlaceOptions: o.placeOptions(g, pod)}
 	stop := o.explaining(g)
 	var e *explain.Explanation
 	if g != nil {

@@ -132,6 +132,18 @@ func (o *GangVerbOptions) printResult(kind, namespace, name string, object func(
 	return printer.PrintObj(obj, o.Out)
 }
 
+// placeOptions are the placement options for the subject (a gang, or a
+// pod alone); a warning about the profile goes to stderr.
+func (o *GangVerbOptions) placeOptions(g *gang.Gang, pod *corev1.Pod) gang.PlaceOptions {
+	pods := []*corev1.Pod{pod}
+	if g != nil {
+		pods = g.Members
+	}
+	opts, warnings := o.Scheduler.placeOptions(pods)
+	o.warn(warnings)
+	return opts
+}
+
 // warn writes the result's warnings to stderr, as kubectl writes its own.
 func (o *GangVerbOptions) warn(warnings []string) {
 	for _, w := range warnings {

@@ -79,7 +79,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := gang.Place(ctx, snap, g, o.Scheduler.placeOptions())
+	p, err := gang.Place(ctx, snap, g, o.placeOptions(g, nil))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,11 @@
 package cmd
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -17,13 +21,15 @@ type SchedulerFlags struct {
 	Profile           string
 	TopologyKey       string
 	PreferTopologyKey string
-	profile           *schedule.Profile
+	// profiles are the candidate profiles: the one --profile names, else
+	// every profile of --scheduler-config, else the default profile.
+	profiles []*schedule.Profile
 }
 
 // AddFlags adds --scheduler-config, --profile, --topology-key and --prefer-topology-key.
 func (f *SchedulerFlags) AddFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&f.ConfigFile, "scheduler-config", f.ConfigFile, "A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file, such as your kube-scheduler's; its profile is merged onto v1.37's defaults as kube-scheduler does.")
-	flags.StringVar(&f.Profile, "profile", f.Profile, "The profile (schedulerName) to use from --scheduler-config; default: the pod's schedulerName, else the first profile.")
+	flags.StringVar(&f.Profile, "profile", f.Profile, "The profile (schedulerName) to use from --scheduler-config; default: the profile named after the pods' spec.schedulerName, as kube-scheduler picks it, else the first profile.")
 	flags.StringVar(&f.TopologyKey, "topology-key", f.TopologyKey, "Confine the whole gang to one value of this node label (for example topology.kubernetes.io/zone).")
 	flags.StringVar(&f.PreferTopologyKey, "prefer-topology-key", f.PreferTopologyKey, "Try to keep the gang within one value of this node label, else place it anywhere.")
 }
@@ -43,17 +49,28 @@ func (f *SchedulerFlags) Complete() error {
 	}
 	var err error
 	switch {
+	case f.ConfigFile != "" && f.Profile != "":
+		var p *schedule.Profile
+		if p, err = schedule.LoadProfile(f.ConfigFile, f.Profile); err == nil {
+			f.profiles = []*schedule.Profile{p}
+		}
 	case f.ConfigFile != "":
-		f.profile, err = schedule.LoadProfile(f.ConfigFile, f.Profile)
+		f.profiles, err = schedule.LoadProfiles(f.ConfigFile)
 	case f.Profile != "" && f.Profile != schedule.DefaultSchedulerName:
 		return usageErrorf("--profile %q needs --scheduler-config: the built-in configuration has only %q", f.Profile, schedule.DefaultSchedulerName)
 	default:
-		f.profile, err = schedule.DefaultProfile()
+		var p *schedule.Profile
+		if p, err = schedule.DefaultProfile(); err == nil {
+			f.profiles = []*schedule.Profile{p}
+		}
 	}
-	if err == nil {
-		// Instantiate the profile once on an empty cluster, so bad plugin
+	for _, p := range f.profiles {
+		if err != nil {
+			break
+		}
+		// Instantiate each profile once on an empty cluster, so bad plugin
 		// arguments are reported now, as bad input.
-		_, err = schedule.NewScheduler(&schedule.Snapshot{}, schedule.Options{Profile: f.profile})
+		_, err = schedule.NewScheduler(&schedule.Snapshot{}, schedule.Options{Profile: p})
 	}
 	var cfgErr *schedule.ConfigError
 	if errors.As(err, &cfgErr) {
@@ -62,10 +79,31 @@ func (f *SchedulerFlags) Complete() error {
 	return err
 }
 
-// placeOptions are the gang placement options the flags give.
-func (f *SchedulerFlags) placeOptions() gang.PlaceOptions {
-	return gang.PlaceOptions{Profile: f.profile, TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
+// placeOptions are the gang placement options the flags give for pods: the
+// profile is the one --profile names, else the one named after the
+// schedulerName of the first pending pod (kube-scheduler runs a pod in the
+// profile of its schedulerName), else the first. A warning says when a
+// configuration with several profiles has none for that schedulerName.
+func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []string) {
+	opts := gang.PlaceOptions{Profile: f.profiles[0], TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
+	if len(f.profiles) == 1 {
+		return opts, nil
+	}
+	name := ""
+	for _, pod := range pods {
+		if name == "" || pod.Spec.NodeName == "" {
+			name = cmp.Or(pod.Spec.SchedulerName, corev1.DefaultSchedulerName)
+		}
+		if pod.Spec.NodeName == "" {
+			break
+		}
+	}
+	for _, p := range f.profiles {
+		if p.Name == name {
+			opts.Profile = p
+			return opts, nil
+		}
+	}
+	return opts, []string{fmt.Sprintf("no profile of %s is named %q, the pods' schedulerName (kube-scheduler would leave them to another scheduler); using profile %q",
+		f.ConfigFile, name, f.profiles[0].Name)}
 }
-
-// SchedulingProfile returns the loaded profile.
-func (f *SchedulerFlags) SchedulingProfile() *schedule.Profile { return f.profile }

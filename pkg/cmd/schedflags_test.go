@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestSchedulerConfigErrors(t *testing.T) {
@@ -50,5 +52,61 @@ func TestSchedulerConfigErrors(t *testing.T) {
 	code, out, stderr := run(t, "", "place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "--scheduler-config", good, "-o", "json")
 	if code != ExitNo || !strings.Contains(out, `"verdict": "Unschedulable"`) {
 		t.Errorf("good config: exit %d, stderr %q, out %.200s", code, stderr, out)
+	}
+}
+
+// TestProfileFollowsSchedulerName: with several profiles and no --profile,
+// a pod runs in the profile named after its spec.schedulerName, as
+// kube-scheduler runs it; with none of that name, the first profile, and
+// a warning.
+func TestProfileFollowsSchedulerName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	config := `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: bin-packing
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+`
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &SchedulerFlags{ConfigFile: path}
+	if err := f.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	pod := func(scheduler, node string) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{SchedulerName: scheduler, NodeName: node}}
+	}
+	for _, tt := range []struct {
+		name        string
+		pods        []*corev1.Pod
+		wantProfile string
+		wantWarning bool
+	}{
+		{"no schedulerName is the default scheduler", []*corev1.Pod{pod("", "")}, "default-scheduler", false},
+		{"named profile", []*corev1.Pod{pod("bin-packing", "")}, "bin-packing", false},
+		{"the first pending pod decides", []*corev1.Pod{pod("", "node-1"), pod("bin-packing", "")}, "bin-packing", false},
+		{"no such profile", []*corev1.Pod{pod("volcano", "")}, "default-scheduler", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts, warnings := f.placeOptions(tt.pods)
+			if opts.Profile.Name != tt.wantProfile || (len(warnings) > 0) != tt.wantWarning {
+				t.Errorf("profile %q, warnings %q; want %q, warning %v", opts.Profile.Name, warnings, tt.wantProfile, tt.wantWarning)
+			}
+		})
+	}
+
+	// --profile wins over the pods' schedulerName.
+	f = &SchedulerFlags{ConfigFile: path, Profile: "bin-packing"}
+	if err := f.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if opts, warnings := f.placeOptions([]*corev1.Pod{pod("", "")}); opts.Profile.Name != "bin-packing" || len(warnings) > 0 {
+		t.Errorf("--profile bin-packing: profile %q, warnings %q", opts.Profile.Name, warnings)
 	}
 }

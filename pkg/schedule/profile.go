@@ -53,15 +53,7 @@ func DefaultProfile() (*Profile, error) {
 // and returns the profile called name, or the first profile when name is
 // empty. Its plugins are merged onto the default profile.
 func LoadProfile(path, name string) (*Profile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ConfigError{Source: path, Err: errors.Unwrap(err)}
-	}
-	def, err := DefaultProfile()
-	if err != nil {
-		return nil, err
-	}
-	profiles, err := parseConfig(path, data, def.Plugins)
+	profiles, err := LoadProfiles(path)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +68,20 @@ func LoadProfile(path, name string) (*Profile, error) {
 		names = append(names, p.Name)
 	}
 	return nil, &ConfigError{Source: path, Err: fmt.Errorf("no profile %q; the file has %s", name, strings.Join(names, ", "))}
+}
+
+// LoadProfiles reads every profile of a KubeSchedulerConfiguration file, in
+// the file's order, each merged onto the defaults as LoadProfile merges it.
+func LoadProfiles(path string) ([]*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{Source: path, Err: errors.Unwrap(err)}
+	}
+	def, err := DefaultProfile()
+	if err != nil {
+		return nil, err
+	}
+	return parseConfig(path, data, def.Plugins)
 }
 
 // parseConfig decodes a configuration strictly, so a misspelt field is an

@@ -193,7 +193,9 @@ func (s *Scheduler) Evict(pods []*corev1.Pod, nodeName string) error {
 
 // Schedule runs one scheduling cycle for pod, as kube-scheduler's
 // scheduleOne does with percentageOfNodesToScore 100, and records every
-// verdict and score. It returns an error only for a plugin error.
+// verdict and score. Its steps keep upstream's names (findNodesThatFitPod,
+// prioritizeNodes, selectHost) so that a new kube-scheduler release can be
+// compared step by step. It returns an error only for a plugin error.
 func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
 	for _, pl := range s.fw.preEnqueue {
@@ -205,10 +207,39 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	}
 
 	state := framework.NewCycleState()
+	feasible, statuses, err := s.findNodesThatFitPod(ctx, state, pod, res)
+	if err != nil {
+		if res.Verdict == VerdictError {
+			return res, err
+		}
+		return nil, err
+	}
+	if len(feasible) == 0 {
+		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, res); err != nil {
+			res.Verdict = VerdictError
+			return res, err
+		}
+		return res, nil
+	}
+	if err := s.prioritizeNodes(ctx, state, pod, feasible, res); err != nil {
+		res.Verdict = VerdictError
+		return res, err
+	}
+	s.selectHost(res)
+	return res, nil
+}
+
+// findNodesThatFitPod runs PreFilter, then Filter on every node in
+// parallel (nominated pods included, as RunFilterPluginsWithNominatedPods),
+// as kube-scheduler's findNodesThatFitPod does with
+// percentageOfNodesToScore=100. It fills res.Nodes and returns the feasible
+// nodes and every node's status (nil when feasible). A plugin error sets
+// res.Verdict to VerdictError; a cancelled ctx returns its error alone.
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, res *Result) ([]*framework.NodeInfo, []*framework.Status, error) {
 	preResult, preStatus, pluginsWithNodes := s.runPreFilter(ctx, state, pod, res)
 	if preStatus.Code() == framework.Error {
 		res.Verdict = VerdictError
-		return res, preStatus.AsError()
+		return nil, nil, preStatus.AsError()
 	}
 
 	statuses := make([]*framework.Status, len(s.nodes))
@@ -248,10 +279,10 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 		})
 		if filterErr != nil {
 			res.Verdict = VerdictError
-			return res, filterErr
+			return nil, nil, filterErr
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
@@ -263,34 +294,37 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 			feasible = append(feasible, ni)
 		}
 	}
+	return feasible, statuses, nil
+}
 
-	if len(feasible) == 0 {
-		res.Verdict = VerdictUnschedulable
-		diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
-		postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
-		if err != nil {
-			res.Verdict = VerdictError
-			return res, err
-		}
-		res.PostFilterMessage = postMsg
-		if post != nil {
-			res.NominatedNode, res.PreemptionVictims, res.PreemptionPDBViolations = post.NominatedNodeName, post.Victims, post.NumPDBViolations
-		}
-		res.Message = diagnosis
-		if postMsg != "" {
-			res.Message += " " + postMsg
-		}
-		return res, nil
+// diagnoseUnschedulable words the FitError kube-scheduler records when no
+// node fits ("0/N nodes are available: ...") and runs PostFilter
+// (preemption's dry run), whose message follows.
+func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, res *Result) error {
+	res.Verdict = VerdictUnschedulable
+	diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
+	postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
+	if err != nil {
+		return err
 	}
+	res.PostFilterMessage = postMsg
+	if post != nil {
+		res.NominatedNode, res.PreemptionVictims, res.PreemptionPDBViolations = post.NominatedNodeName, post.Victims, post.NumPDBViolations
+	}
+	res.Message = diagnosis
+	if postMsg != "" {
+		res.Message += " " + postMsg
+	}
+	return nil
+}
 
-	if err := s.score(ctx, state, pod, feasible, res); err != nil {
-		res.Verdict = VerdictError
-		return res, err
-	}
+// selectHost picks the highest final score, as kube-scheduler's selectHost
+// does, but breaks ties by node name where kube-scheduler picks at random,
+// so every run gives the same plan.
+func (s *Scheduler) selectHost(res *Result) {
 	res.Verdict = VerdictScheduled
 	res.SelectedNode = res.TopNodes()[0]
 	res.SelectedScore = res.Nodes[s.byName[res.SelectedNode]].Score
-	return res, nil
 }
 
 // runPreFilter runs the PreFilter plugins as kube-scheduler does: Skip
@@ -393,9 +427,9 @@ func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleSta
 	return strings.Join(msgs, " "), nil, nil
 }
 
-// score runs PreScore, Score and NormalizeScore on the feasible nodes and
-// records each plugin's weighted score and the total per node.
-func (s *Scheduler) score(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
+// prioritizeNodes runs PreScore, Score and NormalizeScore on the feasible
+// nodes, as kube-scheduler's prioritizeNodes does, and records each plugin's weighted score and the total per node.
+func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
 	skip, err := s.fw.runPreScore(ctx, state, pod, feasible)
 	if err != nil {
 		return err

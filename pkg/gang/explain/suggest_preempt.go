@@ -1,0 +1,111 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+
+	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// preempt asks kube-scheduler's preemption, as a what-if, which
+// lower-priority pods it would evict (PodDisruptionBudgets respected as
+// kube-scheduler respects them: candidates that violate none first) for
+// each member left over in turn, in the state the best attempt left: a
+// member that fits once earlier victims are gone takes the first feasible
+// node, one that does not gets its own victims and is assumed on the node
+// preemption nominates. The victims are then removed from a copy of the
+// snapshot and the gang placed again: the suggestion is made only when it
+// then fits. Nothing is evicted.
+func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
+	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
+		return nil, nil // kube-scheduler's own preemption found no room for the first
+	}
+	state, err := x.stateAfter(x.base, p.Planned())
+	if err != nil {
+		return nil, err
+	}
+	if p.TopologyKey != "" && p.Domain != "" {
+		var names []string
+		for _, ni := range state.NodeInfos() {
+			if inScope(p, ni.Node()) {
+				names = append(names, ni.Name())
+			}
+		}
+		state.Confine(names)
+	} else {
+		state.Confine(nil)
+	}
+	s := &Suggestion{Kind: SuggestPreempt}
+	gone := map[string]bool{}
+	for _, pod := range unplacedOf(g, p) {
+		res, err := state.Schedule(ctx, gang.Ungated(pod))
+		if err != nil {
+			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		if res.Verdict == schedule.VerdictScheduled {
+			// Earlier victims made room: it takes the first feasible node.
+			for _, n := range res.Nodes {
+				if n.Feasible {
+					if err := state.Reserve(pod, n.Name); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+			continue
+		}
+		if res.NominatedNode == "" || len(res.PreemptionVictims) == 0 {
+			return nil, nil
+		}
+		s.PDBViolations += res.PreemptionPDBViolations
+		for _, v := range res.PreemptionVictims {
+			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
+			gone[v.Namespace+"/"+v.Name] = true
+		}
+		if err := state.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
+			return nil, err
+		}
+		if err := state.Reserve(pod, res.NominatedNode); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Victims) == 0 {
+		return nil, nil
+	}
+	c := *x.snap
+	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
+	then, err := x.place(ctx, &c, g)
+	if err != nil || then.Verdict != gang.VerdictPlaced {
+		return nil, err
+	}
+	s.Verified = true
+	byNode := map[string][]string{}
+	var nodes []string
+	for _, v := range s.Victims {
+		if _, ok := byNode[v.Node]; !ok {
+			nodes = append(nodes, v.Node)
+		}
+		desc := v.Pod.Namespace + "/" + v.Pod.Name + " (priority " + fmt.Sprint(v.Priority)
+		if v.Pod.Spec.PriorityClassName != "" {
+			desc += ", " + v.Pod.Spec.PriorityClassName
+		}
+		byNode[v.Node] = append(byNode[v.Node], desc+")")
+	}
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, strings.Join(byNode[n], ", ")+" on "+n)
+	}
+	s.Message = fmt.Sprintf("preempting %d lower-priority pod(s) would make room: %s", len(s.Victims), strings.Join(parts, "; "))
+	if s.PDBViolations > 0 {
+		s.Message += fmt.Sprintf("; %d of them beyond what a PodDisruptionBudget allows", s.PDBViolations)
+	}
+	s.Message += "; " + fitsThen(g, then)
+	return s, nil
+}

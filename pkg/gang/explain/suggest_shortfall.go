@@ -1,0 +1,114 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+)
+
+// shortfall works out, per resource the blocked member requests, how much
+// the members left over need beyond the free capacity of the nodes in scope
+// that could take such a member (those only NodeResourcesFit rejects),
+// after the best attempt's members are placed. Each node's free amount
+// counts in whole requests of the blocked member, since a member cannot be
+// split across nodes: 2 free GPUs do not help a member that needs 8.
+func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *Suggestion {
+	if p.Blocker == nil {
+		return nil
+	}
+	unplaced := unplacedOf(g, p)
+	state, err := x.stateAfter(x.base, p.Planned())
+	if err != nil || len(unplaced) == 0 {
+		return nil
+	}
+	eligible := map[string]bool{}
+	for _, n := range e.Nodes {
+		if !n.OutsideDomain && (n.Feasible || n.Plugin == noderesources.Name) {
+			eligible[n.Name] = true
+		}
+	}
+	blocked := framework.ComputePodResource(p.Blocker.Pod).Resource
+	var out []ResourceShortfall
+	add := func(name corev1.ResourceName, per int64, of func(*framework.Resource) int64) {
+		if per <= 0 {
+			return
+		}
+		rs := ResourceShortfall{Name: name}
+		for _, pod := range unplaced {
+			rs.Need += of(framework.ComputePodResource(pod).Resource)
+		}
+		for _, ni := range state.NodeInfos() {
+			if !eligible[ni.Name()] || !inScope(p, ni.Node()) {
+				continue
+			}
+			free := max(0, of(ni.Allocatable)-of(ni.Requested))
+			rs.Free += free
+			rs.Usable += free / per * per
+			if free > rs.MostFree || rs.MostFreeNode == "" {
+				rs.MostFree, rs.MostFreeNode = free, ni.Name()
+			}
+		}
+		if rs.Short = rs.Need - rs.Usable; rs.Short > 0 {
+			out = append(out, rs)
+		}
+	}
+	for _, name := range sortedKeys(blocked.ScalarResources) {
+		add(name, blocked.ScalarResources[name], func(r *framework.Resource) int64 { return r.Get(name) })
+	}
+	add(corev1.ResourceCPU, blocked.MilliCPU, func(r *framework.Resource) int64 { return r.MilliCPU })
+	add(corev1.ResourceMemory, blocked.Memory, func(r *framework.Resource) int64 { return r.Memory })
+	add(corev1.ResourceEphemeralStorage, blocked.EphemeralStorage, func(r *framework.Resource) int64 { return r.EphemeralStorage })
+	if len(out) == 0 {
+		return nil
+	}
+	var amounts []string
+	for _, rs := range out {
+		amounts = append(amounts, gang.FormatQuantity(rs.Name, rs.Short)+" "+string(rs.Name))
+	}
+	first := out[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), where(p))
+	if g.Source != "" {
+		fmt.Fprintf(&b, ": it holds %d of minimum %d member(s) at once; the %d left need", p.MaxPlaceable, p.MinMember, len(unplaced))
+	} else {
+		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
+	}
+	fmt.Fprintf(&b, " %s %s", gang.FormatQuantity(first.Name, blockedAmount(blocked, first.Name)), first.Name)
+	if g.Source != "" {
+		b.WriteString(" each")
+	}
+	if first.MostFreeNode == "" {
+		b.WriteString(" on one node, and no node there could take it")
+	} else {
+		fmt.Fprintf(&b, " on one node, and the most free on any node it may run on is %s (%s)",
+			gang.FormatQuantity(first.Name, first.MostFree), first.MostFreeNode)
+	}
+	return &Suggestion{Kind: SuggestShortfall, Shortfall: out, Message: b.String()}
+}
+
+// blockedAmount is how much of a resource the blocked member requests.
+func blockedAmount(r *framework.Resource, name corev1.ResourceName) int64 {
+	switch name {
+	case corev1.ResourceCPU:
+		return r.MilliCPU
+	case corev1.ResourceMemory:
+		return r.Memory
+	case corev1.ResourceEphemeralStorage:
+		return r.EphemeralStorage
+	}
+	return r.Get(name)
+}
+
+// joinAnd joins "a", "b and c".
+func joinAnd(parts []string) string {
+	if len(parts) <= 1 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
