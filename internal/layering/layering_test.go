@@ -1,0 +1,134 @@
+// Package layering holds the test that keeps the import graph the shape
+// docs/design.md ("Layout") draws: verbs on top, then output and rendering,
+// then the gang verbs, then the gang core, then the scheduling pipeline,
+// with the API client at the edge. No package imports one of a layer above
+// its own, and only the packages that talk to a server import client-go.
+package layering
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kubectl-gang/kubectl-gang/"
+
+// rule says which of the module's packages a package may import (by path
+// prefix, after the module path) and whether it may depend on client-go.
+type rule struct {
+	pkg      string
+	may      []string
+	clientGo bool
+}
+
+// rules go from the most specific package path to the least; the first
+// whose pkg prefixes a package applies.
+var rules = []rule{
+	{pkg: "cmd/", may: []string{"pkg/cmd"}},
+	{pkg: "pkg/cmd", may: []string{"pkg/"}, clientGo: true},
+	{pkg: "pkg/api/", may: []string{"pkg/gang", "pkg/schedule"}},
+	{pkg: "pkg/describe", may: []string{"pkg/gang"}},
+	{pkg: "pkg/gang/kube", may: []string{"pkg/gang"}, clientGo: true},
+	{pkg: "pkg/gang/explain", may: []string{"pkg/gang", "pkg/schedule"}},
+	{pkg: "pkg/gang/admit", may: []string{"pkg/gang", "pkg/schedule"}},
+	{pkg: "pkg/gang/bind", may: []string{"pkg/gang", "pkg/schedule"}},
+	{pkg: "pkg/gang", may: []string{"pkg/schedule", "pkg/manifest"}},
+	{pkg: "pkg/snapshot", may: []string{"pkg/schedule", "pkg/manifest"}, clientGo: true},
+	{pkg: "pkg/schedule", may: []string{"pkg/schedule"}},
+	{pkg: "pkg/manifest"},
+	{pkg: "pkg/version"},
+}
+
+// forbidden narrows rules: pairs of (importer prefix, imported prefix)
+// that the prefixes above would allow but the layering does not.
+var forbidden = [][2]string{
+	// Printers and the output contract word nothing themselves that needs
+	// a plugin: the core gives reasons in words.
+	{"pkg/describe", "pkg/schedule/plugins/"},
+	{"pkg/api/", "pkg/schedule/plugins/"},
+	{"pkg/describe", "pkg/gang/kube"},
+	{"pkg/api/", "pkg/gang/kube"},
+	// The verbs of pkg/gang are siblings: none calls another.
+	{"pkg/gang/explain", "pkg/gang/admit"}, {"pkg/gang/explain", "pkg/gang/bind"}, {"pkg/gang/explain", "pkg/gang/kube"},
+	{"pkg/gang/admit", "pkg/gang/explain"}, {"pkg/gang/admit", "pkg/gang/bind"}, {"pkg/gang/admit", "pkg/gang/kube"},
+	{"pkg/gang/bind", "pkg/gang/explain"}, {"pkg/gang/bind", "pkg/gang/admit"}, {"pkg/gang/bind", "pkg/gang/kube"},
+	// The gang core knows none of its verbs.
+	{"pkg/gang", "pkg/gang/"},
+}
+
+func TestImportLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(fields[0], module)
+		if !ok || strings.HasPrefix(pkg, "test/") || strings.HasPrefix(pkg, "hack/") || strings.HasPrefix(pkg, "internal/") {
+			continue
+		}
+		r := ruleFor(pkg)
+		if r == nil {
+			t.Errorf("%s: no layering rule; add one to internal/layering", pkg)
+			continue
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, "k8s.io/client-go/") && !r.clientGo {
+				t.Errorf("%s imports %s: only the packages that talk to a server may import client-go", pkg, imp)
+			}
+			ours, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if !allowed(r, pkg, ours) {
+				t.Errorf("%s imports %s, which its layer may not", pkg, ours)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d packages checked: go list gave\n%s", checked, out)
+	}
+}
+
+func ruleFor(pkg string) *rule {
+	for i := range rules {
+		if strings.HasPrefix(pkg, rules[i].pkg) {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
+func allowed(r *rule, pkg, imp string) bool {
+	for _, f := range forbidden {
+		if strings.HasPrefix(pkg, f[0]) && strings.HasPrefix(imp, f[1]) && !strings.HasPrefix(pkg, f[1]) {
+			return false
+		}
+	}
+	for _, may := range r.may {
+		if strings.HasPrefix(imp, may) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLayeringCatchesAnUpwardImport keeps the rules from passing
+// everything: an import from the core to a verb and from a printer to a
+// plugin must be refused.
+func TestLayeringCatchesAnUpwardImport(t *testing.T) {
+	for _, tc := range []struct{ pkg, imp string }{
+		{"pkg/gang", "pkg/gang/explain"},
+		{"pkg/schedule", "pkg/gang"},
+		{"pkg/describe", "pkg/schedule/plugins/tainttoleration"},
+		{"pkg/gang/explain", "pkg/cmd"},
+		{"pkg/gang/admit", "pkg/gang/kube"},
+		{"pkg/api/v1alpha1", "pkg/describe"},
+	} {
+		if allowed(ruleFor(tc.pkg), tc.pkg, tc.imp) {
+			t.Errorf("%s may import %s, but that runs against the layering", tc.pkg, tc.imp)
+		}
+	}
+}
