@@ -1,5 +1,5 @@
 // Package layering holds the test that keeps the import graph the shape
-// docs/design.md ("Layout") draws: verbs on top, then output and rendering,
+// docs/design.md#layout draws: verbs on top, then output and rendering,
 // then the gang verbs, then the gang core, then the scheduling pipeline,
 // with the API client at the edge. No package imports one of a layer above
 // its own, and only the packages that talk to a server import client-go.

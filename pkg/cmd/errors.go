@@ -8,7 +8,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
-// Exit codes, the same for every verb (DESIGN.md section 4).
+// Exit codes, the same for every verb (docs/design.md#commands).
 const (
 	// ExitOK means yes, or done.
 	ExitOK = 0

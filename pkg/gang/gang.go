@@ -1,7 +1,9 @@
-// Package gang resolves gangs (PodGroups of every source, ad hoc selectors,
-// what-if manifests), decides their validity as Volcano's gang plugin does,
-// places them all-or-nothing on a snapshot, and binds them through a small
-// client interface. Everything but the binder is pure: objects in, decisions out.
+// Package gang is the gang core: it resolves gangs (PodGroups of every
+// source, ad hoc selectors, what-if manifests), decides their validity as
+// Volcano's gang plugin does, knows each member's state and each source's
+// own gate, and places gangs all or nothing on a snapshot. It is pure:
+// objects in, decisions out. The verbs built on it are its subpackages
+// explain, admit and bind; kube is their client-go side (docs/design.md#layout).
 package gang
 
 import (
@@ -12,7 +14,7 @@ import (
 // Source says where a gang's definition comes from.
 type Source string
 
-// The gang sources (DESIGN.md section 3).
+// The gang sources (docs/design.md#gangs).
 const (
 	// SourceNative is a scheduling.k8s.io PodGroup; members set spec.schedulingGroup.podGroupName.
 	SourceNative Source = "scheduling.k8s.io"

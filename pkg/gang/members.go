@@ -7,7 +7,7 @@ import (
 )
 
 // MemberState is where a gang member stands, as placement counts it
-// (docs/design.md, "Gangs").
+// (docs/design.md#gangs).
 type MemberState string
 
 // The member states.

@@ -9,7 +9,7 @@ import (
 // TestGangStaysPure fails when client-go (or k8s.io/kubernetes) enters the
 // dependencies of pkg/gang or of its verb packages (explain, admit, bind):
 // they take objects and small client interfaces; only pkg/gang/kube talks
-// to an API server (docs/design.md, "Layout").
+// to an API server (docs/design.md#layout).
 func TestGangStaysPure(t *testing.T) {
 	for _, pkg := range []string{".", "./explain", "./admit", "./bind"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()

@@ -30,7 +30,7 @@ const (
 const (
 	// ReasonNotEnoughPods is kubectl-gang's reason for too few valid members.
 	// Volcano's constant is called NotEnoughPodsReason but its value is
-	// "NotEnoughTasks"; kubectl-gang's contract (DESIGN.md) names it after
+	// "NotEnoughTasks"; kubectl-gang's contract (docs/design.md#gangs) names it after
 	// the constant.
 	ReasonNotEnoughPods = "NotEnoughPods"
 	// ReasonNotEnoughPodsOfTask is Volcano's reason for a task below its

@@ -1392,7 +1392,7 @@ func TestGangBadInput(t *testing.T) {
 	}
 }
 
-// TestGangErrorIsTheOnlyLine holds place and admit to DESIGN.md's promise for
+// TestGangErrorIsTheOnlyLine holds place and admit to docs/design.md's promise for
 // bad input: "one clear line naming the problem". On a cluster that serves
 // native PodGroups at scheduling.k8s.io/v1beta1 (any v1.37 cluster with
 // GenericWorkload on), the snapshot's own LIST of them draws the apiserver's

@@ -1,8 +1,8 @@
 // Package v1alpha1 is the published output contract of kubectl gang: the
 // objects explain, place, admit and bind print with -o json|yaml|jsonpath,
 // as apiVersion kubectl-gang.github.io/v1alpha1. Scripts depend on these
-// field names; change them only with a new version (docs/design.md,
-// "Output"). The conversions from the core's results are in conversion.go.
+// field names; change them only with a new version (docs/design.md#output).
+// The conversions from the core's results are in conversion.go.
 package v1alpha1
 
 // GroupVersion is the apiVersion of every result kubectl gang prints with -o.

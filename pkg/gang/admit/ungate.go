@@ -38,7 +38,7 @@ type UngateReport struct {
 // that has it, each update carrying the resourceVersion the decision was
 // made on. Every member is checked before anything is written, so a gang
 // that moved is left alone; a member that changes between the check and its
-// update stops the rest (docs/design.md, "admit").
+// update stops the rest (docs/design.md#commands).
 func Ungate(ctx context.Context, c UngateClient, g *gang.Gang, gate string) (*UngateReport, error) {
 	r := &UngateReport{Gate: gate}
 	hasGate := func(sg corev1.PodSchedulingGate) bool { return sg.Name == gate }

@@ -23,7 +23,7 @@ import (
 )
 
 // Client is what the bind protocol needs from the API server; package
-// binder implements it with client-go. Reads must be consistent (quorum)
+// pkg/gang/kube implements it with client-go. Reads must be consistent (quorum)
 // reads, never served from a watch cache at resourceVersion 0.
 type Client interface {
 	// Allowed asks the server with a SelfSubjectAccessReview whether the
@@ -77,7 +77,7 @@ const (
 // Options tune Gang.
 type Options struct {
 	Place     gang.PlaceOptions
-	DryRun      DryRun
+	DryRun    DryRun
 	OnPartial OnPartial
 	// Parallelism bounds the requests in flight; 0 means 16.
 	Parallelism int
@@ -175,7 +175,7 @@ const (
 var ErrForbidden = errors.New("forbidden")
 
 // Gang places the gang on snap and binds every planned member, all or
-// nothing as far as the API allows (DESIGN.md section 5): it checks the
+// nothing as far as the API allows (docs/design.md#binding-a-gang): it checks the
 // user's permissions, re-reads every member and target node and re-checks
 // the plan on them, has the server dry-run every Binding, commits them,
 // reads every member back, and, when fewer than the minimum ended up bound,

@@ -155,7 +155,7 @@ type PermitPlugin interface {
 }
 
 // BindPlugin binds a pod to a node. No plugin in the pure core binds: binding
-// is done by the binder in pkg/gang, behind a client.
+// is done by pkg/gang/bind, behind a client.
 type BindPlugin interface {
 	Plugin
 	Bind(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string) *Status
