@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
 

@@ -2,7 +2,6 @@ package gang
 
 import (
 	"context"
-
 	"strings"
 	"testing"
 

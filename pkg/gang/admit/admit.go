@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 

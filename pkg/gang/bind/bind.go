@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )

@@ -7,10 +7,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"

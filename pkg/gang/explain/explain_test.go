@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )

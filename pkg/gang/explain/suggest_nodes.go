@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeaffinity"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"

@@ -6,11 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeunschedulable"
