@@ -173,7 +173,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 	case len(pod.Spec.SchedulingGates) > 0:
 		e.Verdict = VerdictGated
 		e.GatedMembers = 1
-		e.Gates = gateNames([]*corev1.Pod{pod})
+		e.Gates = gang.GateNames([]*corev1.Pod{pod})
 		gated, err := x.base.Schedule(ctx, pod)
 		if err != nil {
 			return nil, err
@@ -221,12 +221,8 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
 	}
 	pending := g.Pending()
-	for _, pod := range pending {
-		if len(pod.Spec.SchedulingGates) > 0 {
-			e.GatedMembers++
-		}
-	}
-	e.Gates = gateNames(pending)
+	e.GatedMembers = g.GatedCount()
+	e.Gates = gang.GateNames(pending)
 	e.Domains = domainHolds(p)
 
 	if len(pending) > 0 {
@@ -584,20 +580,6 @@ func domainHolds(p *gang.Placement) []DomainHold {
 	for _, d := range p.Domains {
 		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(len(p.Running) + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
 	}
-	return out
-}
-
-// gateNames lists the scheduling gates of pods, sorted, each once.
-func gateNames(pods []*corev1.Pod) []string {
-	var out []string
-	for _, pod := range pods {
-		for _, g := range pod.Spec.SchedulingGates {
-			if !slices.Contains(out, g.Name) {
-				out = append(out, g.Name)
-			}
-		}
-	}
-	slices.Sort(out)
 	return out
 }
 
