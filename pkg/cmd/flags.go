@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -139,18 +138,7 @@ func (f *SnapshotFlags) completeNames(ctx context.Context) []string {
 		return nil
 	}
 	cfg.Timeout = 5 * time.Second
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil
-	}
-	list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, n := range list.Items {
-		names = append(names, n.Name)
-	}
+	names, _ := snapshot.Names(ctx, cfg, "", "namespaces", "")
 	slices.Sort(names)
 	return names
 }

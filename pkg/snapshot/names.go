@@ -10,19 +10,23 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Names lists the names of the pods (resource "pods") or of the PodGroups
-// (resource "podgroups", of every kind the server serves, or only group's
-// when group is set) in namespace, for shell completion. Only metadata is
-// read.
+// Names lists the names of the namespaces (resource "namespaces"; namespace
+// is ignored), of the pods (resource "pods") or of the PodGroups (resource
+// "podgroups", of every kind the server serves, or only group's when group
+// is set) in namespace, for shell completion. Only metadata is read.
 func Names(ctx context.Context, cfg *rest.Config, namespace, resource, group string) ([]string, error) {
 	mc, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	var gvrs []schema.GroupVersionResource
-	if resource == "pods" {
-		gvrs = append(gvrs, schema.GroupVersionResource{Version: "v1", Resource: "pods"})
-	} else {
+	switch resource {
+	case "namespaces":
+		namespace = metav1.NamespaceNone
+		gvrs = append(gvrs, schema.GroupVersionResource{Version: "v1", Resource: resource})
+	case "pods":
+		gvrs = append(gvrs, schema.GroupVersionResource{Version: "v1", Resource: resource})
+	default:
 		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 		if err != nil {
 			return nil, err

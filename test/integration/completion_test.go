@@ -40,4 +40,8 @@ func TestCompletionReadsTheCluster(t *testing.T) {
 			t.Errorf("%v (-want +got):\n%s", tc.args, diff)
 		}
 	}
+	// -n completes with the cluster's namespaces.
+	if got := candidates("place", "podgroup/alpha", "--namespace", ""); !slices.Contains(got, f.ns) || !slices.Contains(got, "default") {
+		t.Errorf("namespaces: %v, want %s and default among them", got, f.ns)
+	}
 }
