@@ -1,3 +1,7 @@
+// Package admit decides whether a gang may start: validity, its source's
+// own gate, ResourceQuota headroom for members that do not exist yet, and
+// whole-gang placement, each check with its figures; and Ungate releases an
+// admitted gang's members (docs/design.md#commands).
 package admit
 
 import (

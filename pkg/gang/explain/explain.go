@@ -1,3 +1,9 @@
+// Package explain says why a pod or a gang is Pending and what would make
+// it fit: the node table of one scheduling cycle (the blocked member's, in
+// the state the best placement left), the gang's figures, and suggestions,
+// each change proven by placing the gang on a changed copy of the snapshot
+// (docs/design.md#commands). Gang and Pod are its entry points; suggest*.go
+// hold one kind of suggestion each.
 package explain
 
 import (
