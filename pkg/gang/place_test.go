@@ -2,6 +2,7 @@ package gang
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -215,5 +216,47 @@ func TestPlaceIsDeterministic(t *testing.T) {
 		if diff := cmp.Diff(assignments(first), assignments(again)); diff != "" {
 			t.Fatalf("plans differ (-first +again):\n%s", diff)
 		}
+	}
+}
+
+// TestPlacementMembers: every member once, with what placement did with
+// it. A pending member being deleted is Terminating, not "Does not fit":
+// placement never tried it. A gated member is placed as if released and
+// matched by name (the plan holds its ungated copy).
+func TestPlacementMembers(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2)}
+	running := testutil.MakePod().Namespace("ml").Name("r-0").Node("zone-a-0").Label("app", "train").
+		Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"}).PodGroup("train").Obj()
+	snap.Pods = append(snap.Pods, running)
+	w := testutil.GPUWorkers(4, "4")
+	w[0].Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/gate"}}
+	deleting := testutil.MakePod().Namespace("ml").Name("w-9").Label("app", "train").
+		Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"}).PodGroup("train").Terminating().Obj()
+	members := append([]*corev1.Pod{running}, append(w, deleting)...)
+
+	summary := func(p *Placement) []string {
+		var out []string
+		for _, m := range p.Members() {
+			out = append(out, fmt.Sprintf("%s %v %s", m.Pod.Name, m.Node != "", m.Status))
+		}
+		return out
+	}
+	placed, err := Place(context.Background(), snap, gangOf(3, members), PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// zone-a-0 has 4 GPUs left, zone-a-1 all 8: three of the four workers fit.
+	want := []string{"r-0 true Running", "w-0 true Placed", "w-1 true Placed", "w-2 true Placed", "w-3 false Does not fit", "w-9 false Terminating"}
+	if diff := cmp.Diff(want, summary(placed)); diff != "" {
+		t.Errorf("placed gang (-want +got):\n%s", diff)
+	}
+
+	notPlaced, err := Place(context.Background(), snap, gangOf(5, members), PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"r-0 true Running", "w-0 true Fits (gang not placed)", "w-1 true Fits (gang not placed)", "w-2 true Fits (gang not placed)", "w-3 false Does not fit", "w-9 false Terminating"}
+	if diff := cmp.Diff(want, summary(notPlaced)); diff != "" {
+		t.Errorf("gang that does not fit (-want +got):\n%s", diff)
 	}
 }
