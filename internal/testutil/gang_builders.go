@@ -142,3 +142,32 @@ func GPUWorkers(n int, gpus string) []*corev1.Pod {
 	}
 	return out
 }
+
+// JobCompletionIndex is the label and annotation an Indexed Job's pods carry.
+const JobCompletionIndex = "batch.kubernetes.io/job-completion-index"
+
+// Indexed makes pods the members of an Indexed Job named job, as its
+// controller makes them: each with its completion index as label and
+// annotation, the hostname <job>-<index> in the subdomain job, and the
+// index in its environment (JOB_COMPLETION_INDEX) and arguments.
+func Indexed(job string, pods []*corev1.Pod) []*corev1.Pod {
+	for i, pod := range pods {
+		index := fmt.Sprint(i)
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Name = fmt.Sprintf("%s-%d-%05x", job, i, i*7919%0xfffff)
+		pod.Labels[JobCompletionIndex], pod.Annotations[JobCompletionIndex] = index, index
+		pod.Labels["batch.kubernetes.io/job-name"] = job
+		pod.Spec.Hostname, pod.Spec.Subdomain = fmt.Sprintf("%s-%d", job, i), job
+		for c := range pod.Spec.Containers {
+			ctr := &pod.Spec.Containers[c]
+			ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "JOB_COMPLETION_INDEX", Value: index})
+			ctr.Args = append(ctr.Args, "--rank="+index)
+		}
+	}
+	return pods
+}

@@ -43,6 +43,25 @@ func benchPlaceOn(b *testing.B, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // (target: under 100 ms).
 func BenchmarkPlace1000(b *testing.B) { benchPlace(b, benchGang(1000, "2"), PlaceOptions{}) }
 
+// BenchmarkPlace1000Indexed is BenchmarkPlace1000 as an Indexed Job: every
+// member differs by its index (label, annotation, hostname, environment),
+// which no selector reads. Target: at most 1.2x BenchmarkPlace1000.
+func BenchmarkPlace1000Indexed(b *testing.B) {
+	benchPlace(b, gangOf(1000, testutil.Indexed("train", testutil.GPUWorkers(1000, "2"))), PlaceOptions{})
+}
+
+// BenchmarkPlace1000IndexedZoneSpread adds a hard zone spread over the
+// job's pods (not their index): an Indexed Job in a shape training
+// operators submit.
+func BenchmarkPlace1000IndexedZoneSpread(b *testing.B) {
+	members := testutil.Indexed("train", testutil.GPUWorkers(1000, "2"))
+	for _, m := range members {
+		m.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey,
+			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/job-name": "train"}}}}
+	}
+	benchPlace(b, gangOf(1000, members), PlaceOptions{})
+}
+
 // BenchmarkPlace300DoesNotFit is a 300-pod gang whose members fit on no
 // node (8 GPUs each, 6 free per node): what explain and place see for a
 // Pending gang. Every member's cycle must say why (no target in the issue).

@@ -46,6 +46,9 @@ type Scheduler struct {
 	// allowed, when set, confines Filter to these nodes (a topology domain);
 	// the others are reported with NotInDomainReason.
 	allowed []bool
+	// labelKeys are the pod label keys a selector can read, built on first
+	// use (selectedLabelKeys); forks share it until a reservation widens it.
+	labelKeys *selectedKeys
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -114,7 +117,7 @@ func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.allowed = s.allowed
+	f.allowed, f.labelKeys = s.allowed, s.labelKeys
 	return f, nil
 }
 
@@ -160,11 +163,14 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = nodeName
 	ni := s.nodes[i].Clone()
+	var pi *framework.PodInfo
 	if like != nil {
-		ni.AddPodInfo(like.ForEquivalentPod(assumed))
+		pi = like.ForEquivalentPod(assumed)
 	} else {
-		ni.AddPodInfo(framework.NewPodInfo(assumed))
+		pi = framework.NewPodInfo(assumed)
 	}
+	ni.AddPodInfo(pi)
+	s.noteReserved(pi)
 	// s.nodes is this scheduler's own slice (Fork copies it); the NodeInfo
 	// may be shared with a fork, hence the clone above.
 	s.handle.ReplaceNode(i, ni)

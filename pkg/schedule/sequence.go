@@ -37,8 +37,10 @@ import (
 type Sequence struct {
 	s     *Scheduler
 	class *classCache
-	// keyPod, key and keyOK cache classKey of the last pod asked about.
+	// keyPod, keySet, key and keyOK cache classKey of the last pod asked
+	// about.
 	keyPod *corev1.Pod
+	keySet *selectedKeys
 	key    string
 	keyOK  bool
 	// failed is the last full cycle of a pod that did not schedule, and
@@ -254,31 +256,36 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 	return nil
 }
 
-// classKey is classKey, remembered for the last pod.
+// classKey is classKey, remembered for the last pod (and the label keys it
+// was made with).
 func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
-	if pod != q.keyPod {
-		q.keyPod = pod
-		q.key, q.keyOK = classKey(pod)
+	sk := q.s.selectedLabelKeys()
+	if pod != q.keyPod || sk != q.keySet {
+		q.keyPod, q.keySet = pod, sk
+		q.key, q.keyOK = classKey(pod, sk)
 	}
 	return q.key, q.keyOK
 }
 
-// classKey returns a key that equal pods share, and whether such pods can
-// be scheduled incrementally at all (no volumes or resource claims, whose
-// plugins look at other pods and at objects beyond the nodes).
-func classKey(pod *corev1.Pod) (string, bool) {
-	spec := pod.Spec
-	if len(spec.Volumes) > 0 || len(spec.ResourceClaims) > 0 {
+// classKey returns a key that pods equal in everything the plugins read
+// share, and whether such pods can be scheduled incrementally at all (no
+// volumes or resource claims, whose plugins look at other pods and at
+// objects beyond the nodes). Names, annotations, labels no selector can
+// read (schedulingLabels) and the per-pod fields no plugin reads
+// (schedulingSpec) are left out, so the members of an Indexed Job share a
+// class. The key names the label key set it was made with.
+func classKey(pod *corev1.Pod, sk *selectedKeys) (string, bool) {
+	if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 {
 		return "", false
 	}
-	spec.NodeName = ""
 	// The controller counts too: default spreading selects by it.
 	data, err := json.Marshal(struct {
+		KeySet     uint64
 		Namespace  string
 		Labels     map[string]string
 		Controller *metav1.OwnerReference
 		Spec       corev1.PodSpec
-	}{pod.Namespace, pod.Labels, metav1.GetControllerOfNoCopy(pod), spec})
+	}{sk.version, pod.Namespace, schedulingLabels(pod, sk), metav1.GetControllerOfNoCopy(pod), schedulingSpec(pod.Spec)})
 	if err != nil {
 		return "", false
 	}

@@ -50,6 +50,7 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 2))
 			snap := randomCluster(rng, true)
 			var pods []*corev1.Pod
+			readsIndex := false
 			for c := range 1 + rng.IntN(3) {
 				req := randomRequest(rng)
 				app := fmt.Sprintf("c%d", c)
@@ -95,11 +96,35 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					proto.PreferredPodAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(pickKey(rng)).MatchLabel("app", app))
 				}
+				// Selectors that read the members' index label: then the
+				// members differ where it matters, and must not share a class.
+				if rng.IntN(6) == 0 {
+					proto.SpreadConstraint(1, pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, []string{indexLabel})
+					readsIndex = true
+				}
+				if rng.IntN(8) == 0 {
+					proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel(indexLabel, "1"))
+					readsIndex = true
+				}
 				for k := range 1 + rng.IntN(40) {
 					p := *proto
 					p.Pod = *proto.Pod.DeepCopy()
-					pods = append(pods, p.Name(fmt.Sprintf("m-%d-%02d", c, k)).Obj())
+					pods = append(pods, indexed(rng, p.Name(fmt.Sprintf("m-%d-%02d", c, k)).Obj(), k))
 				}
+			}
+			// Running pods and Services whose selectors read the index.
+			if rng.IntN(6) == 0 {
+				snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("o").Name("reads-index").Node(snap.Nodes[0].Name).
+					Req(testutil.Res{"cpu": "1"}).
+					RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(pickKey(rng)).MatchLabel(indexLabel, "2").Namespaces("ml")).Obj())
+				readsIndex = true
+			}
+			if rng.IntN(3) == 0 {
+				snap.Services = append(snap.Services, &corev1.Service{
+					ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-index"},
+					Spec:       corev1.ServiceSpec{Selector: map[string]string{indexLabel: "0"}},
+				})
+				readsIndex = true
 			}
 			var confine []string
 			if rng.IntN(4) == 0 {
@@ -111,16 +136,46 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 				}
 			}
 			hits, scheduled := compareSequence(t, snap, pods, confine)
-			total += scheduled
-			incremental += hits
+			if !readsIndex {
+				total += scheduled
+				incremental += hits
+			}
 		})
 	}
-	// Most pods that fit are scheduled incrementally (the rest are the
-	// first of a run and the classes that need full cycles).
+	// Where no selector reads the members' index, most pods that fit are
+	// scheduled incrementally, although their labels, hostnames and
+	// environments differ (the rest are the first of a run and the classes
+	// that need full cycles).
 	if incremental < total/2 {
 		t.Errorf("only %d of %d scheduled pods were scheduled incrementally", incremental, total)
 	}
-	t.Logf("%d of %d scheduled pods were scheduled incrementally", incremental, total)
+	t.Logf("%d of %d scheduled pods were scheduled incrementally where no selector reads the index", incremental, total)
+}
+
+// indexLabel is an Indexed Job's completion index label.
+const indexLabel = "batch.kubernetes.io/job-completion-index"
+
+// indexed makes pod the k-th member of an indexed workload, most of the
+// time: its own index label and annotation, hostname and rank in its
+// environment and arguments, which no plugin reads unless a selector reads
+// the label.
+func indexed(rng *rand.Rand, pod *corev1.Pod, k int) *corev1.Pod {
+	if rng.IntN(4) == 0 {
+		return pod
+	}
+	index := fmt.Sprint(k)
+	pod.Labels[indexLabel] = index
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[indexLabel] = index
+	pod.Spec.Hostname, pod.Spec.Subdomain = "m-"+index, "train"
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		c.Env = append(c.Env, corev1.EnvVar{Name: "RANK", Value: index})
+		c.Args = append(c.Args, "--rank="+index)
+	}
+	return pod
 }
 
 func randomRequest(rng *rand.Rand) testutil.Res {
