@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -203,53 +205,90 @@ func (s *Scheduler) Evict(pods []*corev1.Pod, nodeName string) error {
 // prioritizeNodes, selectHost) so that a new kube-scheduler release can be
 // compared step by step. It returns an error only for a plugin error.
 func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
+	res, _, err := s.scheduleOne(ctx, pod, nil)
+	return res, err
+}
+
+// scheduleOne is Schedule; it also returns what filtering one node again
+// needs (nil when the pod is gated or an error stopped the cycle), and
+// puts memo, when given, in the cycle state for preemption's dry run.
+func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defaultpreemption.Memo) (*Result, *nodeFilter, error) {
 	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
 			res.Verdict = VerdictGated
 			res.Message = st.Message()
-			return res, nil
+			return res, nil, nil
 		}
 	}
 
 	state := framework.NewCycleState()
-	feasible, statuses, err := s.findNodesThatFitPod(ctx, state, pod, res)
+	if memo != nil {
+		state.Write(defaultpreemption.MemoStateKey, memo)
+	}
+	feasible, statuses, filter, err := s.findNodesThatFitPod(ctx, state, pod, res)
 	if err != nil {
 		if res.Verdict == VerdictError {
-			return res, err
+			return res, nil, err
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if len(feasible) == 0 {
-		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, res); err != nil {
+		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, nil, res); err != nil {
 			res.Verdict = VerdictError
-			return res, err
+			return res, nil, err
 		}
-		return res, nil
+		return res, filter, nil
 	}
 	if err := s.prioritizeNodes(ctx, state, pod, feasible, res); err != nil {
 		res.Verdict = VerdictError
-		return res, err
+		return res, nil, err
 	}
 	s.selectHost(res)
-	return res, nil
+	return res, filter, nil
+}
+
+// nodeFilter is what filtering one node needs once PreFilter has run: the
+// cycle state, PreFilter's node set, and the statuses of nodes it leaves
+// out and of nodes outside the confinement. A nil nodeFilter stands for a
+// PreFilter that rejected the pod on every node.
+type nodeFilter struct {
+	state     *framework.CycleState
+	preResult *framework.PreFilterResult
+	absent    *framework.Status
+	outside   *framework.Status
+}
+
+// filterNode is node i's status in the cycle (nil when it fits), and with
+// RunAllFilters every Filter plugin's verdict.
+func (s *Scheduler) filterNode(ctx context.Context, f *nodeFilter, pod *corev1.Pod, i int) (*framework.Status, []PluginVerdict) {
+	ni := s.nodes[i]
+	if s.allowed != nil && !s.allowed[i] {
+		return f.outside, nil
+	}
+	if f.absent != nil && !f.preResult.NodeNames.Has(ni.Name()) {
+		return f.absent, nil
+	}
+	return s.fw.runFilterWithNominated(ctx, f.state, pod, ni, s.opts.RunAllFilters)
 }
 
 // findNodesThatFitPod runs PreFilter, then Filter on every node in
 // parallel (nominated pods included, as RunFilterPluginsWithNominatedPods),
 // as kube-scheduler's findNodesThatFitPod does with
 // percentageOfNodesToScore=100. It fills res.Nodes and returns the feasible
-// nodes and every node's status (nil when feasible). A plugin error sets
+// nodes, every node's status (nil when feasible), and what filtering a node
+// again needs (nil when PreFilter rejected the pod). A plugin error sets
 // res.Verdict to VerdictError; a cancelled ctx returns its error alone.
-func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, res *Result) ([]*framework.NodeInfo, []*framework.Status, error) {
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, res *Result) ([]*framework.NodeInfo, []*framework.Status, *nodeFilter, error) {
 	preResult, preStatus, pluginsWithNodes := s.runPreFilter(ctx, state, pod, res)
 	if preStatus.Code() == framework.Error {
 		res.Verdict = VerdictError
-		return nil, nil, preStatus.AsError()
+		return nil, nil, nil, preStatus.AsError()
 	}
 
 	statuses := make([]*framework.Status, len(s.nodes))
 	verdicts := make([][]PluginVerdict, len(s.nodes))
+	var filter *nodeFilter
 	switch {
 	case preStatus.IsRejected():
 		res.PreFilterStatus = preStatus
@@ -257,25 +296,16 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 			statuses[i] = preStatus
 		}
 	default:
-		var absent *framework.Status
-		outside := framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)
+		filter = &nodeFilter{state: state, preResult: preResult,
+			outside: framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)}
 		if !preResult.AllNodes() {
-			absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			filter.absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
 		}
 		var mu sync.Mutex
 		var filterErr error
 		s.handle.Parallelizer().Until(ctx, len(s.nodes), func(i int) {
-			ni := s.nodes[i]
-			if s.allowed != nil && !s.allowed[i] {
-				statuses[i] = outside
-				return
-			}
-			if absent != nil && !preResult.NodeNames.Has(ni.Name()) {
-				statuses[i] = absent
-				return
-			}
-			st, v := s.fw.runFilterWithNominated(ctx, state, pod, ni, s.opts.RunAllFilters)
+			st, v := s.filterNode(ctx, filter, pod, i)
 			statuses[i], verdicts[i] = st, v
 			if st.Code() == framework.Error {
 				mu.Lock()
@@ -285,10 +315,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 		})
 		if filterErr != nil {
 			res.Verdict = VerdictError
-			return nil, nil, filterErr
+			return nil, nil, nil, filterErr
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 
@@ -300,15 +330,19 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 			feasible = append(feasible, ni)
 		}
 	}
-	return feasible, statuses, nil
+	return feasible, statuses, filter, nil
 }
 
 // diagnoseUnschedulable words the FitError kube-scheduler records when no
 // node fits ("0/N nodes are available: ...") and runs PostFilter
 // (preemption's dry run), whose message follows.
-func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, res *Result) error {
+// counts, when given, are the Filter reasons of statuses counted already.
+func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, res *Result) error {
 	res.Verdict = VerdictUnschedulable
-	diagnosis := fitMessage(s.numNodes, res.PreFilterStatus, statuses)
+	if counts == nil && res.PreFilterStatus == nil {
+		counts = reasonCounts(statuses)
+	}
+	diagnosis := fitMessageFrom(s.numNodes, res.PreFilterStatus, counts)
 	postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
 	if err != nil {
 		return err
@@ -381,19 +415,31 @@ func (s *Scheduler) runPreFilter(ctx context.Context, state *framework.CycleStat
 // else a histogram of every node's reasons, each "count reason", sorted as
 // strings.
 func fitMessage(numAllNodes int, preFilter *framework.Status, statuses []*framework.Status) string {
-	msg := fmt.Sprintf(NoNodeAvailableMsg+":", numAllNodes)
-	if preFilter != nil {
-		return msg + fmt.Sprintf(" %v.", preFilter.Message())
-	}
+	return fitMessageFrom(numAllNodes, preFilter, reasonCounts(statuses))
+}
+
+// reasonCounts counts how many nodes give each Filter reason.
+func reasonCounts(statuses []*framework.Status) map[string]int {
 	counts := map[string]int{}
 	for _, st := range statuses {
 		for _, r := range st.Reasons() {
 			counts[r]++
 		}
 	}
+	return counts
+}
+
+// fitMessageFrom is fitMessage from reasons counted already.
+func fitMessageFrom(numAllNodes int, preFilter *framework.Status, counts map[string]int) string {
+	msg := fmt.Sprintf(NoNodeAvailableMsg+":", numAllNodes)
+	if preFilter != nil {
+		return msg + fmt.Sprintf(" %v.", preFilter.Message())
+	}
 	var parts []string
 	for reason, n := range counts {
-		parts = append(parts, fmt.Sprintf("%v %v", n, reason))
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%v %v", n, reason))
+		}
 	}
 	sort.Strings(parts)
 	if len(parts) > 0 {
@@ -402,10 +448,27 @@ func fitMessage(numAllNodes int, preFilter *framework.Status, statuses []*framew
 	return msg
 }
 
-// nodeStatuses is the NodeToStatus PostFilter plugins read.
-type nodeStatuses map[string]*framework.Status
+// nodeStatuses is the NodeToStatus PostFilter plugins read: the cycle's
+// node results, found by the scheduler's index of node names.
+type nodeStatuses struct {
+	byName map[string]int
+	nodes  []NodeResult
+}
 
-func (m nodeStatuses) Get(name string) *framework.Status { return m[name] }
+// StatusAt is Get for the i-th node of the scheduler's list.
+func (m nodeStatuses) StatusAt(i int, name string) *framework.Status {
+	if i < len(m.nodes) && m.nodes[i].Name == name {
+		return m.nodes[i].Status
+	}
+	return m.Get(name)
+}
+
+func (m nodeStatuses) Get(name string) *framework.Status {
+	if i, ok := m.byName[name]; ok && i < len(m.nodes) && m.nodes[i].Name == name {
+		return m.nodes[i].Status
+	}
+	return nil
+}
 
 // runPostFilter runs PostFilter plugins (preemption) until one succeeds, as
 // kube-scheduler does, and returns the message it adds to FailedScheduling.
@@ -413,10 +476,7 @@ func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleSta
 	if len(s.fw.postFilter) == 0 {
 		return "", nil, nil
 	}
-	byNode := make(nodeStatuses, len(nodes))
-	for _, n := range nodes {
-		byNode[n.Name] = n.Status
-	}
+	byNode := nodeStatuses{byName: s.byName, nodes: nodes}
 	var msgs []string
 	for _, pl := range s.fw.postFilter {
 		r, st := pl.PostFilter(ctx, state, pod, byNode)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,11 +46,10 @@ type Sequence struct {
 	keySet *selectedKeys
 	key    string
 	keyOK  bool
-	// failed is the last full cycle of a pod that did not schedule, and
-	// failedKey its class: an equal pod gets the same answer until a pod is
-	// reserved (a gang that does not fit asks for every member in turn).
-	failed    *Result
-	failedKey string
+	// failed is the last full cycle of a pod that did not schedule, for the
+	// pods of its class (a gang that does not fit asks for every member in
+	// turn).
+	failed *failedClass
 	// hits counts incremental cycles, for tests and benchmarks.
 	hits int
 }
@@ -185,12 +187,12 @@ func (s *Scheduler) NewSequence() *Sequence { return &Sequence{s: s} }
 // Schedule runs the cycle for pod; see Sequence.
 func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	key, ok := q.classKey(pod)
-	if ok && q.failed != nil && q.failedKey == key {
-		// Nothing changed since an equal pod's cycle: the same verdict,
-		// message and diagnosis (the slices are shared), for this pod.
-		res := *q.failed
-		res.Pod = pod
-		return &res, nil
+	if ok && q.failed != nil && q.failed.key == key {
+		res, err := q.retry(ctx, pod)
+		if err != nil || res != nil {
+			return res, err
+		}
+		q.failed = nil
 	}
 	if ok && q.class != nil && q.class.key == key {
 		res, err := q.incremental(ctx, pod)
@@ -199,15 +201,21 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 			return res, err
 		}
 	}
-	res, err := q.s.Schedule(ctx, pod)
+	// A pod does not yield to its own nomination, so equal pods may get
+	// different answers while nominations exist.
+	remember := ok && len(q.s.fw.nominator.byNode) == 0
+	var memo *defaultpreemption.Memo
+	if remember {
+		memo = defaultpreemption.NewMemo()
+	}
+	res, filter, err := q.s.scheduleOne(ctx, pod, memo)
 	if err != nil {
 		return res, err
 	}
 	q.class, q.failed = nil, nil
-	// A pod does not yield to its own nomination, so equal pods may get
-	// different answers while nominations exist.
-	if ok && res.Verdict != VerdictScheduled && len(q.s.fw.nominator.byNode) == 0 {
-		q.failed, q.failedKey = res, key
+	if remember && res.Verdict != VerdictScheduled {
+		q.failed = &failedClass{key: key, res: res, filter: filter, nodes: slices.Clone(q.s.nodes), allowed: q.s.allowed, memo: memo,
+			nodeLocal: filter != nil && res.Verdict == VerdictUnschedulable && q.s.fw.nodeLocal(filter.state)}
 	}
 	if ok && res.Verdict == VerdictScheduled {
 		q.class, err = q.newClass(ctx, key, pod)
@@ -216,6 +224,118 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 		}
 	}
 	return res, nil
+}
+
+// failedClass is the last full cycle of a pod no node fit, kept for the
+// pods of its class that come after it: as long as no node changed, they
+// get the same answer; when the class's fit on a node depends on that node
+// alone (nodeLocal), only the nodes that changed since (a member reserved,
+// victims evicted) are filtered again, and preemption's dry run reuses its
+// outcome on every other node (memo). A gang that does not fit, or the
+// preemption what-if of explain, thus costs one full cycle per class plus
+// a node or two per member.
+type failedClass struct {
+	key    string
+	res    *Result
+	filter *nodeFilter
+	// nodes are the NodeInfos res was computed on; a NodeInfo is replaced,
+	// never changed, when its node gets or loses a pod.
+	nodes     []*framework.NodeInfo
+	allowed   []bool
+	memo      *defaultpreemption.Memo
+	nodeLocal bool
+	// counts are res's Filter reasons counted, kept up to date node by node.
+	counts map[string]int
+}
+
+// nodeLocal reports whether, in a cycle with this state, a pod's verdict
+// on a node depends on that node's pods alone: every Filter plugin that
+// counts the pods of other nodes skipped it (no spread constraint of its
+// own, no pod affinity of its own, no running pod's anti-affinity selects
+// it).
+func (fw *frameworkImpl) nodeLocal(state *framework.CycleState) bool {
+	for _, pl := range fw.preFilter {
+		if pl.PreFilterExtensions() != nil && !state.SkipFilterPlugins[pl.Name()] {
+			return false
+		}
+	}
+	return true
+}
+
+// retry answers for pod, of the failed class's class, from the failed
+// class; nil when a full cycle must run.
+func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) {
+	fc, s := q.failed, q.s
+	if len(fc.allowed) != len(s.allowed) || (len(s.allowed) > 0 && &fc.allowed[0] != &s.allowed[0]) {
+		return nil, nil
+	}
+	var changed []int
+	for i, ni := range s.nodes {
+		if ni != fc.nodes[i] {
+			changed = append(changed, i)
+		}
+	}
+	if len(changed) == 0 {
+		// Nothing changed since an equal pod's cycle: the same verdict,
+		// message and diagnosis (the slices are shared), for this pod.
+		res := *fc.res
+		res.Pod = pod
+		return &res, nil
+	}
+	if !fc.nodeLocal || len(s.fw.nominator.byNode) > 0 {
+		return nil, nil
+	}
+	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.res.NotEvaluated, Nodes: slices.Clone(fc.res.Nodes)}
+	statuses := make([]*framework.Status, len(res.Nodes))
+	for i := range res.Nodes {
+		statuses[i] = res.Nodes[i].Status
+	}
+	counts := fc.counts
+	if counts == nil {
+		counts = reasonCounts(statuses)
+	}
+	counts = maps.Clone(counts)
+	for _, i := range changed {
+		// A pod with required anti-affinity now on the node may keep the
+		// class off every node of its topology domain.
+		if len(s.nodes[i].PodsWithRequiredAntiAffinity) > 0 {
+			return nil, nil
+		}
+		st, v := s.filterNode(ctx, fc.filter, pod, i)
+		if st == nil || st.Code() == framework.Error {
+			return nil, nil // it fits somewhere now, or a full cycle reports the error
+		}
+		for _, r := range statuses[i].Reasons() {
+			counts[r]--
+		}
+		for _, r := range st.Reasons() {
+			counts[r]++
+		}
+		res.Nodes[i] = NodeResult{Name: s.nodes[i].Name(), Status: st, Filters: v}
+		statuses[i] = st
+	}
+	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, statuses, counts, res); err != nil {
+		res.Verdict = VerdictError
+		return res, err
+	}
+	q.hits++
+	fc.res, fc.counts = res, counts
+	for _, i := range changed {
+		fc.nodes[i] = s.nodes[i]
+	}
+	return res, nil
+}
+
+// Evict takes pods off nodeName, as Scheduler.Evict does (a preemption
+// what-if). The class of the pods that fit is dropped (its state follows
+// reservations only); that of the pods that did not fit is kept, and sees
+// the node changed.
+func (q *Sequence) Evict(pods []*corev1.Pod, nodeName string) error {
+	if err := q.s.Evict(pods, nodeName); err != nil {
+		return err
+	}
+	q.class = nil
+	return nil
 }
 
 // Reserve reserves pod on nodeName and marks the node for re-evaluation.
@@ -232,7 +352,6 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 	if err := q.s.reserve(pod, nodeName, like); err != nil {
 		return err
 	}
-	q.failed = nil
 	if q.class != nil {
 		i := q.s.byName[nodeName]
 		ni := q.s.nodes[i]

@@ -26,7 +26,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
 		return nil, nil // kube-scheduler's own preemption found no room for the first
 	}
-	state, err := x.stateAfter(x.base, p.Planned())
+	state, err := x.stateAfter(x.plain, p.Planned())
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +43,11 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	}
 	s := &Suggestion{Kind: SuggestPreempt}
 	gone := map[string]bool{}
+	// Members of one class share their cycles: after a member's victims go
+	// and it takes their node, the next is filtered again there only.
+	seq := state.NewSequence()
 	for _, pod := range unplacedOf(g, p) {
-		res, err := state.Schedule(ctx, gang.Ungated(pod))
+		res, err := seq.Schedule(ctx, gang.Ungated(pod))
 		if err != nil {
 			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
@@ -52,7 +55,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 			// Earlier victims made room: it takes the first feasible node.
 			for _, n := range res.Nodes {
 				if n.Feasible {
-					if err := state.Reserve(pod, n.Name); err != nil {
+					if err := seq.Reserve(ctx, pod, n.Name); err != nil {
 						return nil, err
 					}
 					break
@@ -68,10 +71,10 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
 			gone[v.Namespace+"/"+v.Name] = true
 		}
-		if err := state.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
+		if err := seq.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
 			return nil, err
 		}
-		if err := state.Reserve(pod, res.NominatedNode); err != nil {
+		if err := seq.Reserve(ctx, pod, res.NominatedNode); err != nil {
 			return nil, err
 		}
 	}

@@ -124,8 +124,15 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	// removing pods; UnschedulableAndUnresolvable ones (and nodes without a
 	// status) cannot.
 	var potential []*framework.NodeInfo
-	for _, ni := range allNodes {
-		if nodeStatuses.Get(ni.Name()).Code() == framework.Unschedulable {
+	indexed, _ := nodeStatuses.(IndexedNodeToStatus)
+	for i, ni := range allNodes {
+		var st *framework.Status
+		if indexed != nil {
+			st = indexed.StatusAt(i, ni.Name())
+		} else {
+			st = nodeStatuses.Get(ni.Name())
+		}
+		if st.Code() == framework.Unschedulable {
 			potential = append(potential, ni)
 		}
 	}
@@ -156,6 +163,16 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	best := pickOneCandidate(candidates, now)
 	return best, candidates, framework.NewStatus(framework.Success,
 		fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", best.NodeName, len(best.Victims)))
+}
+
+// IndexedNodeToStatus is a NodeToStatus that also finds a node's status by
+// its place in the handle's node list, which spares a lookup by name per
+// node on large clusters.
+type IndexedNodeToStatus interface {
+	framework.NodeToStatus
+	// StatusAt returns the status of the i-th node of the handle's list,
+	// whose name is name.
+	StatusAt(i int, name string) *framework.Status
 }
 
 // eligibleToPreemptOthers is kube-scheduler's PodEligibleToPreemptOthers: a

@@ -61,17 +61,27 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo) ([]*Candi
 
 	batch := max(r.numCandidates, framework.DefaultParallelism)
 	outcomes := make([]nodeOutcome, min(batch, len(nodes)))
+	memo := memoOf(r.state)
 	for start := 0; start < len(nodes); start += batch {
 		chunk := nodes[start:min(start+batch, len(nodes))]
 		r.pl.handle.Parallelizer().Until(ctx, len(chunk), func(i int) {
+			if memo != nil {
+				if o, ok := memo.get(chunk[i]); ok {
+					outcomes[i] = o
+					return
+				}
+			}
 			if !r.hasPotentialVictim(chunk[i]) {
 				outcomes[i] = nodeOutcome{status: noVictims}
-				return
+			} else {
+				// Each try works on copies: the node loses and regains
+				// pods, and PreFilter extensions rewrite their state.
+				victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), chunk[i].Clone())
+				outcomes[i] = nodeOutcome{victims: victims, numPDBViolations: violations, status: status}
 			}
-			// Each try works on copies: the node loses and regains pods,
-			// and PreFilter extensions rewrite their state.
-			victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), chunk[i].Clone())
-			outcomes[i] = nodeOutcome{victims: victims, numPDBViolations: violations, status: status}
+			if memo != nil && outcomes[i].status.Code() != framework.Error {
+				memo.put(chunk[i], outcomes[i])
+			}
 		})
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err

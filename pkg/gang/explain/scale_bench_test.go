@@ -1,0 +1,72 @@
+package explain
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/clustergen"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// scaleCluster is clustergen's default cluster (5,000 nodes, 4,000 of
+// them with 8 GPUs, 4 in use, half by low-priority sweeps; 20,000 running
+// pods) as a snapshot.
+func scaleCluster(tb testing.TB) *schedule.Snapshot {
+	snap := &schedule.Snapshot{}
+	for _, obj := range clustergen.Cluster(clustergen.Default) {
+		switch o := obj.(type) {
+		case *corev1.Node:
+			snap.Nodes = append(snap.Nodes, o)
+		case *corev1.Pod:
+			snap.Pods = append(snap.Pods, o)
+		case *corev1.Namespace:
+			snap.Namespaces = append(snap.Namespaces, o)
+		case *schedulingv1.PriorityClass:
+			snap.PriorityClasses = append(snap.PriorityClasses, o)
+		}
+	}
+	return snap
+}
+
+// jobGang expands a clustergen Job as -f does.
+func jobGang(tb testing.TB, snap *schedule.Snapshot, o clustergen.JobOptions) *gang.Gang {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(clustergen.Job(o))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := gang.FromManifests([]*unstructured.Unstructured{{Object: m}}, o.Namespace, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
+		tb.Fatal(err)
+	}
+	g.SortMembers()
+	return g
+}
+
+// BenchmarkExplain1000IndexedDoesNotFit explains an Indexed Job of 1,000
+// 8-GPU pods on the 5,000-node cluster, where no node has 8 GPUs free: the
+// node table, the shortfall, preemption of the low-priority sweeps, added
+// nodes and a lower minimum. Target: at most 3x loading the snapshot.
+func BenchmarkExplain1000IndexedDoesNotFit(b *testing.B) {
+	snap := scaleCluster(b)
+	g := jobGang(b, snap, clustergen.JobOptions{Name: "big", Namespace: "ml-research", Parallelism: 1000, GPUs: 8, Indexed: true})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		e, err := Gang(context.Background(), snap, g, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.Verdict != VerdictUnschedulable {
+			b.Fatalf("%s: %s", e.Verdict, e.Message)
+		}
+	}
+}
