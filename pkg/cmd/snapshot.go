@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,6 +114,8 @@ func (o *SnapshotOptions) Run(c *cobra.Command) error {
 	var obj runtime.Object
 	if o.Summary {
 		obj = summaryTable(snap)
+	} else if done, err := o.stream(snap); done {
+		return err
 	} else if obj, err = snapshot.ToList(snap); err != nil {
 		return err
 	}
@@ -198,4 +202,25 @@ func toSet(names []string) map[string]bool {
 		set[n] = true
 	}
 	return set
+}
+
+// stream writes the snapshot as JSON or YAML one object at a time, in the
+// bytes the printer would write for the whole List (so memory stays at
+// about what loading the snapshot takes), and reports whether it did: the
+// other formats print the List.
+func (o *SnapshotOptions) stream(snap *schedule.Snapshot) (bool, error) {
+	showManaged := o.PrintFlags.JSONYamlPrintFlags != nil && o.PrintFlags.JSONYamlPrintFlags.ShowManagedFields
+	var err error
+	switch ptr.Deref(o.PrintFlags.OutputFormat, "") {
+	case "json":
+		err = snapshot.WriteJSON(o.Out, snap, showManaged)
+	case "yaml":
+		err = snapshot.WriteYAML(o.Out, snap, showManaged)
+	default:
+		return false, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("printing the snapshot: %w", err)
+	}
+	return true, nil
 }
