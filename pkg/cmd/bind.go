@@ -61,6 +61,9 @@ type BindOptions struct {
 	GangVerbOptions
 	DryRun    string
 	OnPartial string
+	// BulkReads is bind.Options.BulkReads (a hidden flag, for tests of
+	// both ways of reading).
+	BulkReads int
 }
 
 // NewBindOptions returns BindOptions with defaults.
@@ -83,6 +86,8 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 	o.addFlags(cmd, "to bind")
 	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, re-check the plan against the cluster and write nothing; with server, also send every Binding with dryRun=All.`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = dryRunClient
+	cmd.Flags().IntVar(&o.BulkReads, "bulk-reads", bind.DefaultBulkReads, "Members and target nodes above which the re-read and the read-back list pods and nodes instead of reading each; -1 always lists.")
+	_ = cmd.Flags().MarkHidden("bulk-reads")
 	cmd.Flags().StringVar(&o.OnPartial, "on-partial", o.OnPartial, `What to do when fewer than the minimum end up bound: "report" leaves them and exits 4; "delete" deletes the pods this run bound so their controller recreates them, and exits 4.`)
 	return cmd
 }
@@ -134,6 +139,7 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		Place:       o.placeOptions(g, nil),
 		DryRun:      bind.DryRun(o.DryRun),
 		OnPartial:   bind.OnPartial(o.OnPartial),
+		BulkReads:   o.BulkReads,
 		Interrupted: ctx.Done(),
 		Progress:    func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
 	})

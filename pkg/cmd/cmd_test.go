@@ -60,7 +60,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"not a snapshot on stdin", []string{"snapshot", "--snapshot", "-"}, "hello: world\n", ExitUsage, "error: <stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
 		{"summary with -o", []string{"snapshot", "--snapshot", exampleSnapshot, "--summary", "-o", "json"}, "", ExitUsage, "error: --summary prints a table; it cannot be combined with -o"},
 		{"snapshot takes no arguments", []string{"snapshot", "nodes"}, "", ExitUsage, `error: unknown command "nodes" for "kubectl gang snapshot"`},
-		{"bad qps", []string{"snapshot", "--snapshot", exampleSnapshot, "--qps", "0"}, "", ExitUsage, "error: --qps must be positive, got 0"},
+		{"bad qps", []string{"snapshot", "--snapshot", exampleSnapshot, "--qps=-5"}, "", ExitUsage, "error: --qps must be 0 (no client-side limit) or positive, got -5"},
 		{"explain runs: a pod the snapshot does not hold", []string{"explain", "pod/web-0", "--snapshot", "-"}, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-1}}\n", ExitUsage, `error: pods "web-0" not found in namespace "default"`},
 	}
 	for _, tt := range tests {

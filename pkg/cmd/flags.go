@@ -16,10 +16,14 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
-// Client rate limits for one-shot use: a snapshot is a burst of LISTs and a
-// bind a burst of Bindings, both far from client-go's 5 QPS default.
+// Client rate limits for one-shot use. A snapshot is a burst of LISTs and a
+// bind a burst of Bindings, far beyond client-go's 5 QPS default, and
+// every API server since v1.29 guards itself with API Priority and
+// Fairness, which queues what it can take and refuses the rest with 429
+// (bind retries those). So by default the client sets no rate of its own
+// (--qps 0); each verb bounds the requests it has in flight instead.
 const (
-	defaultQPS   = 50
+	defaultQPS   = 0
 	defaultBurst = 100
 )
 
@@ -48,15 +52,15 @@ func NewSnapshotFlags() *SnapshotFlags {
 func (f *SnapshotFlags) AddFlags(flags *pflag.FlagSet) {
 	f.ConfigFlags.AddFlags(flags)
 	flags.StringVar(&f.Path, "snapshot", f.Path, "Read the cluster from saved objects instead of the API server: a YAML or JSON file, a directory of them, or - for stdin.")
-	flags.Float32Var(&f.QPS, "qps", f.QPS, "Requests per second to the API server.")
-	flags.IntVar(&f.Burst, "burst", f.Burst, "Requests the client may send in a burst above --qps.")
+	flags.Float32Var(&f.QPS, "qps", f.QPS, "Requests per second to the API server; 0 sets no client-side limit and leaves it to the server's API Priority and Fairness (requests in flight stay bounded).")
+	flags.IntVar(&f.Burst, "burst", f.Burst, "Requests the client may send in a burst above --qps (with --qps above 0).")
 	flags.Int64Var(&f.PageSize, "page-size", f.PageSize, "Objects per LIST request when reading a live snapshot.")
 }
 
 // Validate checks the flags without I/O.
 func (f *SnapshotFlags) Validate() error {
-	if f.QPS <= 0 {
-		return usageErrorf("--qps must be positive, got %v", f.QPS)
+	if f.QPS < 0 {
+		return usageErrorf("--qps must be 0 (no client-side limit) or positive, got %v", f.QPS)
 	}
 	if f.Burst < 1 {
 		return usageErrorf("--burst must be at least 1, got %d", f.Burst)
@@ -77,8 +81,10 @@ func (f *SnapshotFlags) RESTConfig() (*rest.Config, error) {
 		return nil, usageErrorf("%v", err)
 	}
 	cfg = rest.CopyConfig(cfg)
-	cfg.QPS = f.QPS
-	cfg.Burst = f.Burst
+	cfg.QPS, cfg.Burst = f.QPS, f.Burst
+	if f.QPS == 0 {
+		cfg.QPS = -1 // client-go: no rate limiter at all
+	}
 	return cfg, nil
 }
 

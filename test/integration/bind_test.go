@@ -224,7 +224,7 @@ func TestGangBindClusterMoved(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		move func(f *gangFixture)
-		want string
+		want func(f *gangFixture) string
 		// moved is a member the test bound itself.
 		moved string
 	}{{
@@ -234,14 +234,14 @@ func TestGangBindClusterMoved(t *testing.T) {
 				f.create(f.pod(fmt.Sprintf("squatter-%d", i), wholeNode).Node(fmt.Sprintf("%s-n%d", f.ns, i)).Obj())
 			}
 		},
-		want: "no longer fits",
+		want: func(*gangFixture) string { return "no longer fits" },
 	}, {
 		name: "member recreated",
 		move: func(f *gangFixture) {
 			f.must(env.Clientset().CoreV1().Pods(f.ns).Delete(context.WithoutCancel(f.ctx), "m-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))}))
 			f.create(f.pod("m-1", wholeNode).PodGroup("trio").Obj())
 		},
-		want: "m-1 was recreated",
+		want: func(*gangFixture) string { return "m-1 was recreated" },
 	}, {
 		name: "member bound elsewhere",
 		move: func(f *gangFixture) {
@@ -249,29 +249,39 @@ func TestGangBindClusterMoved(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "m-2"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
 			}, metav1.CreateOptions{}))
 		},
-		want:  "m-2 is bound to gang-bind-moved-member-bound-elsewhere-n0 already",
+		want:  func(f *gangFixture) string { return "m-2 is bound to " + f.ns + "-n0 already" },
 		moved: "m-2",
 	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newGangFixture(t, "bind-moved-"+strings.ReplaceAll(tc.name, " ", "-"))
-			f.gang3()
-			var once sync.Once
-			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-				// The first access review comes after the snapshot and the
-				// plan, before the re-reads.
-				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
-					once.Do(func() { tc.move(f) })
+		for _, reads := range bindReads {
+			t.Run(tc.name+reads.name, func(t *testing.T) {
+				f := newGangFixture(t, "bind-moved-"+strings.ReplaceAll(tc.name, " ", "-")+reads.ns)
+				f.gang3()
+				var once sync.Once
+				kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+					// The first access review comes after the snapshot and
+					// the plan, before the re-reads.
+					if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+						once.Do(func() { tc.move(f) })
+					}
+					forward(w)
+				})
+				code, r := f.bind(kubeconfig, append([]string{"podgroup/trio"}, reads.args...)...)
+				if want := tc.want(f); code != cmd.ExitNo || r.Verdict != "NotBound" || r.Reason != "Changed" || !strings.Contains(r.Message, want) {
+					t.Fatalf("exit %d, report %+v; want 3, NotBound (Changed) mentioning %q", code, r, want)
 				}
-				forward(w)
+				wantUnbound(t, f, tc.moved)
 			})
-			code, r := f.bind(kubeconfig, "podgroup/trio")
-			if code != cmd.ExitNo || r.Verdict != "NotBound" || r.Reason != "Changed" || !strings.Contains(r.Message, tc.want) {
-				t.Fatalf("exit %d, report %+v; want 3, NotBound (Changed) mentioning %q", code, r, tc.want)
-			}
-			wantUnbound(t, f, tc.moved)
-		})
+		}
 	}
 }
+
+// bindReads are the two ways bind re-reads and reads back: a GET per
+// object (the default for small gangs), and one LIST of the pods and one of
+// the nodes (large gangs; forced here with the hidden --bulk-reads).
+var bindReads = []struct {
+	name, ns string
+	args     []string
+}{{"", "", nil}, {" (lists)", "-l", []string{"--bulk-reads=-1"}}}
 
 // A preemptor pending in the snapshot, nominated to a target node, and
 // bound there before the re-check is counted once: as the pod on the node.
@@ -338,48 +348,11 @@ func TestGangBindForbidden(t *testing.T) {
 // Faults on the wire during the commit: a reply lost after the server bound
 // the pod, 429s and a 503 that pass, and a member the server keeps refusing.
 func TestGangBindFaults(t *testing.T) {
-	t.Run("lost reply and transient errors", func(t *testing.T) {
-		f := newGangFixture(t, "bind-lost")
-		f.gang3()
-		var mu sync.Mutex
-		seen := map[string]int{}
-		kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-			if !isBinding(r) || r.URL.Query().Get("dryRun") != "" {
-				forward(w)
-				return
-			}
-			pod := bindingPod(r)
-			mu.Lock()
-			seen[pod]++
-			n := seen[pod]
-			mu.Unlock()
-			switch {
-			case pod == "m-0" && n == 1:
-				// The server binds the pod; the answer never arrives.
-				forward(httptest.NewRecorder())
-				dropConnection(t, w)
-			case pod == "m-1" && n <= 2:
-				w.Header().Set("Retry-After", "0")
-				http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`, http.StatusTooManyRequests)
-			case pod == "m-2" && n == 1:
-				http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503}`, http.StatusServiceUnavailable)
-			default:
-				forward(w)
-			}
+	for _, reads := range bindReads {
+		t.Run("lost reply and transient errors"+reads.name, func(t *testing.T) {
+			testGangBindLostReply(t, reads.ns, reads.args)
 		})
-		code, r := f.bind(kubeconfig, "podgroup/trio")
-		if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 {
-			t.Fatalf("exit %d, report %+v; want 0, Bound, 3", code, r)
-		}
-		for pod, node := range f.boundNodes("m-0", "m-1", "m-2") {
-			if node == "" {
-				t.Errorf("%s is not bound", pod)
-			}
-		}
-		if seen["m-0"] < 2 {
-			t.Errorf("the Binding of m-0 was sent %d times; the lost reply should have been retried", seen["m-0"])
-		}
-	})
+	}
 
 	t.Run("someone else binds a member first", func(t *testing.T) {
 		f := newGangFixture(t, "bind-race")
@@ -446,6 +419,8 @@ func TestGangBindFaults(t *testing.T) {
 		})
 	}
 }
+
+var podPath = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/pods/[^/]+$`)
 
 var bindingPath = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/pods/([^/]+)/binding$`)
 
@@ -549,5 +524,60 @@ func TestGangBindInterrupted(t *testing.T) {
 				t.Errorf("%d members bound on the server, want %d", bound, tc.wantBound)
 			}
 		})
+	}
+}
+
+// testGangBindLostReply: a Binding whose reply is lost is settled by reading
+// the pod back, and 429s and 503s are retried.
+func testGangBindLostReply(t *testing.T, nsSuffix string, args []string) {
+	f := newGangFixture(t, "bind-lost"+nsSuffix)
+	f.gang3()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	gets := 0
+	kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+		if r.Method == http.MethodGet && podPath.MatchString(r.URL.Path) {
+			mu.Lock()
+			gets++
+			mu.Unlock()
+		}
+		if !isBinding(r) || r.URL.Query().Get("dryRun") != "" {
+			forward(w)
+			return
+		}
+		pod := bindingPod(r)
+		mu.Lock()
+		seen[pod]++
+		n := seen[pod]
+		mu.Unlock()
+		switch {
+		case pod == "m-0" && n == 1:
+			// The server binds the pod; the answer never arrives.
+			forward(httptest.NewRecorder())
+			dropConnection(t, w)
+		case pod == "m-1" && n <= 2:
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`, http.StatusTooManyRequests)
+		case pod == "m-2" && n == 1:
+			http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"ServiceUnavailable","code":503}`, http.StatusServiceUnavailable)
+		default:
+			forward(w)
+		}
+	})
+	code, r := f.bind(kubeconfig, append([]string{"podgroup/trio"}, args...)...)
+	if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 {
+		t.Fatalf("exit %d, report %+v; want 0, Bound, 3", code, r)
+	}
+	for pod, node := range f.boundNodes("m-0", "m-1", "m-2") {
+		if node == "" {
+			t.Errorf("%s is not bound", pod)
+		}
+	}
+	if seen["m-0"] < 2 {
+		t.Errorf("the Binding of m-0 was sent %d times; the lost reply should have been retried", seen["m-0"])
+	}
+	// Re-read and read-back: a GET per member, or none when listing.
+	if listing := len(args) > 0; (gets == 0) != listing {
+		t.Errorf("%d GETs of single pods (listing %v)", gets, listing)
 	}
 }

@@ -353,7 +353,7 @@ func TestSnapshotErrorsAreOneLine(t *testing.T) {
 		{"unknown resource with a live cluster", []string{"place", "deployment/x", "--kubeconfig", env.Kubeconfig}, cmd.ExitUsage,
 			`error: unknown resource type "deployment"`},
 		{"bad flag with a live cluster", []string{"snapshot", "--kubeconfig", env.Kubeconfig, "--qps=-1"}, cmd.ExitUsage,
-			"error: --qps must be positive"},
+			"error: --qps must be 0 (no client-side limit) or positive"},
 		{"missing kubeconfig", []string{"snapshot", "--kubeconfig", "/nonexistent/kubeconfig"}, cmd.ExitUsage,
 			"error: "},
 	}

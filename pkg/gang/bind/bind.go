@@ -37,6 +37,11 @@ type Client interface {
 	GetNode(ctx context.Context, name string) (*corev1.Node, error)
 	// PodsOnNode lists the pods bound to a node that are not terminated.
 	PodsOnNode(ctx context.Context, node string) ([]*corev1.Pod, error)
+	// ListPods lists the pods in namespace ("" for every namespace) that
+	// are not terminated, and ListNodes every node: one round trip (a
+	// page or a few) where a GET per object would take one each.
+	ListPods(ctx context.Context, namespace string) ([]*corev1.Pod, error)
+	ListNodes(ctx context.Context) ([]*corev1.Node, error)
 	// Bind creates the Binding (pods/binding); dryRun sends dryRun=All.
 	// Transient failures (429, 5xx, a lost connection) are retried inside.
 	Bind(ctx context.Context, binding *corev1.Binding, dryRun bool) error
@@ -82,8 +87,13 @@ type Options struct {
 	Place     gang.PlaceOptions
 	DryRun    DryRun
 	OnPartial OnPartial
-	// Parallelism bounds the requests in flight; 0 means 16.
+	// Parallelism bounds the requests in flight; 0 means DefaultParallelism.
 	Parallelism int
+	// BulkReads is how many members and target nodes a gang has at most for
+	// the re-read and the read-back to GET each object; beyond it, one
+	// consistent LIST of the pods (and one of the nodes) serves them all.
+	// 0 means DefaultBulkReads; -1 always lists.
+	BulkReads int
 	// Interrupted is closed when the user interrupts (SIGINT). Before the
 	// commit it stops the run with nothing written; during the commit no
 	// new Binding is sent, the ones in flight finish, and the members are
@@ -174,6 +184,15 @@ const (
 	ReasonBindFailed Reason = "BindFailed"
 )
 
+// DefaultParallelism is how many requests bind has in flight: enough to
+// keep an API server busy (it queues or refuses the rest through API
+// Priority and Fairness, and a refusal is retried), few enough that a
+// flood of Bindings does not crowd out other clients.
+const DefaultParallelism = 32
+
+// DefaultBulkReads is Options.BulkReads' default.
+const DefaultBulkReads = 32
+
 // ErrForbidden wraps a missing permission found before anything is written.
 var ErrForbidden = errors.New("forbidden")
 
@@ -187,7 +206,10 @@ var ErrForbidden = errors.New("forbidden")
 // missing); a report is returned whenever anything was written.
 func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, opts Options) (*Report, error) {
 	if opts.Parallelism <= 0 {
-		opts.Parallelism = 16
+		opts.Parallelism = DefaultParallelism
+	}
+	if opts.BulkReads == 0 {
+		opts.BulkReads = DefaultBulkReads
 	}
 	p, err := gang.Place(ctx, snap, g, opts.Place)
 	if err != nil {
@@ -212,7 +234,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	if err := checkPermissions(ctx, c, g, opts); err != nil {
 		return nil, err
 	}
-	fresh, changed, err := reread(ctx, c, snap, p, opts.Parallelism)
+	fresh, changed, err := reread(ctx, c, snap, p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +280,9 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	}
 
 	// Commit. The requests must not die with the user's context: an
-	// interrupt stops new ones, the ones in flight finish.
+	// interrupt stops new ones, the ones in flight finish. A Binding the
+	// server accepted gets its event at once, so the events are written
+	// while the other Bindings are.
 	commitCtx := context.WithoutCancel(ctx)
 	sent := make([]bool, len(p.Assignments))
 	failures := make([]error, len(p.Assignments))
@@ -266,7 +290,11 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	done := 0
 	forEach(opts.Parallelism, len(p.Assignments), opts.Interrupted, func(i int) {
 		sent[i] = true
-		failures[i] = c.Bind(commitCtx, binding(p.Assignments[i]), false)
+		a := p.Assignments[i]
+		failures[i] = c.Bind(commitCtx, binding(a), false)
+		if failures[i] == nil {
+			c.Scheduled(a.Pod, a.Node)
+		}
 		if opts.Progress != nil {
 			mu.Lock()
 			done++
@@ -277,6 +305,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 
 	// Verify: every member is read back; an answer that was lost or an
 	// error is decided by what the server holds.
+	readBack := readBackFunc(commitCtx, c, p, opts)
 	var boundNow []int
 	forEach(opts.Parallelism, len(p.Assignments), nil, func(i int) {
 		m := &r.Members[i]
@@ -284,17 +313,19 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 			m.Message = "not sent: interrupted"
 			return
 		}
-		m.Result, m.Message = verify(commitCtx, c, p.Assignments[i], failures[i])
+		pod, err := readBack(p.Assignments[i].Pod)
+		m.Result, m.Message = verify(pod, err, p.Assignments[i], failures[i])
 	})
 	for i := range p.Assignments {
 		if r.Members[i].Result == OutcomeBound {
 			boundNow = append(boundNow, i)
+			if failures[i] != nil {
+				// Bound although the answer said otherwise (a lost reply).
+				c.Scheduled(p.Assignments[i].Pod, p.Assignments[i].Node)
+			}
 		}
 	}
 	r.BoundMembers += int32(len(boundNow))
-	for _, i := range boundNow {
-		c.Scheduled(p.Assignments[i].Pod, p.Assignments[i].Node)
-	}
 
 	switch {
 	case len(boundNow) == len(p.Assignments):

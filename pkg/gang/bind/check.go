@@ -10,6 +10,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -61,7 +62,7 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 // reread reads every member and every target node again, and the pods on
 // those nodes, and returns the snapshot with them in place of what was read
 // before, or what changed in a way that stops the bind.
-func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, workers int) (*schedule.Snapshot, []string, error) {
+func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, opts Options) (*schedule.Snapshot, []string, error) {
 	type memberRead struct {
 		pod *corev1.Pod
 		err error
@@ -72,9 +73,66 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		all = append(all, a.Pod)
 	}
 	all = append(all, p.Running...)
-	forEach(workers, len(all), nil, func(i int) {
-		members[i].pod, members[i].err = c.GetPod(ctx, all[i].Namespace, all[i].Name)
-	})
+	var nodes []string
+	for _, a := range p.Assignments {
+		if !slices.Contains(nodes, a.Node) {
+			nodes = append(nodes, a.Node)
+		}
+	}
+	sort.Strings(nodes)
+	type nodeRead struct {
+		node *corev1.Node
+		pods []*corev1.Pod
+		err  error
+	}
+	reads := make([]nodeRead, len(nodes))
+
+	if bulk(opts, len(all)+len(nodes)) {
+		// One consistent LIST of the pods and one of the nodes hold the
+		// same facts as a GET per member and per node, in two round trips.
+		listed, err := c.ListPods(ctx, metav1.NamespaceAll)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listing pods: %w", err)
+		}
+		nodeList, err := c.ListNodes(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listing nodes: %w", err)
+		}
+		byKey := indexPods(listed)
+		for i, pod := range all {
+			if got, ok := byKey[podKey(pod)]; ok {
+				members[i].pod = got
+			} else {
+				members[i].err = apierrors.NewNotFound(corev1.Resource("pods"), pod.Name)
+			}
+		}
+		byNode := map[string]int{}
+		for i, n := range nodes {
+			byNode[n] = i
+			reads[i].err = apierrors.NewNotFound(corev1.Resource("nodes"), n)
+		}
+		for _, n := range nodeList {
+			if i, ok := byNode[n.Name]; ok {
+				reads[i].node, reads[i].err = n, nil
+			}
+		}
+		for _, pod := range listed {
+			if i, ok := byNode[pod.Spec.NodeName]; ok {
+				reads[i].pods = append(reads[i].pods, pod)
+			}
+		}
+	} else {
+		forEach(opts.Parallelism, len(all), nil, func(i int) {
+			members[i].pod, members[i].err = c.GetPod(ctx, all[i].Namespace, all[i].Name)
+		})
+		forEach(opts.Parallelism, len(nodes), nil, func(i int) {
+			r := &reads[i]
+			if r.node, r.err = c.GetNode(ctx, nodes[i]); r.err == nil {
+				r.pods, r.err = c.PodsOnNode(ctx, nodes[i])
+			}
+		})
+	}
+
 	var changed []string
 	for i, m := range members {
 		want := all[i]
@@ -103,25 +161,6 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		return nil, changed, nil
 	}
 
-	var nodes []string
-	for _, a := range p.Assignments {
-		if !slices.Contains(nodes, a.Node) {
-			nodes = append(nodes, a.Node)
-		}
-	}
-	sort.Strings(nodes)
-	type nodeRead struct {
-		node *corev1.Node
-		pods []*corev1.Pod
-		err  error
-	}
-	reads := make([]nodeRead, len(nodes))
-	forEach(workers, len(nodes), nil, func(i int) {
-		r := &reads[i]
-		if r.node, r.err = c.GetNode(ctx, nodes[i]); r.err == nil {
-			r.pods, r.err = c.PodsOnNode(ctx, nodes[i])
-		}
-	})
 	fresh := *snap
 	fresh.Nodes = slices.Clone(snap.Nodes)
 	index := map[string]int{}

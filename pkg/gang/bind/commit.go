@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
-// verify decides, from the server's copy of the pod, what became of a
-// Binding whose answer was err.
-func verify(ctx context.Context, c Client, a gang.Assignment, err error) (Outcome, string) {
-	pod, getErr := c.GetPod(ctx, a.Pod.Namespace, a.Pod.Name)
+// verify decides, from the server's copy of the pod (or the error reading
+// it), what became of a Binding whose answer was err.
+func verify(pod *corev1.Pod, getErr error, a gang.Assignment, err error) (Outcome, string) {
 	switch {
 	case apierrors.IsNotFound(getErr):
 		return OutcomeNotBound, "the pod was deleted"
@@ -35,6 +37,47 @@ func verify(ctx context.Context, c Client, a gang.Assignment, err error) (Outcom
 	default:
 		return OutcomeNotBound, "the Binding succeeded but the pod reads back unbound"
 	}
+}
+
+// readBackFunc returns how to read a planned member back after the commit:
+// a GET each for a small gang, else one consistent LIST of the namespace's
+// pods read once (a GET each if that LIST fails).
+func readBackFunc(ctx context.Context, c Client, p *gang.Placement, opts Options) func(*corev1.Pod) (*corev1.Pod, error) {
+	get := func(pod *corev1.Pod) (*corev1.Pod, error) { return c.GetPod(ctx, pod.Namespace, pod.Name) }
+	if !bulk(opts, len(p.Assignments)) {
+		return get
+	}
+	namespace := p.Assignments[0].Pod.Namespace
+	for _, a := range p.Assignments {
+		if a.Pod.Namespace != namespace {
+			namespace = metav1.NamespaceAll
+		}
+	}
+	pods, err := c.ListPods(ctx, namespace)
+	if err != nil {
+		return get
+	}
+	byKey := indexPods(pods)
+	return func(pod *corev1.Pod) (*corev1.Pod, error) {
+		if got, ok := byKey[podKey(pod)]; ok {
+			return got, nil
+		}
+		// Not listed: deleted, or terminated since.
+		return get(pod)
+	}
+}
+
+// bulk reports whether n reads are better served by one LIST.
+func bulk(opts Options, n int) bool {
+	return opts.BulkReads < 0 || n > opts.BulkReads
+}
+
+func indexPods(pods []*corev1.Pod) map[string]*corev1.Pod {
+	out := make(map[string]*corev1.Pod, len(pods))
+	for _, pod := range pods {
+		out[podKey(pod)] = pod
+	}
+	return out
 }
 
 // undo deletes the pods this run bound, each with its UID as a

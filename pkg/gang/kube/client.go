@@ -82,8 +82,7 @@ func New(cfg *rest.Config) (*Client, error) {
 
 // NewForClients returns a Client on existing clients.
 func NewForClients(cs kubernetes.Interface, dyn dynamic.Interface) *Client {
-	sink := &countingSink{inner: &events.EventSinkImpl{Interface: cs.EventsV1()}}
-	sink.cond = sync.NewCond(&sink.mu)
+	sink := newCountingSink(&events.EventSinkImpl{Interface: cs.EventsV1()})
 	b := events.NewBroadcaster(sink)
 	ctx, cancel := context.WithCancel(context.Background())
 	_ = b.StartRecordingToSinkWithContext(ctx)
@@ -119,17 +118,42 @@ func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error)
 // PodsOnNode lists, consistently and page by page, the pods bound to node
 // that have not terminated.
 func (c *Client) PodsOnNode(ctx context.Context, node string) ([]*corev1.Pod, error) {
-	selector := fields.AndSelectors(
-		fields.OneTermEqualSelector("spec.nodeName", node),
+	return c.listPods(ctx, metav1.NamespaceAll, fields.OneTermEqualSelector("spec.nodeName", node))
+}
+
+// ListPods lists, consistently and page by page, the pods in namespace
+// (every namespace for "") that have not terminated.
+func (c *Client) ListPods(ctx context.Context, namespace string) ([]*corev1.Pod, error) {
+	return c.listPods(ctx, namespace, nil)
+}
+
+func (c *Client) listPods(ctx context.Context, namespace string, sel fields.Selector) ([]*corev1.Pod, error) {
+	terminated := fields.AndSelectors(
 		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
 		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
-	).String()
+	)
+	if sel != nil {
+		terminated = fields.AndSelectors(sel, terminated)
+	}
 	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return c.cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
+		return c.cs.CoreV1().Pods(namespace).List(ctx, opts)
 	})
 	var out []*corev1.Pod
-	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: selector}, func(obj runtime.Object) error {
+	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: terminated.String()}, func(obj runtime.Object) error {
 		out = append(out, obj.(*corev1.Pod))
+		return nil
+	})
+	return out, err
+}
+
+// ListNodes lists every node, consistently and page by page.
+func (c *Client) ListNodes(ctx context.Context) ([]*corev1.Node, error) {
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.cs.CoreV1().Nodes().List(ctx, opts)
+	})
+	var out []*corev1.Node
+	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		out = append(out, obj.(*corev1.Node))
 		return nil
 	})
 	return out, err
@@ -221,17 +245,33 @@ func (c *Client) Flush(ctx context.Context) int {
 	return lost
 }
 
-// countingSink counts the events the recorder hands over and the answers
-// they get, so Flush can wait for them: the broadcaster writes in the
-// background and has no flush of its own.
+// eventsInFlight bounds the events written at once: the broadcaster hands
+// them over one by one, and writing them one after another would put a
+// round trip per member at the end of a bind.
+const eventsInFlight = 32
+
+// eventBackoff retries an event that met a transient failure.
+var eventBackoff = wait.Backoff{Steps: 4, Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1}
+
+// countingSink writes the events the broadcaster hands over in the
+// background, eventsInFlight at a time (retrying transient failures), and
+// counts them and their answers, so Flush can wait for them: the
+// broadcaster has no flush of its own.
 type countingSink struct {
 	inner events.EventSink
+	slots chan struct{}
 
 	mu       sync.Mutex
 	cond     *sync.Cond
 	expected int
 	written  int
-	rejected int
+	lost     int
+}
+
+func newCountingSink(inner events.EventSink) *countingSink {
+	s := &countingSink{inner: inner, slots: make(chan struct{}, eventsInFlight)}
+	s.cond = sync.NewCond(&s.mu)
+	return s
 }
 
 func (s *countingSink) expect() {
@@ -240,20 +280,14 @@ func (s *countingSink) expect() {
 	s.mu.Unlock()
 }
 
-// settle counts an answer: a success, or a rejection the broadcaster will
-// not retry (an API status). A network error is retried, so it settles
-// nothing yet.
+// settle counts a final answer: written, or given up.
 func (s *countingSink) settle(err error) {
-	var status apierrors.APIStatus
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case err == nil:
+	if err == nil {
 		s.written++
-	case errors.As(err, &status):
-		s.rejected++
-	default:
-		return
+	} else {
+		s.lost++
 	}
 	s.cond.Broadcast()
 }
@@ -267,16 +301,25 @@ func (s *countingSink) wait(ctx context.Context) int {
 	defer stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.written+s.rejected < s.expected && ctx.Err() == nil {
+	for s.written+s.lost < s.expected && ctx.Err() == nil {
 		s.cond.Wait()
 	}
 	return s.expected - s.written
 }
 
+// Create writes the event in the background and answers at once; the
+// answer that counts is the one settle gets.
 func (s *countingSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	out, err := s.inner.Create(ctx, e)
-	s.settle(err)
-	return out, err
+	ctx = context.WithoutCancel(ctx)
+	s.slots <- struct{}{}
+	go func() {
+		defer func() { <-s.slots }()
+		s.settle(retry.OnError(eventBackoff, transient, func() error {
+			_, err := s.inner.Create(ctx, e)
+			return err
+		}))
+	}()
+	return e, nil
 }
 
 func (s *countingSink) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
