@@ -16,7 +16,7 @@ UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
 # Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler.
 K8S_BIN_DIR = $(shell hack/build-k8s.sh)
 
-.PHONY: all build install test test-unit test-integration test-conformance test-binaries bench verify demo release clean
+.PHONY: all build install test test-unit test-integration test-conformance test-binaries bench bench-e2e verify demo release clean
 
 all: build
 
@@ -53,6 +53,11 @@ test-conformance: test-binaries
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./pkg/...
+
+# The end-to-end benchmarks on the test bed (a real apiserver and
+# kube-scheduler, 5,000 nodes): minutes of set-up, so not part of make bench.
+bench-e2e: test-binaries
+	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout=60m -v ./test/bench/
 
 verify:
 	hack/verify.sh

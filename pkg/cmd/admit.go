@@ -91,7 +91,9 @@ func (o *AdmitOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	stop := o.working(g, "admitting", "checking validity, gates, quota and placement")
 	a, err := admit.Gang(ctx, snap, g, o.placeOptions(g, nil))
+	stop()
 	if err != nil {
 		return err
 	}

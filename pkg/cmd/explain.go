@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
 
@@ -104,7 +101,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := explain.Options{PlaceOptions: o.placeOptions(g, pod)}
-	stop := o.explaining(g)
+	stop := o.working(g, "explaining", "placing it and checking what would make it fit")
 	var e *explain.Explanation
 	if g != nil {
 		e, err = explain.Gang(ctx, snap, g, opts)
@@ -128,18 +125,4 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return describe.Explanation(o.Out, e, d)
 		})
 	return exitNoUnless(err, e.Verdict == explain.VerdictSchedulable)
-}
-
-// explaining shows a progress line on a terminal while a long explanation
-// (a large gang: placement, then every suggestion proven by placing again)
-// is worked out.
-func (o *ExplainOptions) explaining(g *gang.Gang) (stop func()) {
-	start := time.Now()
-	return showProgress(o.ErrOut, func() string {
-		if g == nil {
-			return fmt.Sprintf("explaining: %s", time.Since(start).Round(time.Second))
-		}
-		return fmt.Sprintf("explaining gang %s (%d members): placing it and checking what would make it fit, %s",
-			g.Key(), len(g.Members), time.Since(start).Round(time.Second))
-	})
 }

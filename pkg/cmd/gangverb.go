@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -141,6 +142,19 @@ func (o *GangVerbOptions) placeOptions(g *gang.Gang, pod *corev1.Pod) gang.Place
 	opts, warnings := o.Scheduler.placeOptions(pods)
 	o.warn(warnings)
 	return opts
+}
+
+// working shows a progress line on a terminal while a long verb works on
+// the subject (a large gang), after a second: what it is doing and for how
+// long. g is nil for a lone pod.
+func (o *GangVerbOptions) working(g *gang.Gang, verb, doing string) (stop func()) {
+	start := time.Now()
+	return showProgress(o.ErrOut, func() string {
+		if g == nil {
+			return fmt.Sprintf("%s: %s", verb, time.Since(start).Round(time.Second))
+		}
+		return fmt.Sprintf("%s gang %s (%d members): %s, %s", verb, g.Key(), len(g.Members), doing, time.Since(start).Round(time.Second))
+	})
 }
 
 // warn writes the result's warnings to stderr, as kubectl writes its own.

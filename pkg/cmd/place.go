@@ -79,7 +79,9 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	stop := o.working(g, "placing", "each member in queue order, each domain in turn")
 	p, err := gang.Place(ctx, snap, g, o.placeOptions(g, nil))
+	stop()
 	if err != nil {
 		return err
 	}

@@ -248,6 +248,43 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 	return res, filter, nil
 }
 
+// FilterOn runs PreFilter and then Filter on one node only, nominated pods
+// included: the node's status in a cycle confined to it (nil when the pod
+// fits there). It is Schedule confined to the node, without a result for
+// every other node: what bind needs to re-check a plan member by member.
+func (s *Scheduler) FilterOn(ctx context.Context, pod *corev1.Pod, nodeName string) (*framework.Status, error) {
+	i, ok := s.byName[nodeName]
+	if !ok {
+		return nil, fmt.Errorf("node %q is not in the snapshot", nodeName)
+	}
+	for _, pl := range s.fw.preEnqueue {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			return st, nil
+		}
+	}
+	state := framework.NewCycleState()
+	preResult, preStatus, pluginsWithNodes := s.runPreFilter(ctx, state, pod, &Result{})
+	switch {
+	case preStatus.Code() == framework.Error:
+		return nil, preStatus.AsError()
+	case preStatus.IsRejected():
+		return preStatus, nil
+	}
+	f := &nodeFilter{state: state, preResult: preResult}
+	if !preResult.AllNodes() {
+		f.absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
+	}
+	if f.absent != nil && !preResult.NodeNames.Has(nodeName) {
+		return f.absent, nil
+	}
+	st, _ := s.fw.runFilterWithNominated(ctx, f.state, pod, s.nodes[i], false)
+	if st.Code() == framework.Error {
+		return nil, st.AsError()
+	}
+	return st, nil
+}
+
 // nodeFilter is what filtering one node needs once PreFilter has run: the
 // cycle state, PreFilter's node set, and the statuses of nodes it leaves
 // out and of nodes outside the confinement. A nil nodeFilter stands for a

@@ -283,3 +283,55 @@ func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine [
 func pickKey(rng *rand.Rand) string {
 	return []string{corev1.LabelTopologyZone, corev1.LabelHostname, "rack"}[rng.IntN(3)]
 }
+
+// TestFilterOnEqualsConfinedCycle: FilterOn's status on a node is the one a
+// full cycle confined to that node gives it, on random clusters with
+// topology, after some reservations.
+func TestFilterOnEqualsConfinedCycle(t *testing.T) {
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		snap := randomCluster(rng, true)
+		s, err := NewScheduler(snap, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app := fmt.Sprintf("c%d", rng.IntN(3))
+		proto := testutil.MakePod().Namespace("ml").Label("app", app).Req(randomRequest(rng))
+		if rng.IntN(2) == 0 {
+			proto.SpreadConstraint(1, corev1.LabelTopologyZone, corev1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}, nil, nil, nil, nil)
+		}
+		if rng.IntN(3) == 0 {
+			proto.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+		}
+		for k := range 6 {
+			p := *proto
+			p.Pod = *proto.Pod.DeepCopy()
+			pod := p.Name(fmt.Sprintf("m-%d", k)).Obj()
+			for _, n := range snap.Nodes {
+				got, err := s.FilterOn(context.Background(), pod, n.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := s.Fork()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Confine([]string{n.Name})
+				res, err := c.Schedule(context.Background(), pod)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := res.Nodes[c.byName[n.Name]].Status
+				if got.Code() != want.Code() || got.Message() != want.Message() {
+					t.Fatalf("seed %d, %s on %s: FilterOn %v %q, confined cycle %v %q", seed, pod.Name, n.Name, got.Code(), got.Message(), want.Code(), want.Message())
+				}
+			}
+			// Reserve it where a full cycle puts it, so later members see it.
+			if res, err := s.Schedule(context.Background(), pod); err == nil && res.Verdict == VerdictScheduled {
+				if err := s.Reserve(pod, res.SelectedNode); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}

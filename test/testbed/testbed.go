@@ -620,6 +620,14 @@ func (e *Env) waitForNamespace(ctx context.Context, name string) error {
 
 // startScheduler starts kube-scheduler and waits until it has tried to
 // schedule a probe pod, which shows it is connected and its caches synced.
+// StartScheduler starts the real kube-scheduler on a running Env that was
+// started without one (Options.Scheduler false), as Start would have, with
+// opts' SchedulerConfig and SchedulerArgs. It returns once the scheduler has
+// made its first scheduling attempt.
+func (e *Env) StartScheduler(ctx context.Context, opts Options) error {
+	return e.startScheduler(ctx, opts)
+}
+
 func (e *Env) startScheduler(ctx context.Context, opts Options) error {
 	e.SchedulerLog = filepath.Join(e.LogDir, "kube-scheduler.log")
 	kubeconfig := filepath.Join(e.workDir, "kubeconfig-kube-scheduler")

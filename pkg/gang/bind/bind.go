@@ -185,13 +185,26 @@ const (
 )
 
 // DefaultParallelism is how many requests bind has in flight: enough to
-// keep an API server busy (it queues or refuses the rest through API
-// Priority and Fairness, and a refusal is retried), few enough that a
-// flood of Bindings does not crowd out other clients.
-const DefaultParallelism = 32
+// keep an API server busy; API Priority and Fairness queues what it cannot
+// take at once, shares it fairly with other clients, and refuses the rest
+// (429), which bind retries.
+const DefaultParallelism = 64
 
 // DefaultBulkReads is Options.BulkReads' default.
 const DefaultBulkReads = 32
+
+// serverDryRun sends every planned Binding with dryRun=All and returns the
+// refusals.
+func serverDryRun(ctx context.Context, c Client, p *gang.Placement, workers int) []string {
+	rejected := make([]string, len(p.Assignments))
+	forEach(workers, len(p.Assignments), nil, func(i int) {
+		a := p.Assignments[i]
+		if err := c.Bind(ctx, binding(a), true); err != nil {
+			rejected[i] = fmt.Sprintf("%s to %s: %v", podKey(a.Pod), a.Node, err)
+		}
+	})
+	return slices.DeleteFunc(rejected, func(s string) bool { return s == "" })
+}
 
 // ErrForbidden wraps a missing permission found before anything is written.
 var ErrForbidden = errors.New("forbidden")
@@ -234,15 +247,22 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	if err := checkPermissions(ctx, c, g, opts); err != nil {
 		return nil, err
 	}
+	// The server's dry run of every Binding (admission, the UID
+	// precondition) writes nothing, so it runs while the cluster is read
+	// again and the plan re-checked; its answers count only once those
+	// found nothing changed.
+	var rejected []string
+	var dry sync.WaitGroup
+	if opts.DryRun != DryRunClient {
+		dry.Go(func() { rejected = serverDryRun(ctx, c, p, opts.Parallelism) })
+	}
 	fresh, changed, err := reread(ctx, c, snap, p, opts)
+	if err == nil && len(changed) == 0 {
+		changed, err = recheck(ctx, fresh, p, opts.Place)
+	}
+	dry.Wait()
 	if err != nil {
 		return nil, err
-	}
-	if len(changed) == 0 {
-		changed, err = recheck(ctx, fresh, p, opts.Place)
-		if err != nil {
-			return nil, err
-		}
 	}
 	if len(changed) > 0 {
 		r.Reason = ReasonChanged
@@ -256,17 +276,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	if opts.DryRun == DryRunClient {
 		return dryRunDone(r, "plan re-checked against the cluster; nothing was written (--dry-run=client)"), nil
 	}
-
-	// The server checks every Binding (admission, UID precondition) without
-	// writing it.
-	rejected := make([]string, len(p.Assignments))
-	forEach(opts.Parallelism, len(p.Assignments), nil, func(i int) {
-		a := p.Assignments[i]
-		if err := c.Bind(ctx, binding(a), true); err != nil {
-			rejected[i] = fmt.Sprintf("%s to %s: %v", podKey(a.Pod), a.Node, err)
-		}
-	})
-	if rejected = slices.DeleteFunc(rejected, func(s string) bool { return s == "" }); len(rejected) > 0 {
+	if len(rejected) > 0 {
 		r.Reason = ReasonRejected
 		r.Message = "the server's dry run refused a Binding, nothing was bound: " + strings.Join(rejected, "; ")
 		return r, nil

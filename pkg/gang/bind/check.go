@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -90,13 +91,18 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 	if bulk(opts, len(all)+len(nodes)) {
 		// One consistent LIST of the pods and one of the nodes hold the
 		// same facts as a GET per member and per node, in two round trips.
-		listed, err := c.ListPods(ctx, metav1.NamespaceAll)
-		if err != nil {
-			return nil, nil, fmt.Errorf("listing pods: %w", err)
+		var listed []*corev1.Pod
+		var nodeList []*corev1.Node
+		var podsErr, nodesErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { listed, podsErr = c.ListPods(ctx, metav1.NamespaceAll) })
+		wg.Go(func() { nodeList, nodesErr = c.ListNodes(ctx) })
+		wg.Wait()
+		if podsErr != nil {
+			return nil, nil, fmt.Errorf("listing pods: %w", podsErr)
 		}
-		nodeList, err := c.ListNodes(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("listing nodes: %w", err)
+		if nodesErr != nil {
+			return nil, nil, fmt.Errorf("listing nodes: %w", nodesErr)
 		}
 		byKey := indexPods(listed)
 		for i, pod := range all {
@@ -215,21 +221,12 @@ func recheck(ctx context.Context, fresh *schedule.Snapshot, p *gang.Placement, o
 		return nil, err
 	}
 	for _, a := range p.Assignments {
-		s.Confine([]string{a.Node})
-		res, err := s.Schedule(ctx, a.Pod)
+		st, err := s.FilterOn(ctx, a.Pod, a.Node)
 		if err != nil {
 			return nil, err
 		}
-		if res.Verdict != schedule.VerdictScheduled {
-			msg := res.Message
-			if st := res.Nodes; len(st) > 0 {
-				for _, n := range st {
-					if n.Name == a.Node && n.Status != nil {
-						msg = n.Status.Message()
-					}
-				}
-			}
-			return []string{fmt.Sprintf("node %s no longer fits %s: %s", a.Node, podKey(a.Pod), msg)}, nil
+		if st != nil {
+			return []string{fmt.Sprintf("node %s no longer fits %s: %s", a.Node, podKey(a.Pod), st.Message())}, nil
 		}
 		if err := s.Reserve(a.Pod, a.Node); err != nil {
 			return nil, err

@@ -1,0 +1,226 @@
+// Package bench holds the end-to-end benchmarks that need the test bed (a
+// real etcd, kube-apiserver and kube-scheduler): they take minutes to set
+// up, so they run only with `make bench-e2e`, never in `make test`.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+	"github.com/kubectl-gang/kubectl-gang/test/testbed"
+)
+
+// Sizes of the cluster and the gangs.
+const (
+	benchNodes   = 5000
+	benchMembers = 1000
+	inFlight     = 32
+)
+
+// BenchmarkBindVersusKubeScheduler binds a 1,000-member native PodGroup on
+// 5,000 nodes running 5,000 pods, three ways on the same apiserver:
+//
+//   - kubectl gang bind with its default flags, end to end (snapshot,
+//     placement, the whole protocol);
+//   - the real kube-scheduler (client QPS 5000, as scheduler_perf runs it)
+//     binding another 1,000-member PodGroup, from its start (which reads
+//     the cluster) to its last Binding;
+//   - the raw floor: one LIST of the pods and 1,000 Bindings POSTed 32 at a
+//     time with no client-side rate limit (three times, the median counts).
+//
+// Run it once: go test ./test/bench -run '^$' -bench . -benchtime 1x.
+func BenchmarkBindVersusKubeScheduler(b *testing.B) {
+	ctx := context.Background()
+	env, err := testbed.Start(ctx, testbed.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	cs := fastClient(b, env.Config)
+
+	start := time.Now()
+	parallel(b, benchNodes, func(i int) error {
+		return env.CreateNode(ctx, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{
+				corev1.LabelHostname: fmt.Sprintf("node-%05d", i), corev1.LabelTopologyZone: fmt.Sprintf("zone-%d", i%3)}},
+			Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods: resource.MustParse("110")}},
+		})
+	})
+	for _, ns := range []string{"running", "gang", "scheduler", "floor-1", "floor-2", "floor-3"} {
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	parallel(b, benchNodes, func(i int) error {
+		_, err := cs.CoreV1().Pods("running").Create(ctx, pod("running", fmt.Sprintf("run-%05d", i), fmt.Sprintf("node-%05d", i), ""), metav1.CreateOptions{})
+		return err
+	})
+	for _, ns := range []string{"gang", "scheduler"} {
+		_, err := cs.SchedulingV1beta1().PodGroups(ns).Create(ctx, &schedulingv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Name: "train"},
+			Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+				Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: benchMembers}}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, ns := range []string{"gang", "scheduler", "floor-1", "floor-2", "floor-3"} {
+		group := "train"
+		if strings.HasPrefix(ns, "floor") {
+			group = ""
+		}
+		parallel(b, benchMembers, func(i int) error {
+			_, err := cs.CoreV1().Pods(ns).Create(ctx, pod(ns, fmt.Sprintf("w-%04d", i), "", group), metav1.CreateOptions{})
+			return err
+		})
+	}
+	b.Logf("set-up: %d nodes, %d running pods, 5 x %d pending pods in %s", benchNodes, benchNodes, benchMembers, time.Since(start).Round(time.Second))
+	// Let the apiserver and etcd settle after the burst of creates.
+	time.Sleep(5 * time.Second)
+	b.ResetTimer()
+
+	// The raw floor, three times around the bind (the machine is noisy):
+	// the median counts.
+	var floors []time.Duration
+	rawFloor := func(ns string) {
+		start := time.Now()
+		list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		parallel(b, len(list.Items), func(i int) error {
+			p := &list.Items[i]
+			return cs.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, UID: p.UID},
+				Target: corev1.ObjectReference{Kind: "Node", Name: fmt.Sprintf("node-%05d", i)}}, metav1.CreateOptions{})
+		})
+		floors = append(floors, time.Since(start))
+	}
+	rawFloor("floor-1")
+
+	// kubectl gang bind, default flags.
+	start = time.Now()
+	var out, errOut bytes.Buffer
+	code := cmd.Main([]string{"bind", "podgroup/train", "-n", "gang", "--kubeconfig", env.Kubeconfig, "-o", "name"},
+		genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	gangBind := time.Since(start)
+	if code != cmd.ExitOK {
+		b.Fatalf("bind: exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	if n := unbound(b, cs, "gang"); n != 0 {
+		b.Fatalf("bind exited 0 but %d members are unbound", n)
+	}
+	rawFloor("floor-2")
+	rawFloor("floor-3")
+	slices.Sort(floors)
+	floor := floors[1]
+
+	// kube-scheduler, client QPS 5000.
+	config := filepath.Join(b.TempDir(), "scheduler.yaml")
+	if err := os.WriteFile(config, []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"+
+		"clientConnection:\n  qps: 5000\n  burst: 5000\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	start = time.Now()
+	if err := env.StartScheduler(ctx, testbed.Options{SchedulerConfig: config}); err != nil {
+		b.Fatal(err)
+	}
+	for unbound(b, cs, "scheduler") > 0 {
+		if time.Since(start) > 5*time.Minute {
+			b.Fatalf("kube-scheduler has not bound the gang after %s", time.Since(start))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	scheduler := time.Since(start)
+
+	b.ReportMetric(gangBind.Seconds(), "gang-bind-s")
+	b.ReportMetric(scheduler.Seconds(), "kube-scheduler-s")
+	b.ReportMetric(floor.Seconds(), "raw-floor-s")
+	b.ReportMetric(scheduler.Seconds()/gangBind.Seconds(), "kube-scheduler/gang-bind")
+	b.ReportMetric(gangBind.Seconds()/floor.Seconds(), "gang-bind/raw-floor")
+	b.Logf("kubectl gang bind %s, kube-scheduler %s (%.2fx slower), raw floor %s (bind is %.2fx of it)",
+		gangBind.Round(time.Millisecond), scheduler.Round(time.Millisecond), scheduler.Seconds()/gangBind.Seconds(),
+		floor.Round(time.Millisecond), gangBind.Seconds()/floor.Seconds())
+}
+
+// pod is a small pending pod (or a running one on node), a member of the
+// native PodGroup group when group is set.
+func pod(namespace, name, node, group string) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": namespace}},
+		Spec: corev1.PodSpec{
+			NodeName: node,
+			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")}}}},
+		},
+	}
+	if group != "" {
+		p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &group}
+	}
+	return p
+}
+
+// unbound counts the pods of namespace without a node.
+func unbound(b *testing.B, cs kubernetes.Interface, namespace string) int {
+	list, err := cs.CoreV1().Pods(namespace).List(context.Background(), metav1.ListOptions{FieldSelector: "spec.nodeName="})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(list.Items)
+}
+
+// fastClient is a client without client-side rate limits, for the set-up.
+func fastClient(b *testing.B, cfg *rest.Config) kubernetes.Interface {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
+// parallel runs f(0..n-1), inFlight at a time, and fails on the first error.
+func parallel(b *testing.B, n int, f func(int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range inFlight {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || failed.Load() != nil {
+					return
+				}
+				if err := f(i); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+}
