@@ -56,7 +56,9 @@ bench:
 
 # The end-to-end benchmarks on the test bed (a real apiserver and
 # kube-scheduler, 5,000 nodes): minutes of set-up, so not part of make bench.
+# It also builds kubectl (once) to compare with kubectl get pods -A -o json.
 bench-e2e: test-binaries
+	@[ -x "$(K8S_BIN_DIR)/kubectl" ] || (cd hack/k8s && CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -o "$(K8S_BIN_DIR)/kubectl" k8s.io/kubernetes/cmd/kubectl)
 	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout=60m -v ./test/bench/
 
 verify:

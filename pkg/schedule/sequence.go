@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
@@ -184,7 +183,10 @@ type domainFilter struct {
 // NewSequence starts a sequence on the scheduler's working copy.
 func (s *Scheduler) NewSequence() *Sequence { return &Sequence{s: s} }
 
-// Schedule runs the cycle for pod; see Sequence.
+// Schedule runs the cycle for pod; see Sequence. The result of a pod that
+// fits no node may share its Nodes with the results of the pods of its
+// class scheduled after it: read them before the next Schedule, or copy
+// them.
 func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, error) {
 	key, ok := q.classKey(pod)
 	if ok && q.failed != nil && q.failed.key == key {
@@ -244,8 +246,12 @@ type failedClass struct {
 	allowed   []bool
 	memo      *defaultpreemption.Memo
 	nodeLocal bool
-	// counts are res's Filter reasons counted, kept up to date node by node.
-	counts map[string]int
+	// nodeResults, statuses and counts are the node results, their
+	// statuses and their Filter reasons counted, owned by the failed class
+	// from its first retry on and kept up to date node by node.
+	nodeResults []NodeResult
+	statuses    []*framework.Status
+	counts      map[string]int
 }
 
 // nodeLocal reports whether, in a cycle with this state, a pod's verdict
@@ -285,16 +291,19 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 	if !fc.nodeLocal || len(s.fw.nominator.byNode) > 0 {
 		return nil, nil
 	}
-	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.res.NotEvaluated, Nodes: slices.Clone(fc.res.Nodes)}
-	statuses := make([]*framework.Status, len(res.Nodes))
-	for i := range res.Nodes {
-		statuses[i] = res.Nodes[i].Status
+	if fc.nodeResults == nil {
+		// The first retry copies the full cycle's node results once, so
+		// that result stays as it was; later retries change the copy in
+		// place (a bail-out below drops the failed class altogether).
+		fc.nodeResults = slices.Clone(fc.res.Nodes)
+		fc.statuses = make([]*framework.Status, len(fc.nodeResults))
+		for i := range fc.nodeResults {
+			fc.statuses[i] = fc.nodeResults[i].Status
+		}
+		if fc.counts == nil {
+			fc.counts = reasonCounts(fc.statuses)
+		}
 	}
-	counts := fc.counts
-	if counts == nil {
-		counts = reasonCounts(statuses)
-	}
-	counts = maps.Clone(counts)
 	for _, i := range changed {
 		// A pod with required anti-affinity now on the node may keep the
 		// class off every node of its topology domain.
@@ -305,24 +314,24 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		if st == nil || st.Code() == framework.Error {
 			return nil, nil // it fits somewhere now, or a full cycle reports the error
 		}
-		for _, r := range statuses[i].Reasons() {
-			counts[r]--
+		for _, r := range fc.statuses[i].Reasons() {
+			fc.counts[r]--
 		}
 		for _, r := range st.Reasons() {
-			counts[r]++
+			fc.counts[r]++
 		}
-		res.Nodes[i] = NodeResult{Name: s.nodes[i].Name(), Status: st, Filters: v}
-		statuses[i] = st
+		fc.nodeResults[i] = NodeResult{Name: s.nodes[i].Name(), Status: st, Filters: v}
+		fc.statuses[i] = st
+		fc.nodes[i] = s.nodes[i]
 	}
+	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.res.NotEvaluated, Nodes: fc.nodeResults}
+	statuses, counts := fc.statuses, fc.counts
 	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, statuses, counts, res); err != nil {
 		res.Verdict = VerdictError
 		return res, err
 	}
 	q.hits++
-	fc.res, fc.counts = res, counts
-	for _, i := range changed {
-		fc.nodes[i] = s.nodes[i]
-	}
+	fc.res = res
 	return res, nil
 }
 

@@ -335,3 +335,94 @@ func TestFilterOnEqualsConfinedCycle(t *testing.T) {
 		}
 	}
 }
+
+// TestSequenceRetriesPreemptionLikeFullCycles follows explain's preemption
+// what-if: high-priority members that fit no node each preempt the victims
+// kube-scheduler's preemption picks, and take the node it nominates, one
+// after another. A Sequence (which filters again only the nodes that
+// changed and remembers the dry run's outcome per node) must give every
+// member the answer a full cycle gives: verdict, message, nominated node
+// and victims.
+func TestSequenceRetriesPreemptionLikeFullCycles(t *testing.T) {
+	retried := 0
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 4))
+		snap := &Snapshot{}
+		for i := range 4 + rng.IntN(12) {
+			node := fmt.Sprintf("n-%02d", i)
+			snap.Nodes = append(snap.Nodes, testutil.MakeNode().Name(node).Label(corev1.LabelTopologyZone, fmt.Sprintf("z-%d", i%3)).
+				Capacity(testutil.Res{"cpu": "16", "memory": "64Gi", "pods": "20", "nvidia.com/gpu": "8"}).Obj())
+			for k := range 1 + rng.IntN(4) {
+				prio := int32(10 * (1 + rng.IntN(3)))
+				snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("low").Name(fmt.Sprintf("v-%d-%d", i, k)).Node(node).
+					Priority(fmt.Sprintf("p%d", prio), prio).Req(testutil.Res{"cpu": "2", "nvidia.com/gpu": fmt.Sprint(1 + rng.IntN(3))}).Obj())
+			}
+		}
+		gpus := fmt.Sprint(1 + rng.IntN(5))
+		var pods []*corev1.Pod
+		for k := range 5 + rng.IntN(30) {
+			pods = append(pods, indexed(rng, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("m-%02d", k)).Label("app", "train").
+				Priority("high", 1000).Req(testutil.Res{"cpu": "4", "nvidia.com/gpu": gpus}).Obj(), k))
+		}
+		run := func(incremental bool) ([]string, int) {
+			s, err := NewScheduler(snap, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq := s.NewSequence()
+			var out []string
+			for _, pod := range pods {
+				var res *Result
+				if incremental {
+					res, err = seq.Schedule(context.Background(), pod)
+				} else {
+					res, err = s.Schedule(context.Background(), pod)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				node := res.SelectedNode
+				var victims []string
+				if res.Verdict != VerdictScheduled {
+					node = res.NominatedNode
+					for _, v := range res.PreemptionVictims {
+						victims = append(victims, v.Name)
+					}
+				}
+				out = append(out, fmt.Sprintf("%s: %s %s %v %s", pod.Name, res.Verdict, node, victims, res.Message))
+				if node == "" {
+					continue
+				}
+				if len(res.PreemptionVictims) > 0 {
+					if incremental {
+						err = seq.Evict(res.PreemptionVictims, node)
+					} else {
+						err = s.Evict(res.PreemptionVictims, node)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if incremental {
+					err = seq.Reserve(context.Background(), pod, node)
+				} else {
+					err = s.Reserve(pod, node)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			return out, seq.hits
+		}
+		full, _ := run(false)
+		incr, hits := run(true)
+		retried += hits
+		if diff := cmp.Diff(full, incr); diff != "" {
+			t.Errorf("seed %d: incremental differs from full cycles (-full +incremental):\n%s", seed, diff)
+		}
+	}
+	if retried == 0 {
+		t.Error("no member was answered without a full cycle")
+	}
+	t.Logf("%d members answered without a full cycle", retried)
+}

@@ -83,6 +83,12 @@ func put[T any](b *builder, list *[]T, key objectKey, obj T) {
 func normalize(meta *metav1.ObjectMeta, typ *metav1.TypeMeta) {
 	*typ = metav1.TypeMeta{}
 	meta.ManagedFields = nil
+	// kubectl apply's copy of the whole object: often the largest field,
+	// read by nothing here.
+	if _, ok := meta.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		meta.Annotations = maps.Clone(meta.Annotations)
+		delete(meta.Annotations, corev1.LastAppliedConfigAnnotation)
+	}
 }
 
 func (b *builder) addNode(n *corev1.Node) {
