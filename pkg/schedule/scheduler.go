@@ -492,13 +492,12 @@ type nodeStatuses struct {
 	nodes  []NodeResult
 }
 
+// Len is how many nodes the cycle has results for: the scheduler's, in its
+// order.
+func (m nodeStatuses) Len() int { return len(m.nodes) }
+
 // StatusAt is Get for the i-th node of the scheduler's list.
-func (m nodeStatuses) StatusAt(i int, name string) *framework.Status {
-	if i < len(m.nodes) && m.nodes[i].Name == name {
-		return m.nodes[i].Status
-	}
-	return m.Get(name)
-}
+func (m nodeStatuses) StatusAt(i int) *framework.Status { return m.nodes[i].Status }
 
 func (m nodeStatuses) Get(name string) *framework.Status {
 	if i, ok := m.byName[name]; ok && i < len(m.nodes) && m.nodes[i].Name == name {

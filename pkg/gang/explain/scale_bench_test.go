@@ -17,9 +17,12 @@ import (
 // scaleCluster is clustergen's default cluster (5,000 nodes, 4,000 of
 // them with 8 GPUs, 4 in use, half by low-priority sweeps; 20,000 running
 // pods) as a snapshot.
-func scaleCluster(tb testing.TB) *schedule.Snapshot {
+func scaleCluster(tb testing.TB) *schedule.Snapshot { return scaleClusterOf(clustergen.Default) }
+
+// scaleClusterOf is a clustergen cluster as a snapshot.
+func scaleClusterOf(o clustergen.Options) *schedule.Snapshot {
 	snap := &schedule.Snapshot{}
-	for _, obj := range clustergen.Cluster(clustergen.Default) {
+	for _, obj := range clustergen.Cluster(o) {
 		switch o := obj.(type) {
 		case *corev1.Node:
 			snap.Nodes = append(snap.Nodes, o)

@@ -124,16 +124,21 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	// removing pods; UnschedulableAndUnresolvable ones (and nodes without a
 	// status) cannot.
 	var potential []*framework.NodeInfo
+	var places []int // each potential node's place in allNodes
 	indexed, _ := nodeStatuses.(IndexedNodeToStatus)
+	if indexed != nil && indexed.Len() != len(allNodes) {
+		indexed = nil
+	}
 	for i, ni := range allNodes {
 		var st *framework.Status
 		if indexed != nil {
-			st = indexed.StatusAt(i, ni.Name())
+			st = indexed.StatusAt(i)
 		} else {
 			st = nodeStatuses.Get(ni.Name())
 		}
 		if st.Code() == framework.Unschedulable {
 			potential = append(potential, ni)
+			places = append(places, i)
 		}
 	}
 
@@ -141,7 +146,21 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	var candidates []*Candidate
 	var nodeVerdicts *verdictTally
 	if len(potential) > 0 {
-		slices.SortFunc(potential, func(a, b *framework.NodeInfo) int { return strings.Compare(a.Name(), b.Name()) })
+		// The handle lists nodes by name already (a scheduler's always
+		// does); only another order needs sorting.
+		byName := func(a, b *framework.NodeInfo) int { return strings.Compare(a.Name(), b.Name()) }
+		if !slices.IsSortedFunc(potential, byName) {
+			order := make([]int, len(potential))
+			for k := range order {
+				order[k] = k
+			}
+			slices.SortFunc(order, func(a, b int) int { return byName(potential[a], potential[b]) })
+			sorted, sortedPlaces := make([]*framework.NodeInfo, len(order)), make([]int, len(order))
+			for k, o := range order {
+				sorted[k], sortedPlaces[k] = potential[o], places[o]
+			}
+			potential, places = sorted, sortedPlaces
+		}
 		run := &dryRun{
 			pl:            pl,
 			state:         state,
@@ -152,7 +171,7 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 			numCandidates: int(pl.args.numCandidates(int32(len(potential)))),
 		}
 		var err error
-		candidates, nodeVerdicts, err = run.run(ctx, potential)
+		candidates, nodeVerdicts, err = run.run(ctx, potential, places)
 		if err != nil && len(candidates) == 0 {
 			return nil, nil, framework.AsStatus(err)
 		}
@@ -170,9 +189,11 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 // node on large clusters.
 type IndexedNodeToStatus interface {
 	framework.NodeToStatus
-	// StatusAt returns the status of the i-th node of the handle's list,
-	// whose name is name.
-	StatusAt(i int, name string) *framework.Status
+	// Len is how many nodes it has statuses for: the handle's, in its
+	// order, when it equals the handle's count.
+	Len() int
+	// StatusAt returns the status of the i-th node of the handle's list.
+	StatusAt(i int) *framework.Status
 }
 
 // eligibleToPreemptOthers is kube-scheduler's PodEligibleToPreemptOthers: a

@@ -52,7 +52,8 @@ type nodeOutcome struct {
 // in that order: nodes are tried in parallel batches, and a batch's results
 // are taken in order up to the node where kube-scheduler's rule stops,
 // the rest discarded. The same snapshot thus always gives the same answer.
-func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo) ([]*Candidate, *verdictTally, error) {
+// places are the nodes' places in the handle's list, which key the memo.
+func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []int) ([]*Candidate, *verdictTally, error) {
 	var nonViolating, violating []*Candidate
 	verdicts := &verdictTally{}
 	// Errors are joined as kube-scheduler joins them: apimachinery's
@@ -64,9 +65,10 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo) ([]*Candi
 	memo := memoOf(r.state)
 	for start := 0; start < len(nodes); start += batch {
 		chunk := nodes[start:min(start+batch, len(nodes))]
+		chunkPlaces := places[start:min(start+batch, len(nodes))]
 		r.pl.handle.Parallelizer().Until(ctx, len(chunk), func(i int) {
 			if memo != nil {
-				if o, ok := memo.get(chunk[i]); ok {
+				if o, ok := memo.get(chunkPlaces[i], chunk[i]); ok {
 					outcomes[i] = o
 					return
 				}
@@ -80,7 +82,7 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo) ([]*Candi
 				outcomes[i] = nodeOutcome{victims: victims, numPDBViolations: violations, status: status}
 			}
 			if memo != nil && outcomes[i].status.Code() != framework.Error {
-				memo.put(chunk[i], outcomes[i])
+				memo.put(chunkPlaces[i], chunk[i], outcomes[i])
 			}
 		})
 		if err := ctx.Err(); err != nil {

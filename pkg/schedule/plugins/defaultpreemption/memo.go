@@ -18,27 +18,41 @@ const MemoStateKey framework.StateKey = "PostFilter" + Name + "Memo"
 // has not changed. The caller (a Sequence) makes sure the class and its
 // PreFilter state stay the same.
 type Memo struct {
-	mu       sync.Mutex
-	outcomes map[*framework.NodeInfo]nodeOutcome
+	// entries are kept by the node's place in the handle's list: the dry
+	// run tries each node on its own goroutine, so no two touch one entry
+	// at once, and a growing slice is guarded by mu.
+	mu      sync.Mutex
+	entries []memoEntry
+}
+
+type memoEntry struct {
+	ni      *framework.NodeInfo
+	outcome nodeOutcome
 }
 
 // NewMemo returns an empty Memo.
-func NewMemo() *Memo { return &Memo{outcomes: map[*framework.NodeInfo]nodeOutcome{}} }
+func NewMemo() *Memo { return &Memo{} }
 
 // Clone returns the memo itself: it is shared by every copy of the state.
 func (m *Memo) Clone() framework.StateData { return m }
 
-func (m *Memo) get(ni *framework.NodeInfo) (nodeOutcome, bool) {
+func (m *Memo) get(place int, ni *framework.NodeInfo) (nodeOutcome, bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	o, ok := m.outcomes[ni]
-	return o, ok
+	entries := m.entries
+	m.mu.Unlock()
+	if place < len(entries) && entries[place].ni == ni {
+		return entries[place].outcome, true
+	}
+	return nodeOutcome{}, false
 }
 
-func (m *Memo) put(ni *framework.NodeInfo, o nodeOutcome) {
+func (m *Memo) put(place int, ni *framework.NodeInfo, o nodeOutcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.outcomes[ni] = o
+	if place >= len(m.entries) {
+		m.entries = append(m.entries, make([]memoEntry, place+1-len(m.entries))...)
+	}
+	m.entries[place] = memoEntry{ni: ni, outcome: o}
 }
 
 // memoOf returns the state's Memo, or nil.
