@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -107,6 +108,12 @@ func (o *SnapshotOptions) Validate() error {
 
 // Run reads the snapshot and prints it.
 func (o *SnapshotOptions) Run(c *cobra.Command) error {
+	if !o.Snapshot.Offline() && !o.Summary {
+		// A live snapshot holds every pod of the cluster while it is
+		// written out; collecting garbage sooner keeps the peak near what
+		// is written (a little more CPU, far less memory on large clusters).
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
 	snap, err := o.Snapshot.Load(c.Context(), o.IOStreams)
 	if err != nil {
 		return err

@@ -70,6 +70,10 @@ func BenchmarkLiveSnapshot(b *testing.B) {
 	b.Logf("kubectl gang snapshot -o json: %s, peak %d MiB, wrote %d MiB (peak %.2fx the JSON)", wall.Round(time.Millisecond), peak>>20, size>>20, float64(peak)/float64(size))
 
 	kubectl := filepath.Join(env.BinDir, "kubectl")
+	if testing.Short() {
+		b.Log("-short: the comparison with kubectl get pods -A -o json is left out")
+		return
+	}
 	if _, err := os.Stat(kubectl); err != nil {
 		b.Logf("no kubectl in %s: the comparison with kubectl get pods -A -o json is left out", env.BinDir)
 		return
