@@ -52,6 +52,10 @@ type GateResult struct {
 	Reason string
 	// Message is what the scheduler says, worded as it words it.
 	Message string
+	// Detail says the same for people where the scheduler's words do not
+	// (coscheduling prints Go's rendering of a ResourceList): the figures
+	// compared, as kubectl prints quantities. Empty when Message is enough.
+	Detail string
 	// Shortfall is how much of each resource is missing when a resource
 	// check refused; nil otherwise.
 	Shortfall corev1.ResourceList
@@ -111,6 +115,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	}
 	res.Figures["free"] = formatResources(free)
 
+	need := request.DeepCopy() // the gap is worked out in request itself
 	gap := coschedulingResourceGap(frees, request)
 	if gap == nil {
 		return res
@@ -122,6 +127,8 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	for name, q := range gap {
 		res.Shortfall[name] = canonical(q)
 	}
+	res.Detail = fmt.Sprintf("minResources plus %d member pod(s) exceed the free capacity of the nodes: %s",
+		g.MinMember, needFreeShort(need, free, res.Shortfall))
 	return res
 }
 
@@ -514,6 +521,22 @@ func formatResourceNames(prefix, verb string, names []string) string {
 }
 
 // formatResources renders a ResourceList as "cpu=4, memory=8Gi", by name.
+// needFreeShort words, per requested resource in name order, what is
+// needed, what is free and what is short, as kubectl prints quantities:
+// "cpu need 12, free 3, short 9; pods need 4, free 400".
+func needFreeShort(need, free, short corev1.ResourceList) string {
+	var parts []string
+	for _, name := range sortedKeys(need) {
+		q, f := canonical(need[name]), canonical(free[name])
+		part := fmt.Sprintf("%s need %s, free %s", name, q.String(), f.String())
+		if sq, ok := short[name]; ok && sq.Sign() > 0 {
+			part += ", short " + sq.String()
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func formatResources(rl corev1.ResourceList) string {
 	names := make([]string, 0, len(rl))
 	for name := range rl {

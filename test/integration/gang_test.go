@@ -112,11 +112,12 @@ type admissionJSON struct {
 }
 
 type checkJSON struct {
-	Name    string            `json:"name"`
-	Result  string            `json:"result"`
-	Reason  string            `json:"reason"`
-	Message string            `json:"message"`
-	Figures map[string]string `json:"figures"`
+	Name             string            `json:"name"`
+	Result           string            `json:"result"`
+	Reason           string            `json:"reason"`
+	Message          string            `json:"message"`
+	SchedulerMessage string            `json:"schedulerMessage"`
+	Figures          map[string]string `json:"figures"`
 }
 
 // check returns the named check; a missing one fails the test.
@@ -1134,8 +1135,12 @@ func TestGangAdmitCoschedulingMinResources(t *testing.T) {
 			t.Errorf("exit %d admitted %v, want 3 and rejected", code, a.Admitted)
 		}
 		c := a.check(t, "MinResources")
-		if c.Result != "Failed" || c.Reason != "ResourceGap" || !strings.HasPrefix(c.Message, "resource gap: ") || !strings.Contains(c.Message, fpga) {
+		if c.Result != "Failed" || c.Reason != "ResourceGap" || !strings.HasPrefix(c.SchedulerMessage, "resource gap: ") || !strings.Contains(c.SchedulerMessage, fpga) {
 			t.Errorf("minResources check %+v, want coscheduling's resource gap in %s", c, fpga)
+		}
+		// For people, the figures as kubectl prints quantities; no Go struct.
+		if !strings.Contains(c.Message, fpga+" need 10, free 4, short 6") || strings.Contains(c.Message, "{{") {
+			t.Errorf("minResources message %q, want need, free and short %s as quantities", c.Message, fpga)
 		}
 		if !strings.Contains(c.Figures["free"], fpga+"=4") || !strings.Contains(c.Figures["requested"], fpga+"=10") {
 			t.Errorf("figures %v, want 4 free and 10 requested", c.Figures)

@@ -197,7 +197,7 @@ func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
 	out := Admission{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
 		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement)}
 	for _, c := range a.Checks {
-		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, Figures: c.Figures})
+		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, SchedulerMessage: c.SchedulerMessage, Figures: c.Figures})
 	}
 	if u != nil {
 		out.Ungate = &UngateReport{Gate: u.Gate, Ungated: u.Ungated, Untouched: u.Untouched, Changed: u.Changed}

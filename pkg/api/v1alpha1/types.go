@@ -235,11 +235,15 @@ type Admission struct {
 
 // Check is one admission check.
 type Check struct {
-	Name    string            `json:"name"`
-	Result  string            `json:"result"`
-	Reason  string            `json:"reason,omitempty"`
-	Message string            `json:"message,omitempty"`
-	Figures map[string]string `json:"figures,omitempty"`
+	Name    string `json:"name"`
+	Result  string `json:"result"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// SchedulerMessage is the gang scheduler's own words for a source
+	// gate's refusal (coscheduling's "resource gap: ..."), where Message
+	// words it for people.
+	SchedulerMessage string            `json:"schedulerMessage,omitempty"`
+	Figures          map[string]string `json:"figures,omitempty"`
 }
 
 // BindReport is what bind prints with -o json|yaml (kind BindReport).

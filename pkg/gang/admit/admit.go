@@ -40,7 +40,10 @@ type Check struct {
 	Result  Result
 	Reason  string
 	Message string
-	Figures map[string]string
+	// SchedulerMessage is the gang scheduler's own words for a source gate's
+	// refusal, where Message words it for people.
+	SchedulerMessage string
+	Figures          map[string]string
 }
 
 // Verdict is the admission decision.
@@ -145,7 +148,11 @@ func gateCheck(name string, r *gang.GateResult) Check {
 	if r == nil {
 		return Check{Name: name, Result: ResultSkipped}
 	}
-	return Check{Name: name, Result: passedIf(r.Passed), Reason: r.Reason, Message: r.Message, Figures: r.Figures}
+	c := Check{Name: name, Result: passedIf(r.Passed), Reason: r.Reason, Message: r.Message, Figures: r.Figures}
+	if r.Detail != "" {
+		c.Message, c.SchedulerMessage = r.Detail, r.Message
+	}
+	return c
 }
 
 func findQueue(snap *schedule.Snapshot, name string) *unstructured.Unstructured {
