@@ -99,6 +99,22 @@ func TestPlaceOutputFormats(t *testing.T) {
 			t.Errorf("yaml: exit %d, output lacks %q:\n%s", code, want, out)
 		}
 	}
+	// A gang that does not fit keeps its partial plan, member by member:
+	// the eight that fit in zone b, and the one that blocks.
+	code, out, _ = run(t, "", append(args, "-o", `jsonpath={range .members[*]}{.status}/{.node};{end}`)...)
+	var fits, blocks int
+	for _, m := range strings.Split(strings.TrimSuffix(out, ";"), ";") {
+		status, node, _ := strings.Cut(m, "/")
+		switch {
+		case status == "Fits (gang not placed)" && strings.Contains(node, "-b-"):
+			fits++
+		case status == "Does not fit" && node == "":
+			blocks++
+		}
+	}
+	if code != ExitNo || fits != 8 || blocks != 1 {
+		t.Errorf("members: exit %d, %d fit in zone b and %d do not fit, want 8 and 1: %s", code, fits, blocks, out)
+	}
 	code, out, _ = run(t, "", "admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot,
 		"-o", "jsonpath={.kind} {.admitted} {.checks[*].result}")
 	if want := "Admission false Passed Skipped Passed Failed"; code != ExitNo || out != want {

@@ -171,6 +171,10 @@ func FromPlacement(p *gang.Placement) *Placement {
 		}
 		out.Domains = append(out.Domains, do)
 	}
+	out.Members = []MemberPlan{}
+	for _, m := range p.Members() {
+		out.Members = append(out.Members, MemberPlan{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Score: m.Score, Status: string(m.Status)})
+	}
 	return &out
 }
 

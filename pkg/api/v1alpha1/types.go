@@ -180,17 +180,32 @@ type NodeRepair struct {
 
 // Placement is what place prints with -o json|yaml (kind Placement).
 type Placement struct {
-	Gang         GangRef      `json:"gang"`
-	Verdict      string       `json:"verdict"`
-	MinMember    int32        `json:"minMember"`
-	MaxPlaceable int32        `json:"maxPlaceable"`
-	Running      []Member     `json:"running,omitempty"`
-	Assignments  []Assignment `json:"assignments"`
-	Unplaced     []string     `json:"unplaced,omitempty"`
-	TopologyKey  string       `json:"topologyKey,omitempty"`
-	Domain       string       `json:"domain,omitempty"`
-	Domains      []Domain     `json:"domains,omitempty"`
-	Message      string       `json:"message"`
+	Gang         GangRef  `json:"gang"`
+	Verdict      string   `json:"verdict"`
+	MinMember    int32    `json:"minMember"`
+	MaxPlaceable int32    `json:"maxPlaceable"`
+	Running      []Member `json:"running,omitempty"`
+	// Assignments are the members the plan places; empty when the gang
+	// cannot be placed (nothing would be).
+	Assignments []Assignment `json:"assignments"`
+	Unplaced    []string     `json:"unplaced,omitempty"`
+	// Members says of every member what the placement found, also when
+	// the gang cannot be placed (then the members that would fit are
+	// "Fits (gang not placed)", and the first "Does not fit" one blocks).
+	Members     []MemberPlan `json:"members"`
+	TopologyKey string       `json:"topologyKey,omitempty"`
+	Domain      string       `json:"domain,omitempty"`
+	Domains     []Domain     `json:"domains,omitempty"`
+	Message     string       `json:"message"`
+}
+
+// MemberPlan is one member and what the placement found for it: Running,
+// Placed, Fits (gang not placed), Does not fit, or Terminating.
+type MemberPlan struct {
+	Pod    string `json:"pod"`
+	Node   string `json:"node,omitempty"`
+	Score  int64  `json:"score,omitempty"`
+	Status string `json:"status"`
 }
 
 // GangRef names a gang and its source.
