@@ -66,7 +66,7 @@ func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, erro
 		}
 	}
 	snap := b.snapshot()
-	return snap, b.warnings(), nil
+	return snap, append(b.warnings(), resolvePriorities(snap)...), nil
 }
 
 // snapshotFiles lists the files a --snapshot path stands for.

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -323,5 +324,67 @@ func TestExampleSnapshotRoundTrip(t *testing.T) {
 	}
 	if diff := testutil.Diff(snap, again); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// A pod that names a priorityClassName but carries no spec.priority (a
+// hand-made file; the API server always sets it) gets its class's value and
+// preemption policy, as admission would give them, with a warning; one whose
+// class the file lacks stays at 0, with a warning naming the class.
+func TestLoadFilesResolvesPriorities(t *testing.T) {
+	input := `apiVersion: v1
+kind: List
+items:
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: high}
+  value: 1000
+  preemptionPolicy: Never
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: ml}
+  spec: {priorityClassName: high, containers: [{name: c, image: x}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: b, namespace: ml}
+  spec: {priorityClassName: system-node-critical, containers: [{name: c, image: x}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c, namespace: ml}
+  spec: {priorityClassName: missing, containers: [{name: c, image: x}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: d, namespace: ml}
+  spec: {priorityClassName: high, priority: 7, containers: [{name: c, image: x}]}
+`
+	path := filepath.Join(t.TempDir(), "snap.yaml")
+	if err := os.WriteFile(path, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, warnings, err := LoadFiles(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range snap.Pods {
+		prio, policy := "nil", ""
+		if p.Spec.Priority != nil {
+			prio = fmt.Sprint(*p.Spec.Priority)
+		}
+		if p.Spec.PreemptionPolicy != nil {
+			policy = string(*p.Spec.PreemptionPolicy)
+		}
+		got[p.Name] = prio + " " + policy
+	}
+	want := map[string]string{"a": "1000 Never", "b": "2000001000 ", "c": "nil ", "d": "7 "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("priorities (-want +got):\n%s", diff)
+	}
+	wantWarnings := []string{
+		"2 pod(s) name a priorityClassName but carry no spec.priority; their priority was taken from the PriorityClass, as the API server's admission sets it",
+		`1 pod(s) name the PriorityClass "missing", which the snapshot does not hold, and carry no spec.priority; they count as priority 0`,
+	}
+	if diff := cmp.Diff(wantWarnings, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
