@@ -212,6 +212,9 @@ func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) erro
 }
 
 func (m *manifests) addPod(pod *corev1.Pod) error {
+	if errs := schedule.ValidateResources(pod); len(errs) > 0 {
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, errs.ToAggregate())
+	}
 	if m.podNames[pod.Name] {
 		return fmt.Errorf("the manifests make two pods named %s/%s", pod.Namespace, pod.Name)
 	}

@@ -175,7 +175,19 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	case gvk == nodeGVK:
 		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
 	case gvk == podGVK:
-		return decodeInto(raw, gvk, &corev1.Pod{}, b.addPod)
+		// A hand-made snapshot may hold what the API server would refuse.
+		var invalid error
+		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
+			if errs := schedule.ValidateResources(p); len(errs) > 0 {
+				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
+				return
+			}
+			b.addPod(p)
+		})
+		if err != nil {
+			return err
+		}
+		return invalid
 	case gvk == namespaceGVK:
 		return decodeInto(raw, gvk, &corev1.Namespace{}, b.addNamespace)
 	case gvk == resourceQuotaGVK:
