@@ -225,3 +225,21 @@ spec:
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
 	}
 }
+
+// A single pod from -f is explained as a pod, not as a gang of one.
+func TestExplainWhatIfSinglePod(t *testing.T) {
+	pod := `apiVersion: v1
+kind: Pod
+metadata: {name: solo, namespace: ml-research}
+spec:
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+`
+	code, out, stderr := run(t, pod, "explain", "-f", "-", "--snapshot", exampleSnapshot)
+	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: pod ml-research/solo\n") || strings.Contains(out, "Validity") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
+	}
+	code, out, _ = run(t, pod, "explain", "-f", "-", "--snapshot", exampleSnapshot, "-o", "jsonpath={.pod} {.gang}")
+	if code != ExitOK || out != "ml-research/solo " {
+		t.Errorf("json: exit %d, pod and gang %q, want the pod and no gang", code, out)
+	}
+}

@@ -100,10 +100,15 @@ func runE(o ctxVerb) func(*cobra.Command, []string) error {
 }
 
 // resolveSubject turns the subject into what explain explains: a gang, or
-// (pod/NAME of a pod in no gang) the pod alone.
+// the pod alone (pod/NAME of a pod in no gang, or -f with a single pod and
+// no PodGroup).
 func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *corev1.Pod, error) {
 	if o.subject.Kind != SubjectPod {
 		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
+		if err == nil && o.subject.Kind == SubjectFile && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
+			// One pod from a file is a pod, not a gang of one.
+			return nil, g.Members[0], nil
+		}
 		return g, nil, err
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
