@@ -110,8 +110,17 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	case gang.SourceCoscheduling:
 		a.Checks = append(a.Checks, gateCheck(CheckMinResources, gang.CoschedulingGate(g, nodes)))
 	case gang.SourceVolcano:
-		if snap.IsUnreadable("queues." + string(gang.SourceVolcano)) {
-			a.Checks = append(a.Checks, notEvaluated(CheckQueue, "Volcano Queues could not be listed, so the queue's capability is unknown"))
+		// Without Queues to read (a saved file, or a kind the user may not
+		// list) the queue check cannot be made; every Volcano installation
+		// has the default queue, so its absence from the snapshot is no
+		// reason to hold the gang back.
+		if why := ""; snap.IsUnreadable("queues."+string(gang.SourceVolcano)) || len(snap.Queues) == 0 {
+			why = "the snapshot holds no Volcano Queues"
+			if snap.IsUnreadable("queues." + string(gang.SourceVolcano)) {
+				why = "Volcano Queues could not be listed"
+			}
+			a.Checks = append(a.Checks, Check{Name: CheckQueue, Result: ResultSkipped, Reason: string(ResultNotEvaluated),
+				Message: fmt.Sprintf("not evaluated: %s, so queue %q's state and capability are unknown; it does not hold the gang back", why, g.Queue)})
 			break
 		}
 		queue := findQueue(snap, g.Queue)

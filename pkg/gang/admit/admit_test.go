@@ -1,0 +1,77 @@
+package admit
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// A snapshot without Volcano Queues (a saved file, or a kind the user may
+// not list) leaves the queue check not evaluated; it never rejects the gang,
+// since every Volcano installation has the default queue. With the queue in
+// the snapshot, a missing queue still rejects.
+func TestVolcanoGangWithoutQueues(t *testing.T) {
+	nodes := testutil.GPUNodes("zone-a", 2)
+	pg := testutil.MakeVolcanoPodGroup("ml", "train", 2).MinResources(testutil.Res{"cpu": "2"}).Obj()
+	snap := &schedule.Snapshot{Nodes: nodes, PodGroups: []*unstructured.Unstructured{pg}}
+	for i := range 2 {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).
+			Req(testutil.Res{"cpu": "1"}).VolcanoGroup("train").Obj())
+	}
+	for _, tc := range []struct {
+		name       string
+		unreadable bool
+		queues     []*unstructured.Unstructured
+		want       Result
+		admitted   bool
+	}{
+		{"no Queues in the snapshot", false, nil, ResultSkipped, true},
+		{"Queues may not be listed", true, nil, ResultSkipped, true},
+		{"another queue only", false, []*unstructured.Unstructured{volcanoQueue("other")}, ResultFailed, false},
+		{"the default queue", false, []*unstructured.Unstructured{volcanoQueue("default")}, ResultPassed, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := *snap
+			s.Queues = tc.queues
+			if tc.unreadable {
+				s.Unreadable = []string{"queues.scheduling.volcano.sh"}
+			}
+			g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Gang(context.Background(), &s, g, gang.PlaceOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var queue *Check
+			for i := range a.Checks {
+				if a.Checks[i].Name == CheckQueue {
+					queue = &a.Checks[i]
+				}
+			}
+			if queue == nil || queue.Result != tc.want || a.Admitted() != tc.admitted {
+				t.Errorf("queue check %+v, admitted %v; want %s and admitted %v", queue, a.Admitted(), tc.want, tc.admitted)
+			}
+			if tc.want == ResultSkipped && (queue.Reason != "NotEvaluated" || queue.Message == "") {
+				t.Errorf("queue check %+v, want it marked NotEvaluated with why", queue)
+			}
+		})
+	}
+}
+
+func volcanoQueue(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"weight": int64(1)},
+		"status":   map[string]any{"state": "Open"},
+	}}
+	return u
+}
