@@ -54,6 +54,14 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"missing -f before the cluster", []string{"place", "-f", "/nonexistent.yaml", "--server", "https://127.0.0.1:1"}, "", ExitUsage, "error: /nonexistent.yaml: no such file"},
 		{"bad manifest before the cluster", []string{"place", "-f", "-", "--server", "https://127.0.0.1:1"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", ExitUsage, `error: <stdin>: ConfigMap "x": kind ConfigMap of v1 is not supported with -f`},
 		{"two readers of stdin", []string{"place", "-f", "-", "--snapshot", "-"}, "", ExitUsage, "error: -f - and --snapshot - cannot both read standard input"},
+		// Flags do not silently change a PodGroup's own rules.
+		{"topology key over the group's", []string{"place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "--topology-key", "network.topology.kubernetes.io/block"}, "", ExitUsage,
+			"error: --topology-key network.topology.kubernetes.io/block would replace the topology topology.kubernetes.io/zone that podgroups.scheduling.k8s.io/llm-pretrain requires; change it in the group"},
+		{"preferred topology over a required one", []string{"explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "--prefer-topology-key", "topology.kubernetes.io/zone"}, "", ExitUsage,
+			"error: podgroups.scheduling.k8s.io/llm-pretrain requires the topology topology.kubernetes.io/zone; --prefer-topology-key cannot loosen it"},
+		{"min-member over a PodGroup from -f", []string{"place", "-f", "-", "--snapshot", exampleSnapshot, "--min-member", "1"},
+			"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ml}\nspec: {schedulingPolicy: {gang: {minCount: 2}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n", ExitUsage,
+			"error: <stdin>: --min-member applies to manifests without a PodGroup; the PodGroup pg sets the minimum (2): change it there"},
 		// Requests the API server would refuse never reach the scorers.
 		{"negative request in -f", []string{"explain", "-f", "-", "--snapshot", exampleSnapshot},
 			"apiVersion: v1\nkind: Pod\nmetadata: {name: neg, namespace: ml}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"-1\"}}}]}\n", ExitUsage,

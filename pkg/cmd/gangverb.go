@@ -76,6 +76,9 @@ func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *ga
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := o.checkOverrides(g); err != nil {
+		return nil, nil, err
+	}
 	return snap, g, nil
 }
 
@@ -99,12 +102,39 @@ func runE(o ctxVerb) func(*cobra.Command, []string) error {
 	}
 }
 
+// checkOverrides refuses topology flags that would silently change a
+// PodGroup's own required topology (docs/design.md#gangs): --topology-key
+// may add a required topology to a gang that has none, not replace one,
+// and --prefer-topology-key cannot loosen one. (--min-member is checked
+// where manifests are read.)
+func (o *GangVerbOptions) checkOverrides(g *gang.Gang) error {
+	required := g.TopologyKey
+	if required == "" {
+		return nil
+	}
+	group := g.Key()
+	if g.PodGroup != nil {
+		group = fmt.Sprintf("podgroups.%s/%s", g.Source, g.Name)
+	}
+	switch {
+	case o.Scheduler.TopologyKey != "" && o.Scheduler.TopologyKey != required:
+		return usageErrorf("--topology-key %s would replace the topology %s that %s requires; change it in the group",
+			o.Scheduler.TopologyKey, required, group)
+	case o.Scheduler.PreferTopologyKey != "":
+		return usageErrorf("%s requires the topology %s; --prefer-topology-key cannot loosen it", group, required)
+	}
+	return nil
+}
+
 // resolveSubject turns the subject into what explain explains: a gang, or
 // the pod alone (pod/NAME of a pod in no gang, or -f with a single pod and
 // no PodGroup).
 func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *corev1.Pod, error) {
 	if o.subject.Kind != SubjectPod {
 		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
+		if err == nil {
+			err = o.checkOverrides(g)
+		}
 		if err == nil && o.subject.Kind == SubjectFile && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
 			// One pod from a file is a pod, not a gang of one.
 			return nil, g.Members[0], nil
@@ -114,6 +144,11 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 	if err != nil {
 		return nil, nil, asInputError(err)
+	}
+	if g != nil {
+		if err := o.checkOverrides(g); err != nil {
+			return nil, nil, err
+		}
 	}
 	return g, pod, nil
 }

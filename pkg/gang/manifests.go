@@ -108,7 +108,11 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.Members = m.pods
-	if minMember > 0 {
+	if minMember > 0 && minMember != g.MinMember {
+		if m.podGroup != nil {
+			return nil, fmt.Errorf("--min-member applies to manifests without a PodGroup; the PodGroup %s sets the minimum (%d): change it there",
+				g.Name, g.MinMember)
+		}
 		g.MinMember = minMember
 	}
 	g.SortMembers()

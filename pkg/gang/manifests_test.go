@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -485,5 +486,31 @@ func TestSortMembersAfterPriorities(t *testing.T) {
 	g.SortMembers()
 	if g.Members[0] != high {
 		t.Errorf("members = %s, %s; want the high-priority pod first", g.Members[0].Name, g.Members[1].Name)
+	}
+}
+
+// --min-member does not silently replace the minimum of a PodGroup given
+// with -f: a different value is refused, naming where to change it.
+func TestFromManifestsMinMemberAgainstPodGroup(t *testing.T) {
+	objs, err := gang.DecodeManifests([]byte(`
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: pg}
+spec: {schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec: {containers: [{name: c, image: i}]}
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gang.FromManifests(objs, "ml", 2); err != nil {
+		t.Errorf("--min-member equal to the PodGroup's: %v", err)
+	}
+	_, err = gang.FromManifests(objs, "ml", 1)
+	if err == nil || !strings.Contains(err.Error(), "the PodGroup pg sets the minimum (2)") {
+		t.Errorf("--min-member 1 against minCount 2: %v, want a refusal naming the PodGroup's minimum", err)
 	}
 }

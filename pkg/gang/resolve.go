@@ -175,6 +175,24 @@ func ResolveSelector(snap *schedule.Snapshot, namespace string, sel labels.Selec
 		return nil, &NotFoundError{Resource: "pods", Namespace: namespace, Selector: sel.String(),
 			Hint: "the snapshot holds only pods that have not finished (Succeeded and Failed pods are left out)"}
 	}
+	// Pods of a PodGroup are a gang with rules of its own (its minimum, its
+	// topology): an ad hoc gang of them would drop those silently.
+	var groups []string
+	for _, pod := range g.Members {
+		for _, src := range []Source{SourceNative, SourceVolcano, SourceCoscheduling} {
+			if name := GroupNameOf(pod, src); name != "" {
+				ref := fmt.Sprintf("podgroups.%s/%s", src, name)
+				if !slices.Contains(groups, ref) {
+					groups = append(groups, ref)
+				}
+			}
+		}
+	}
+	if len(groups) > 0 {
+		slices.Sort(groups)
+		return nil, fmt.Errorf("the pods matching %q belong to %s: name the group instead, so that its minimum and topology apply",
+			sel.String(), strings.Join(groups, ", "))
+	}
 	g.SortMembers()
 	g.MinMember = minMember
 	if minMember == 0 {

@@ -428,3 +428,18 @@ func TestSucceededMembersCountForVolcano(t *testing.T) {
 		t.Errorf("a native gang got succeeded members %d", len(native.Succeeded))
 	}
 }
+
+// A selector over pods of a PodGroup is refused, naming the group: an ad
+// hoc gang of them would drop the group's minimum and topology.
+func TestResolveSelectorRefusesGroupMembers(t *testing.T) {
+	snap := snapshotOf([]*corev1.Pod{
+		member("w-0", 0).Label("app", "mpi").PodGroup("trio").Obj(),
+		member("w-1", 0).Label("app", "mpi").VolcanoGroup("sim").Obj(),
+		member("free", 0).Label("app", "mpi").Obj(),
+	})
+	_, err := gang.ResolveSelector(snap, "ml", labels.SelectorFromSet(labels.Set{"app": "mpi"}), 0)
+	want := `the pods matching "app=mpi" belong to podgroups.scheduling.k8s.io/trio, podgroups.scheduling.volcano.sh/sim: name the group instead, so that its minimum and topology apply`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
