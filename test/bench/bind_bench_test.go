@@ -49,23 +49,9 @@ const (
 // Run it once: go test ./test/bench -run '^$' -bench . -benchtime 1x.
 func BenchmarkBindVersusKubeScheduler(b *testing.B) {
 	ctx := context.Background()
-	env, err := testbed.Start(ctx, testbed.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	cs := fastClient(b, env.Config)
-
+	env, cs, stop := clusterOfNodes(b, benchNodes)
+	defer stop()
 	start := time.Now()
-	parallel(b, benchNodes, func(i int) error {
-		return env.CreateNode(ctx, &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{
-				corev1.LabelHostname: fmt.Sprintf("node-%05d", i), corev1.LabelTopologyZone: fmt.Sprintf("zone-%d", i%3)}},
-			Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
-				corev1.ResourcePods: resource.MustParse("110")}},
-		})
-	})
 	for _, ns := range []string{"running", "gang", "scheduler", "floor-1", "floor-2", "floor-3"} {
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
@@ -161,6 +147,30 @@ func BenchmarkBindVersusKubeScheduler(b *testing.B) {
 	b.Logf("kubectl gang bind %s, kube-scheduler %s (%.2fx slower), raw floor %s (bind is %.2fx of it)",
 		gangBind.Round(time.Millisecond), scheduler.Round(time.Millisecond), scheduler.Seconds()/gangBind.Seconds(),
 		floor.Round(time.Millisecond), gangBind.Seconds()/floor.Seconds())
+}
+
+// clusterOfNodes starts a test bed with n nodes of 64 cpu and 256Gi in
+// three zones, and returns it with a client without rate limits.
+func clusterOfNodes(b *testing.B, n int) (*testbed.Env, kubernetes.Interface, func()) {
+	ctx := context.Background()
+	env, err := testbed.Start(ctx, testbed.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := fastClient(b, env.Config)
+	start := time.Now()
+	parallel(b, n, func(i int) error {
+		name := fmt.Sprintf("node-%05d", i)
+		return env.CreateNode(ctx, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+				corev1.LabelHostname: name, corev1.LabelTopologyZone: fmt.Sprintf("zone-%d", i%3)}},
+			Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods: resource.MustParse("110")}},
+		})
+	})
+	b.Logf("%d nodes in %s", n, time.Since(start).Round(time.Second))
+	return env, cs, func() { _ = env.Stop() }
 }
 
 // pod is a small pending pod (or a running one on node), a member of the

@@ -16,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/kubectl-gang/kubectl-gang/test/testbed"
 )
 
 // snapshotPods is how many realistic pods BenchmarkLiveSnapshot runs.
@@ -31,21 +29,9 @@ const snapshotPods = 40000
 // process, and the size of what each wrote.
 func BenchmarkLiveSnapshot(b *testing.B) {
 	ctx := context.Background()
-	env, err := testbed.Start(ctx, testbed.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	cs := fastClient(b, env.Config)
-
+	env, cs, stop := clusterOfNodes(b, benchNodes)
+	defer stop()
 	start := time.Now()
-	parallel(b, benchNodes, func(i int) error {
-		return env.CreateNode(ctx, &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{corev1.LabelHostname: fmt.Sprintf("node-%05d", i)}},
-			Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110")}},
-		})
-	})
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
