@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type DomainResult struct {
 	Skipped string
 	// Placed is how many pending members fit in the domain at once.
 	Placed int
+	// Running is how many members already run in the domain: only they
+	// count toward the minimum there.
+	Running int
 	// Complete is whether the gang's minimum is met there.
 	Complete bool
 	// FreeFraction is the share of the domain's allocatable left free after
@@ -94,7 +98,10 @@ type Placement struct {
 	BestAttempt []Assignment
 	// Domains has one entry per topology domain tried, in name order.
 	Domains []DomainResult
-	Message string
+	// Conflict says why no topology domain can hold the gang whatever fits:
+	// its members already run in several.
+	Conflict string
+	Message  string
 }
 
 // Planned are the pending members the placement puts on nodes: its
@@ -202,20 +209,25 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	// Succeeded members count toward the minimum as running ones do (only
 	// Volcano gangs have them: its ready count includes them).
 	p.Succeeded = len(g.Succeeded)
-	need := int(g.MinMember) - len(p.Running) - p.Succeeded
 
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var best *attempt
 	var err error
+	// running are the members that count with the best attempt, need how
+	// many pending ones it must place.
+	running := len(p.Running)
+	need := int(g.MinMember) - running - p.Succeeded
 	switch {
 	case key != "":
 		p.TopologyKey = key
-		best, err = placeInDomains(ctx, base, key, pending, need, p)
+		best, running, need, err = placeInDomains(ctx, base, key, pending, p)
 	case preferred != "":
 		p.TopologyKey = preferred
-		best, err = placeInDomains(ctx, base, preferred, pending, need, p)
+		best, running, need, err = placeInDomains(ctx, base, preferred, pending, p)
 		if err == nil && (best == nil || len(best.assignments) < need) {
-			p.TopologyKey = ""
+			p.TopologyKey, p.Conflict = "", ""
+			running = len(p.Running)
+			need = int(g.MinMember) - running - p.Succeeded
 			best, err = placeOn(ctx, base, "", pending)
 		}
 	default:
@@ -224,7 +236,7 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	if err != nil {
 		return nil, err
 	}
-	p.finish(best, need)
+	p.finish(best, need, running)
 	return p, nil
 }
 
@@ -263,14 +275,50 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 }
 
 // placeInDomains tries every value of key as a candidate placement and
-// returns the best attempt; domain results are recorded on p.
-func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending []*corev1.Pod, need int, p *Placement) (*attempt, error) {
+// returns the best attempt, the number of running members that count with
+// it, and how many pending members it had to place (more than there are
+// when the domain cannot be the gang's). A member running in a domain counts there only: when members
+// already run in one domain, the gang is pinned to it; when they run in
+// several (or on nodes without the label), no domain can hold the gang
+// (p.Conflict says why) and the domains are tried only for the diagnosis.
+func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending []*corev1.Pod, p *Placement) (*attempt, int, int, error) {
 	domains := map[string][]*framework.NodeInfo{}
+	valueOf := map[string]string{}
 	for _, ni := range base.NodeInfos() {
 		if v, ok := ni.Node().Labels[key]; ok {
 			domains[v] = append(domains[v], ni)
+			valueOf[ni.Name()] = v
 		}
 	}
+	runningIn := map[string]int{}
+	outside := 0
+	for _, pod := range p.Running {
+		if v, ok := valueOf[pod.Spec.NodeName]; ok {
+			runningIn[v]++
+		} else {
+			outside++
+		}
+	}
+	pinned := ""
+	switch {
+	case len(runningIn) > 1 || (outside > 0 && len(runningIn) > 0):
+		p.Conflict = fmt.Sprintf("members already run in %d values of %s (%s)", len(runningIn), key, strings.Join(slices.Sorted(maps.Keys(runningIn)), ", "))
+	case outside > 0:
+		p.Conflict = fmt.Sprintf("members already run on nodes without the label %s", key)
+	case len(runningIn) == 1:
+		for v := range runningIn {
+			pinned = v
+		}
+	}
+	// A domain other than the one members run in can never hold the gang.
+	impossible := len(pending) + 1
+	needIn := func(v string) int {
+		if p.Conflict != "" || (pinned != "" && v != pinned) {
+			return impossible
+		}
+		return int(p.MinMember) - runningIn[v] - p.Succeeded
+	}
+
 	values := make([]string, 0, len(domains))
 	for v := range domains {
 		values = append(values, v)
@@ -280,9 +328,18 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	for i, pod := range pending {
 		requests[i] = framework.ComputePodResource(pod).Resource
 	}
-	lower, resources := lowerBound(requests, need), requestedResources(requests)
+	resources := requestedResources(requests)
+	lowers := map[int]map[corev1.ResourceName]int64{}
+	lowerFor := func(need int) map[corev1.ResourceName]int64 {
+		if l, ok := lowers[need]; ok {
+			return l
+		}
+		lowers[need] = lowerBound(requests, need)
+		return lowers[need]
+	}
 
 	var best *attempt
+	bestNeed := 0
 	try := func(i int) error {
 		dr := &p.Domains[i]
 		nodes := domains[dr.Value]
@@ -299,47 +356,60 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		if err != nil {
 			return err
 		}
+		need := needIn(dr.Value)
 		a.free = freeFraction(s, names, resources)
-		dr.Placed, dr.Complete, dr.FreeFraction, dr.ScoreSum = len(a.assignments), len(a.assignments) >= need, a.free, a.scoreSum
-		if better(a, best, need) {
-			best = a
+		dr.Placed, dr.FreeFraction, dr.ScoreSum = len(a.assignments), a.free, a.scoreSum
+		dr.Complete = len(a.assignments) >= need
+		// A domain that could be the gang's beats one that cannot (kept
+		// only to say how many members it would hold).
+		eligible, bestEligible := need < impossible, bestNeed < impossible
+		if best == nil || (eligible && !bestEligible) || (eligible == bestEligible && better(a, best, need, bestNeed)) {
+			best, bestNeed = a, need
 		}
 		return nil
 	}
 	var skipped []int
 	for _, v := range values {
-		dr := DomainResult{Value: v, Nodes: len(domains[v])}
-		dr.Skipped = shortfall(lower, domains[v])
+		dr := DomainResult{Value: v, Nodes: len(domains[v]), Running: runningIn[v]}
+		switch {
+		case p.Conflict != "":
+			dr.Skipped = p.Conflict
+		case pinned != "" && v != pinned:
+			dr.Skipped = fmt.Sprintf("members already run in %s=%s", key, pinned)
+		default:
+			dr.Skipped = shortfall(lowerFor(needIn(v)), domains[v])
+		}
 		p.Domains = append(p.Domains, dr)
 		if dr.Skipped != "" {
 			skipped = append(skipped, len(p.Domains)-1)
 			continue
 		}
 		if err := try(len(p.Domains) - 1); err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 	}
 	// Skipped domains cannot hold the gang, so the verdict never needs them.
 	// When no domain can, they are tried after all, for the diagnosis: how
-	// many members each holds at most.
-	if best == nil || len(best.assignments) < need {
+	// many members each holds at most. A domain skipped for where members
+	// run is never the verdict's.
+	if best == nil || len(best.assignments) < bestNeed {
 		for _, i := range skipped {
 			if err := try(i); err != nil {
-				return nil, err
+				return nil, 0, 0, err
 			}
 		}
 	}
-	return best, nil
+	if best == nil {
+		return nil, len(p.Running), int(p.MinMember) - len(p.Running) - p.Succeeded, nil
+	}
+	return best, runningIn[best.domain], bestNeed, nil
 }
 
-// better orders attempts: complete before incomplete, then more members
-// placed (for incomplete ones), then the tighter fit, then the higher score
-// sum; the earlier domain name wins remaining ties.
-func better(a, b *attempt, need int) bool {
+func better(a, b *attempt, needA, needB int) bool {
 	if b == nil {
 		return true
 	}
-	ca, cb := len(a.assignments) >= need, len(b.assignments) >= need
+	ca, cb := len(a.assignments) >= needA, len(b.assignments) >= needB
 	if ca != cb {
 		return ca
 	}
@@ -472,13 +542,16 @@ func formatQuantity(name corev1.ResourceName, v int64) string {
 }
 
 // finish turns the best attempt into the verdict, all or nothing.
-func (p *Placement) finish(best *attempt, need int) {
+// finish decides the verdict from the best attempt: need members had to be
+// placed beside running ones that count with it (all of them, or in a
+// domain those running there).
+func (p *Placement) finish(best *attempt, need, running int) {
 	placed := 0
 	if best != nil {
 		placed = len(best.assignments)
 		p.Blocker = best.blocker
 	}
-	p.MaxPlaceable = int32(len(p.Running) + p.Succeeded + placed)
+	p.MaxPlaceable = int32(running + p.Succeeded + placed)
 	if best != nil && placed >= need {
 		p.Verdict = VerdictPlaced
 		p.Assignments = best.assignments
@@ -503,7 +576,9 @@ func (p *Placement) finish(best *attempt, need int) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "gang %s cannot be placed: at most %d of minimum %d member(s) run or fit at once", p.Gang.Key(), p.MaxPlaceable, p.MinMember)
-	if p.TopologyKey != "" {
+	if p.Conflict != "" {
+		fmt.Fprintf(&b, " in one %s: %s", p.TopologyKey, p.Conflict)
+	} else if p.TopologyKey != "" {
 		if len(p.Domains) == 0 {
 			fmt.Fprintf(&b, " (no node has the label %s)", p.TopologyKey)
 		} else if p.Domain != "" {

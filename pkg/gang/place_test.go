@@ -3,6 +3,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,5 +259,61 @@ func TestPlacementMembers(t *testing.T) {
 	want = []string{"r-0 true Running", "w-0 true Fits (gang not placed)", "w-1 true Fits (gang not placed)", "w-2 true Fits (gang not placed)", "w-3 false Does not fit", "w-9 false Terminating"}
 	if diff := cmp.Diff(want, summary(notPlaced)); diff != "" {
 		t.Errorf("gang that does not fit (-want +got):\n%s", diff)
+	}
+}
+
+// A member running in a topology domain counts toward the minimum there
+// only: with members running in zone-b, the gang is pinned to zone-b even
+// though zone-a has room for the rest, and with members running in two
+// zones no zone can hold it.
+func TestPlaceCountsRunningMembersInTheirDomain(t *testing.T) {
+	nodes := append(testutil.GPUNodes("zone-a", 4), testutil.GPUNodes("zone-b", 2)...)
+	run := func(name, node string) *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name(name).Node(node).Label("app", "train").
+			Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "8"}).PodGroup("train").Obj()
+	}
+	pending := testutil.GPUWorkers(4, "8")
+
+	// Two members run in zone-b, which has no room left; zone-a holds all
+	// four pending ones, but the six would then span two zones.
+	inB := []*corev1.Pod{run("r-0", "zone-b-0"), run("r-1", "zone-b-1")}
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: inB}
+	g := gangOf(6, append(slices.Clone(inB), pending...))
+	g.TopologyKey = zoneKey
+	p, err := Place(context.Background(), snap, g, PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	domains := map[string]DomainResult{}
+	for _, d := range p.Domains {
+		domains[d.Value] = d
+	}
+	if p.Verdict != VerdictUnschedulable || p.MaxPlaceable != 2 || domains["zone-a"].Complete ||
+		domains["zone-a"].Skipped != "members already run in topology.kubernetes.io/zone=zone-b" || domains["zone-b"].Running != 2 {
+		t.Errorf("verdict %s, max %d, domains %+v: want Unschedulable, 2, zone-a skipped for where members run", p.Verdict, p.MaxPlaceable, p.Domains)
+	}
+
+	// Members running in both zones: no zone can hold the gang.
+	split := []*corev1.Pod{run("r-0", "zone-a-0"), run("r-1", "zone-b-0")}
+	snap = &schedule.Snapshot{Nodes: nodes, Pods: split}
+	g = gangOf(3, append(slices.Clone(split), pending[:1]...))
+	g.TopologyKey = zoneKey
+	if p, err = Place(context.Background(), snap, g, PlaceOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Verdict != VerdictUnschedulable || !strings.Contains(p.Message, "members already run in 2 values of topology.kubernetes.io/zone (zone-a, zone-b)") {
+		t.Errorf("verdict %s: %s; want Unschedulable for members in two zones", p.Verdict, p.Message)
+	}
+
+	// Running members in the zone that has room: they count there.
+	inA := []*corev1.Pod{run("r-0", "zone-a-0"), run("r-1", "zone-a-1")}
+	snap = &schedule.Snapshot{Nodes: nodes, Pods: inA}
+	g = gangOf(4, append(slices.Clone(inA), pending[:2]...))
+	g.TopologyKey = zoneKey
+	if p, err = Place(context.Background(), snap, g, PlaceOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Verdict != VerdictPlaced || p.Domain != "zone-a" || p.MaxPlaceable != 4 {
+		t.Errorf("verdict %s in %q, max %d: want Placed in zone-a with 4", p.Verdict, p.Domain, p.MaxPlaceable)
 	}
 }

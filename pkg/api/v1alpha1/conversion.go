@@ -154,6 +154,7 @@ func FromPlacement(p *gang.Placement) *Placement {
 		TopologyKey:  p.TopologyKey,
 		Domain:       p.Domain,
 		Message:      p.Message,
+		Conflict:     p.Conflict,
 	}
 	for _, pod := range p.Running {
 		out.Running = append(out.Running, Member{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
@@ -165,7 +166,7 @@ func FromPlacement(p *gang.Placement) *Placement {
 		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
 	}
 	for _, d := range p.Domains {
-		do := Domain{Value: d.Value, Nodes: int64(d.Nodes), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
+		do := Domain{Value: d.Value, Nodes: int64(d.Nodes), Running: int64(d.Running), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
 		if d.Skipped == "" || d.Placed > 0 {
 			do.FreeFraction = fmt.Sprintf("%.3f", d.FreeFraction)
 		}

@@ -180,8 +180,11 @@ type NodeRepair struct {
 
 // Placement is what place prints with -o json|yaml (kind Placement).
 type Placement struct {
-	Gang         GangRef  `json:"gang"`
-	Verdict      string   `json:"verdict"`
+	Gang    GangRef `json:"gang"`
+	Verdict string  `json:"verdict"`
+	// Conflict says why no topology domain can hold the gang: its members
+	// already run in several.
+	Conflict     string   `json:"conflict,omitempty"`
 	MinMember    int32    `json:"minMember"`
 	MaxPlaceable int32    `json:"maxPlaceable"`
 	Running      []Member `json:"running,omitempty"`
@@ -230,8 +233,11 @@ type Assignment struct {
 
 // Domain is one topology domain tried.
 type Domain struct {
-	Value        string `json:"value"`
-	Nodes        int64  `json:"nodes"`
+	Value string `json:"value"`
+	Nodes int64  `json:"nodes"`
+	// Running is how many members already run in the domain: only they
+	// count toward the minimum there.
+	Running      int64  `json:"running,omitempty"`
 	Placed       int64  `json:"placed"`
 	Complete     bool   `json:"complete"`
 	Skipped      string `json:"skipped,omitempty"`

@@ -579,12 +579,11 @@ func blocking(res *schedule.Result) []PluginCount {
 }
 
 // domainHolds turns the domains placement tried into how many members each
-// holds at once (running members count everywhere, as they do toward the
-// minimum).
+// holds at once: the members running there and the pending ones that fit.
 func domainHolds(p *gang.Placement) []DomainHold {
 	var out []DomainHold
 	for _, d := range p.Domains {
-		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(len(p.Running) + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
+		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(d.Running + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
 	}
 	return out
 }
