@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
 
@@ -101,6 +104,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := explain.Options{PlaceOptions: o.placeOptions(g, pod)}
+	if g != nil && o.subject.Kind == SubjectPod {
+		opts.Member = o.member(g)
+	}
 	stop := o.working(g, "explaining", "placing it and checking what would make it fit")
 	var e *explain.Explanation
 	if g != nil {
@@ -125,4 +131,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return describe.Explanation(o.Out, e, d)
 		})
 	return exitNoUnless(err, e.Verdict == explain.VerdictSchedulable)
+}
+
+// member finds the pod the user named among its gang's members.
+func (o *ExplainOptions) member(g *gang.Gang) *corev1.Pod {
+	for _, pod := range g.Members {
+		if pod.Name == o.subject.Name && (o.namespace == "" || pod.Namespace == o.namespace) {
+			return pod
+		}
+	}
+	return nil
 }

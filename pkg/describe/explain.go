@@ -58,6 +58,9 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 		subject = "pod " + e.Pod.Namespace + "/" + e.Pod.Name
 	}
 	fmt.Fprintf(w.out, "%s: %s\n", w.style(string(e.Verdict), ansiBold+verdictColor), subject)
+	if m := e.Member; m != nil {
+		fmt.Fprintln(w.out, memberAlone(m))
+	}
 	fmt.Fprintln(w.out, e.Message)
 
 	if len(e.Nodes) > 0 {
@@ -295,4 +298,16 @@ func placedWhere(p *gang.Placement) string {
 		s = " in " + p.TopologyKey + "=" + p.Domain
 	}
 	return s + ", on " + strings.Join(parts, ", ")
+}
+
+// memberAlone says how the member asked about does by itself.
+func memberAlone(m *explain.MemberAlone) string {
+	pod := m.Pod.Namespace + "/" + m.Pod.Name
+	switch {
+	case m.Bound:
+		return fmt.Sprintf("Pod %s runs on %s already; below, its gang.", pod, m.Node)
+	case m.Fits:
+		return fmt.Sprintf("Pod %s alone would fit (best node %s, score %d): it waits for its gang, below.", pod, m.Node, m.Score)
+	}
+	return fmt.Sprintf("Pod %s does not fit by itself either: %s", pod, m.Message)
 }

@@ -56,6 +56,9 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 	for i := range e.Nodes {
 		out.Nodes = append(out.Nodes, fromNode(&e.Nodes[i]))
 	}
+	if m := e.Member; m != nil {
+		out.Member = &MemberAlone{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Fits: m.Fits, Bound: m.Bound, Node: m.Node, Score: m.Score, Message: m.Message}
+	}
 	if g := e.Gang; g != nil {
 		p, v := e.Placement, e.Validity
 		out.Gang = &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name}

@@ -29,6 +29,9 @@ type Explanation struct {
 	Blocked      bool         `json:"blocked,omitempty"`
 	PlacedBefore []Assignment `json:"placedBefore,omitempty"`
 	Gang         *GangRef     `json:"gang,omitempty"`
+	// Member is how the pod asked about (explain pod/NAME of a gang's pod)
+	// does by itself.
+	Member       *MemberAlone `json:"member,omitempty"`
 	TopologyKey  string       `json:"topologyKey,omitempty"`
 	Domain       string       `json:"domain,omitempty"`
 	Nodes        []Node       `json:"nodes"`
@@ -200,6 +203,16 @@ type Placement struct {
 	Domain      string       `json:"domain,omitempty"`
 	Domains     []Domain     `json:"domains,omitempty"`
 	Message     string       `json:"message"`
+}
+
+// MemberAlone is how one member does by itself, before its gang.
+type MemberAlone struct {
+	Pod     string `json:"pod"`
+	Fits    bool   `json:"fits"`
+	Bound   bool   `json:"bound,omitempty"`
+	Node    string `json:"node,omitempty"`
+	Score   int64  `json:"score,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // MemberPlan is one member and what the placement found for it: Running,

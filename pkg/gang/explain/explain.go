@@ -46,6 +46,23 @@ type Options struct {
 	// NoSuggestions leaves out the what-ifs: each costs one or more
 	// placements on a changed copy of the snapshot.
 	NoSuggestions bool
+	// Member is the member the user asked about (explain pod/NAME of a
+	// gang's pod): the explanation says first how it does by itself.
+	Member *corev1.Pod
+}
+
+// MemberAlone is how the member asked about does by itself, before its
+// gang: a pending member that fits alone waits for its gang.
+type MemberAlone struct {
+	Pod *corev1.Pod
+	// Fits says a node would take the pod alone; Node and Score are the
+	// best one. Message is the cycle's summary otherwise.
+	Fits    bool
+	Node    string
+	Score   int64
+	Message string
+	// Bound is set when the pod runs already.
+	Bound bool
 }
 
 // Explanation is the diagnosis of a pod or a gang on one snapshot: a
@@ -94,6 +111,9 @@ type Explanation struct {
 	// Blocking is why Pod fits no node, per first failing plugin.
 	Blocking []PluginCount
 	Domains  []DomainHold
+	// Member is how the member asked about does alone (explain pod/NAME of
+	// a gang's pod); nil otherwise.
+	Member *MemberAlone
 	// Warnings are problems of the explanation itself, for stderr.
 	Warnings []string
 	// Suggestions say what would make the subject fit, each computed on the
@@ -223,6 +243,18 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	}
 	v := gang.Validate(g)
 	e := &Explanation{Gang: g, Placement: p, Validity: &v, TopologyKey: p.TopologyKey}
+	if m := opts.Member; m != nil {
+		e.Member = &MemberAlone{Pod: m, Bound: m.Spec.NodeName != ""}
+		if m.Spec.NodeName != "" {
+			e.Member.Fits, e.Member.Node = true, m.Spec.NodeName
+		} else {
+			res, err := x.plain.Schedule(ctx, gang.Ungated(m))
+			if err != nil {
+				return nil, err
+			}
+			e.Member.Fits, e.Member.Node, e.Member.Score, e.Member.Message = res.Verdict == schedule.VerdictScheduled, res.SelectedNode, res.SelectedScore, res.Message
+		}
+	}
 	for _, u := range g.Unevaluated {
 		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
 	}
