@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -565,4 +567,48 @@ func formatOf(name corev1.ResourceName) resource.Format {
 		return resource.BinarySI
 	}
 	return resource.DecimalSI
+}
+
+// SourceGate is the gate the gang's own scheduler applies before it places
+// a member: coscheduling's PreFilter, or Volcano's enqueue step (queue
+// state and capability, the cluster's room). nil when the source has none,
+// or when the snapshot holds no Volcano Queues to check against (a saved
+// file, or a kind the user may not list).
+func SourceGate(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult {
+	switch g.Source {
+	case SourceCoscheduling:
+		return CoschedulingGate(g, nodes)
+	case SourceVolcano:
+		if snap.IsUnreadable("queues."+string(SourceVolcano)) || len(snap.Queues) == 0 {
+			return nil
+		}
+		var queue *unstructured.Unstructured
+		for _, u := range snap.Queues {
+			if u.GetName() == g.Queue {
+				queue = u
+			}
+		}
+		return VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))
+	}
+	return nil
+}
+
+// ApplyGate makes the placement honour its source's gate: a gang the gate
+// holds back is not placed, whatever would fit (its scheduler never tries
+// a member), and the message says why with the gate's figures. The plan
+// that would fit stays, for the diagnosis.
+func (p *Placement) ApplyGate(r *GateResult) {
+	if r == nil || r.Passed {
+		return
+	}
+	p.Gate = r
+	if p.Verdict == VerdictPlaced {
+		p.Verdict = VerdictUnschedulable
+		p.BestAttempt, p.Assignments, p.Unplaced = p.Assignments, nil, nil
+	}
+	why := r.Message
+	if r.Detail != "" {
+		why = r.Detail
+	}
+	p.Message = fmt.Sprintf("gang %s is held back by %s (%s): %s", p.Gang.Key(), r.Gate, r.Reason, why)
 }

@@ -1,6 +1,9 @@
 package gang_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
@@ -260,5 +264,47 @@ func TestVolcanoQueuePods(t *testing.T) {
 				t.Errorf("VolcanoQueuePods (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Place applies the gang's own gate as its scheduler would: a Volcano gang
+// whose queue cannot take its minResources is not placed although every
+// member fits, and says why; without Queues in the snapshot nothing holds
+// it back.
+func TestPlaceAppliesTheSourceGate(t *testing.T) {
+	nodes := []*corev1.Node{
+		testutil.MakeNode().Name("n1").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
+		testutil.MakeNode().Name("n2").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
+	}
+	pg := testutil.MakeVolcanoPodGroup("ml", "train", 2).Queue("q").MinResources(testutil.Res{"cpu": "4", "nvidia.com/gpu": "4"}).Obj()
+	snap := &schedule.Snapshot{Nodes: nodes, PodGroups: []*unstructured.Unstructured{pg}}
+	for i := range 2 {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).
+			Req(testutil.Res{"cpu": "2", "nvidia.com/gpu": "2"}).VolcanoGroup("train").Obj())
+	}
+	place := func(queues ...*unstructured.Unstructured) *gang.Placement {
+		s := *snap
+		s.Queues = queues
+		g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := gang.Place(context.Background(), &s, g, gang.PlaceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p := place(); p.Verdict != gang.VerdictPlaced || p.Gate != nil {
+		t.Errorf("no Queues: %s, gate %+v; want Placed", p.Verdict, p.Gate)
+	}
+	small := testutil.MakeVolcanoQueue("q").State("").Capability(testutil.Res{"cpu": "2", "nvidia.com/gpu": "2"}).Obj()
+	p := place(small)
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != gang.ReasonQueueInsufficient ||
+		len(p.BestAttempt) != 2 || !strings.Contains(p.Message, "held back by VolcanoEnqueue (QueueInsufficient)") {
+		t.Errorf("small queue: %s, gate %+v, %d fit: %s; want Unschedulable, QueueInsufficient, the plan kept", p.Verdict, p.Gate, len(p.BestAttempt), p.Message)
+	}
+	if p := place(testutil.MakeVolcanoQueue("q").Obj()); p.Verdict != gang.VerdictPlaced {
+		t.Errorf("open queue with room: %s: %s; want Placed", p.Verdict, p.Message)
 	}
 }

@@ -101,6 +101,9 @@ type Placement struct {
 	// Conflict says why no topology domain can hold the gang whatever fits:
 	// its members already run in several.
 	Conflict string
+	// Gate is the source's own gate when it holds the gang back
+	// (ApplyGate): then nothing is placed, whatever would fit.
+	Gate *GateResult
 	Message  string
 }
 
@@ -181,7 +184,9 @@ type attempt struct {
 	scoreSum    int64
 }
 
-// Place plans the gang all or nothing: running members count, pending ones
+// Place plans the gang all or nothing, as its own scheduler would: first
+// the source's gate (SourceGate: coscheduling's PreFilter, Volcano's
+// enqueue), then running members count, pending ones
 // are placed one by one in queue order, each reserved before the next so the
 // gang competes with itself; at least MinMember must run or fit at once, and
 // then every member that fits is placed. A required topology key confines
@@ -193,7 +198,12 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	if err != nil {
 		return nil, err
 	}
-	return PlaceOn(ctx, base, g, opts)
+	p, err := PlaceOn(ctx, base, g, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.ApplyGate(SourceGate(snap, g, base.NodeInfos()))
+	return p, nil
 }
 
 // PlaceOn is Place on a scheduler already built for the snapshot (its

@@ -1148,6 +1148,21 @@ func TestGangAdmitCoschedulingMinResources(t *testing.T) {
 		if p := a.check(t, "Placement"); p.Result != "Passed" {
 			t.Errorf("placement check %+v, want passed: the members fit, the group's minResources do not", p)
 		}
+		// place, explain and bind apply the gate as coscheduling does: its
+		// PreFilter refuses the group, so nothing is placed or bound.
+		code, p := f.placeJSON("podgroup/fpgas")
+		if code != cmd.ExitNo || p.Verdict != "Unschedulable" || !strings.Contains(p.Message, "held back by CoschedulingPreFilter (ResourceGap)") {
+			t.Errorf("place: exit %d, %s: %s; want 3, Unschedulable, held back by coscheduling's PreFilter", code, p.Verdict, p.Message)
+		}
+		code, out, _ := f.run("explain", "podgroup/fpgas")
+		if code != cmd.ExitNo || !strings.HasPrefix(out, "Unschedulable: ") || !strings.Contains(out, fpga+" need 10, free 4, short 6") ||
+			!strings.Contains(out, "every member fits, but CoschedulingPreFilter holds the gang back") {
+			t.Errorf("explain: exit %d:\n%s", code, out)
+		}
+		code, r := f.bind("", "podgroup/fpgas")
+		if code != cmd.ExitNo || r.Verdict != "NotBound" || r.Reason != "Unschedulable" {
+			t.Errorf("bind: exit %d, report %+v; want 3, NotBound (Unschedulable)", code, r)
+		}
 	})
 	t.Run("fits", func(t *testing.T) {
 		code, a := f.admitJSON("podgroup/fits")

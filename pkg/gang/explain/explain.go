@@ -241,6 +241,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	p.ApplyGate(gang.SourceGate(snap, g, x.plain.NodeInfos()))
 	v := gang.Validate(g)
 	e := &Explanation{Gang: g, Placement: p, Validity: &v, TopologyKey: p.TopologyKey}
 	if m := opts.Member; m != nil {
@@ -302,6 +303,8 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	default:
 		e.Verdict = VerdictUnschedulable
 		switch {
+		case p.Gate != nil:
+			e.Message = p.Message
 		case p.Blocker != nil:
 			e.Message = p.Blocker.Message
 		case !v.Valid:

@@ -31,6 +31,9 @@ const (
 	SuggestLowerMinMember SuggestionKind = "LowerMinMember"
 	// SuggestUngate: the subject fits once its scheduling gates are removed.
 	SuggestUngate SuggestionKind = "Ungate"
+	// SuggestSourceGate: the members fit, but the gang's own scheduler
+	// holds it back (coscheduling's minResources, Volcano's queue).
+	SuggestSourceGate SuggestionKind = "SourceGate"
 )
 
 // Suggestion is one thing that would make the subject fit, or (Shortfall)
@@ -124,6 +127,21 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 				strings.Join(e.Gates, ", "), e.GatedMembers, fitsThen(g, p))
 		}
 		return []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: e.Gates, Message: msg}}, nil
+	}
+	if r := p.Gate; r != nil && p.Blocker == nil {
+		// Every member fits: only the gate stands in the way.
+		msg := fmt.Sprintf("every member fits, but %s holds the gang back (%s)", r.Gate, r.Reason)
+		switch r.Reason {
+		case gang.ReasonResourceGap:
+			msg += ": lower spec.minResources to what the nodes have free, or free the shortfall"
+		case gang.ReasonNotEnoughSiblings:
+			msg += ": create the missing member pods, or lower spec.minMember"
+		case gang.ReasonQueueInsufficient, gang.ReasonClusterOverused:
+			msg += fmt.Sprintf(": room in queue %q (its capability, or what its other groups use) or in the cluster", g.Queue)
+		case gang.ReasonQueueNotFound, gang.ReasonQueueNotOpen:
+			msg += fmt.Sprintf(": create or open queue %q", g.Queue)
+		}
+		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
 	}
 	var out []Suggestion
 	if s := x.shortfall(g, p, e); s != nil {
