@@ -103,8 +103,8 @@ type Placement struct {
 	Conflict string
 	// Gate is the source's own gate when it holds the gang back
 	// (ApplyGate): then nothing is placed, whatever would fit.
-	Gate *GateResult
-	Message  string
+	Gate    *GateResult
+	Message string
 }
 
 // Planned are the pending members the placement puts on nodes: its
