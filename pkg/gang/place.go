@@ -184,15 +184,17 @@ type attempt struct {
 	scoreSum    int64
 }
 
-// Place plans the gang all or nothing, as its own scheduler would: first
-// the source's gate (SourceGate: coscheduling's PreFilter, Volcano's
-// enqueue), then running members count, pending ones
-// are placed one by one in queue order, each reserved before the next so the
-// gang competes with itself; at least MinMember must run or fit at once, and
-// then every member that fits is placed. A required topology key confines
-// the gang to one domain: each domain is a candidate, and the complete one
-// with the tightest fit (then the highest score sum, then the name) wins. A
-// preferred key tries the domains first and falls back to the whole cluster.
+// Place plans the gang all or nothing, as its own scheduler would. Running
+// members count toward the minimum (in a topology domain, those running
+// there); pending ones are placed one by one in queue order, each reserved
+// before the next so the gang competes with itself; at least MinMember must
+// run or fit at once, and then every member that fits is placed. A
+// required topology key confines the gang to one domain: each domain is a
+// candidate, and the complete one with the tightest fit (then the highest
+// score sum, then the name) wins. A preferred key tries the domains first
+// and falls back to the whole cluster. Last, the source's own gate
+// (SourceGate: coscheduling's PreFilter, Volcano's enqueue) may hold the
+// gang back whatever fits (ApplyGate).
 func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Placement, error) {
 	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
 	if err != nil {
