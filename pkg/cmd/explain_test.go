@@ -210,7 +210,8 @@ func TestExplainNoHeaders(t *testing.T) {
 
 // TestExplainWhatIf explains manifests that do not exist yet.
 func TestExplainWhatIf(t *testing.T) {
-	job := `apiVersion: batch/v1
+	job := func(gpus string) string {
+		return `apiVersion: batch/v1
 kind: Job
 metadata: {name: small, namespace: ml-research}
 spec:
@@ -222,11 +223,25 @@ spec:
       containers:
       - name: c
         image: busybox
-        resources: {requests: {nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "4"}}
+        resources: {requests: {nvidia.com/gpu: "` + gpus + `"}, limits: {nvidia.com/gpu: "` + gpus + `"}}
 `
-	code, out, stderr := run(t, job, "explain", "-f", "-", "--snapshot", exampleSnapshot)
+	}
+	// 2 x 2 GPUs: the quota (91 of 96 used) takes them, and they fit.
+	code, out, stderr := run(t, job("2"), "explain", "-f", "-", "--snapshot", exampleSnapshot)
 	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: gang ml-research/small from manifests (what-if)\n") {
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
+	}
+	// 2 x 4 GPUs would fit the nodes, but the namespace's quota would
+	// refuse to create the pods: explain says so (exit 3); place warns.
+	code, out, _ = run(t, job("4"), "explain", "-f", "-", "--snapshot", exampleSnapshot)
+	want := "Unschedulable: gang ml-research/small from manifests (what-if)\nthe namespace's ResourceQuota would refuse the new members, so they would never exist: " +
+		"exceeded quota: research-compute, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=91, limited: requests.nvidia.com/gpu=96\n"
+	if code != ExitNo || !strings.HasPrefix(out, want) || !strings.Contains(out, "raise the quota or free what it counts") {
+		t.Errorf("quota: exit %d, output:\n%s", code, out)
+	}
+	code, _, stderr = run(t, job("4"), "place", "-f", "-", "--snapshot", exampleSnapshot)
+	if code != ExitOK || !strings.Contains(stderr, "Warning: the namespace's ResourceQuota would refuse the members that do not exist yet: exceeded quota: research-compute") {
+		t.Errorf("place: exit %d, stderr %q; want 0 and a quota warning", code, stderr)
 	}
 }
 

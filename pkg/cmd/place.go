@@ -85,6 +85,9 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
+		o.warn([]string{"the namespace's ResourceQuota would refuse the members that do not exist yet: " + q.Message})
+	}
 	err = o.printResult(v1alpha1.KindPlacement, g.Namespace, g.Name, func() any { return v1alpha1.FromPlacement(p) },
 		func(d describe.Options) error { return describe.Placement(o.Out, p, d) })
 	return exitNoUnless(err, p.Verdict == gang.VerdictPlaced)

@@ -43,6 +43,7 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 		Domain:       e.Domain,
 		Nodes:        []Node{},
 		Gates:        e.Gates,
+		Quota:        e.Quota,
 		NotEvaluated: e.NotEvaluated,
 		Suggestions:  []Suggestion{},
 	}

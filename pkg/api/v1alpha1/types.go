@@ -31,12 +31,15 @@ type Explanation struct {
 	Gang         *GangRef     `json:"gang,omitempty"`
 	// Member is how the pod asked about (explain pod/NAME of a gang's pod)
 	// does by itself.
-	Member       *MemberAlone `json:"member,omitempty"`
-	TopologyKey  string       `json:"topologyKey,omitempty"`
-	Domain       string       `json:"domain,omitempty"`
-	Nodes        []Node       `json:"nodes"`
-	Gates        []string     `json:"gates,omitempty"`
-	NotEvaluated []string     `json:"notEvaluated,omitempty"`
+	Member      *MemberAlone `json:"member,omitempty"`
+	TopologyKey string       `json:"topologyKey,omitempty"`
+	Domain      string       `json:"domain,omitempty"`
+	Nodes       []Node       `json:"nodes"`
+	Gates       []string     `json:"gates,omitempty"`
+	// Quota is why the namespace's ResourceQuota would refuse members that
+	// do not exist yet (a what-if).
+	Quota        string   `json:"quota,omitempty"`
+	NotEvaluated []string `json:"notEvaluated,omitempty"`
 
 	Validity     *Validity    `json:"validity,omitempty"`
 	MinMember    *int32       `json:"minMember,omitempty"`

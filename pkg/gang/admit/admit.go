@@ -128,7 +128,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	default:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Result: ResultSkipped, Message: "the gang source sets no minResources"})
 	}
-	a.Checks = append(a.Checks, quotaCheck(snap, g))
+	a.Checks = append(a.Checks, quotaCheck(gang.Quota(snap, g)))
 
 	p, err := gang.PlaceOn(ctx, base, g, opts)
 	if err != nil {
@@ -151,6 +151,20 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 // pass, so the gang is not admitted.
 func notEvaluated(name, why string) Check {
 	return Check{Name: name, Result: ResultNotEvaluated, Reason: string(ResultNotEvaluated), Message: why}
+}
+
+// quotaCheck is the ResourceQuota check of a quota result.
+func quotaCheck(q gang.QuotaResult) Check {
+	c := Check{Name: CheckQuota, Result: ResultPassed, Message: q.Message, Figures: q.Figures}
+	switch q.Outcome {
+	case gang.QuotaNone:
+		c.Result = ResultSkipped
+	case gang.QuotaUnknown:
+		return notEvaluated(CheckQuota, q.Message)
+	case gang.QuotaExceeded:
+		c.Result, c.Reason = ResultFailed, "QuotaExceeded"
+	}
+	return c
 }
 
 func gateCheck(name string, r *gang.GateResult) Check {

@@ -114,6 +114,9 @@ type Explanation struct {
 	// Member is how the member asked about does alone (explain pod/NAME of
 	// a gang's pod); nil otherwise.
 	Member *MemberAlone
+	// Quota is why the namespace's ResourceQuota would refuse members that
+	// do not exist yet (a what-if); empty when it takes them.
+	Quota string
 	// Warnings are problems of the explanation itself, for stderr.
 	Warnings []string
 	// Suggestions say what would make the subject fit, each computed on the
@@ -213,8 +216,18 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Verdict = VerdictUnschedulable
 		e.Message = res.Message
 	}
+	lone := &gang.Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
+	// A pod that does not exist yet (a what-if) must get past the
+	// namespace's ResourceQuota first.
+	if q := gang.Quota(snap, lone); q.Outcome == gang.QuotaExceeded {
+		e.Quota = q.Message
+		if e.Verdict == VerdictSchedulable {
+			e.Verdict = VerdictUnschedulable
+			e.Message = fmt.Sprintf("the namespace's ResourceQuota would refuse the pod, so it would never exist: %s", q.Message)
+			return e, nil
+		}
+	}
 	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
-		lone := &gang.Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
 		// A lone pod knows no topology: the gang flags do not apply.
 		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
 		p, err := gang.PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
@@ -311,6 +324,17 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 			e.Message = v.Message
 		default:
 			e.Message = p.Message
+		}
+	}
+	// Members that do not exist yet (a what-if) must get past the
+	// namespace's ResourceQuota first: pods it refuses are never created.
+	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
+		e.Quota = q.Message
+		if e.Verdict == VerdictSchedulable {
+			e.Verdict = VerdictUnschedulable
+			e.Message = fmt.Sprintf("the namespace's ResourceQuota would refuse the new members, so they would never exist: %s", q.Message)
+			e.Suggestions = []Suggestion{{Kind: SuggestQuota, Message: fmt.Sprintf("raise the quota or free what it counts; then the gang fits: %s", p.Message)}}
+			return e, nil
 		}
 	}
 	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {

@@ -31,6 +31,9 @@ const (
 	SuggestLowerMinMember SuggestionKind = "LowerMinMember"
 	// SuggestUngate: the subject fits once its scheduling gates are removed.
 	SuggestUngate SuggestionKind = "Ungate"
+	// SuggestQuota: the members would fit, but the namespace's quota would
+	// refuse to create them.
+	SuggestQuota SuggestionKind = "Quota"
 	// SuggestSourceGate: the members fit, but the gang's own scheduler
 	// holds it back (coscheduling's minResources, Volcano's queue).
 	SuggestSourceGate SuggestionKind = "SourceGate"

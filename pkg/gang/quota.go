@@ -1,4 +1,4 @@
-package admit
+package gang
 
 import (
 	"fmt"
@@ -10,16 +10,40 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/kubectl/pkg/util/qos"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
-// quotaCheck charges the members that do not exist yet (what-if input) to
-// the namespace's ResourceQuotas, as the quota admission plugin would charge
+// QuotaOutcome is how the namespace's ResourceQuotas take a gang's members
+// that do not exist yet.
+type QuotaOutcome string
+
+// The quota outcomes.
+const (
+	// QuotaCharged: every member exists, so the quota charged it already.
+	QuotaCharged QuotaOutcome = "Charged"
+	// QuotaNone: the namespace has no ResourceQuota.
+	QuotaNone QuotaOutcome = "None"
+	// QuotaUnknown: the quotas could not be read (or one does not parse).
+	QuotaUnknown QuotaOutcome = "Unknown"
+	// QuotaFits: the new members fit every quota.
+	QuotaFits QuotaOutcome = "Fits"
+	// QuotaExceeded: the API server's quota admission would refuse them.
+	QuotaExceeded QuotaOutcome = "Exceeded"
+)
+
+// QuotaResult is Quota's answer, with the figures compared.
+type QuotaResult struct {
+	Outcome QuotaOutcome
+	Message string
+	Figures map[string]string
+}
+
+// Quota charges the members that do not exist yet (what-if input) to the
+// namespace's ResourceQuotas, as the quota admission plugin would charge
 // them when they are created; existing members were charged when they were.
-func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
-	c := Check{Name: CheckQuota, Result: ResultPassed, Figures: map[string]string{}}
+func Quota(snap *schedule.Snapshot, g *Gang) QuotaResult {
+	c := QuotaResult{Outcome: QuotaFits, Figures: map[string]string{}}
 	existing := map[string]bool{}
 	for _, p := range snap.Pods {
 		existing[p.Namespace+"/"+p.Name] = true
@@ -31,11 +55,11 @@ func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
 		}
 	}
 	if newPods == 0 {
-		c.Message = "every member exists, so the quota already charged it"
+		c.Outcome, c.Message = QuotaCharged, "every member exists, so the quota already charged it"
 		return c
 	}
 	if snap.IsUnreadable("resourcequotas") {
-		return notEvaluated(CheckQuota, "ResourceQuotas could not be listed, so the quota headroom for the new members is unknown")
+		return QuotaResult{Outcome: QuotaUnknown, Message: "ResourceQuotas could not be listed, so the quota headroom for the new members is unknown"}
 	}
 	var quotas []*corev1.ResourceQuota
 	for _, q := range snap.ResourceQuotas {
@@ -44,8 +68,7 @@ func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
 		}
 	}
 	if len(quotas) == 0 {
-		c.Result = ResultSkipped
-		c.Message = fmt.Sprintf("namespace %s has no ResourceQuota", g.Namespace)
+		c.Outcome, c.Message = QuotaNone, fmt.Sprintf("namespace %s has no ResourceQuota", g.Namespace)
 		return c
 	}
 	var problems []string
@@ -58,7 +81,7 @@ func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
 			}
 			match, err := quotaSelects(q, p)
 			if err != nil {
-				return notEvaluated(CheckQuota, fmt.Sprintf("ResourceQuota %s: %v", q.Name, err))
+				return QuotaResult{Outcome: QuotaUnknown, Message: fmt.Sprintf("ResourceQuota %s: %v", q.Name, err)}
 			}
 			if !match {
 				continue
@@ -94,7 +117,7 @@ func quotaCheck(snap *schedule.Snapshot, g *gang.Gang) Check {
 		}
 	}
 	if len(problems) > 0 {
-		c.Result, c.Reason, c.Message = ResultFailed, "QuotaExceeded", strings.Join(problems, "; ")
+		c.Outcome, c.Message = QuotaExceeded, strings.Join(problems, "; ")
 		return c
 	}
 	c.Message = fmt.Sprintf("%d new member(s) fit the namespace's quota", newPods)
