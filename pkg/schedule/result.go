@@ -78,6 +78,10 @@ type Result struct {
 	NominatedNode           string
 	PreemptionVictims       []*corev1.Pod
 	PreemptionPDBViolations int
+	// PreemptionEquallyGood are the other nodes preemption ranks as high as
+	// NominatedNode, among the candidates its dry run found: kube-scheduler
+	// picks one of them at random, this the first by name.
+	PreemptionEquallyGood []string
 	// Nodes has one entry per node of the snapshot, in name order.
 	Nodes []NodeResult
 	// NotEvaluated lists what the pipeline did not evaluate for this pod

@@ -387,6 +387,7 @@ func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.
 	res.PostFilterMessage = postMsg
 	if post != nil {
 		res.NominatedNode, res.PreemptionVictims, res.PreemptionPDBViolations = post.NominatedNodeName, post.Victims, post.NumPDBViolations
+		res.PreemptionEquallyGood = post.EquallyGood
 	}
 	res.Message = diagnosis
 	if postMsg != "" {

@@ -137,14 +137,17 @@ type Suggestion struct {
 	Message  string `json:"message"`
 	Verified bool   `json:"verified"`
 
-	Shortfall     []Shortfall  `json:"shortfall,omitempty"`
-	Victims       []Victim     `json:"victims,omitempty"`
-	PDBViolations int64        `json:"pdbViolations,omitempty"`
-	NewNodes      *NodeShape   `json:"newNodes,omitempty"`
-	Repairs       []NodeRepair `json:"repairs,omitempty"`
-	Together      bool         `json:"together,omitempty"`
-	MinMember     int32        `json:"minMember,omitempty"`
-	Gates         []string     `json:"gates,omitempty"`
+	Shortfall     []Shortfall `json:"shortfall,omitempty"`
+	Victims       []Victim    `json:"victims,omitempty"`
+	PDBViolations int64       `json:"pdbViolations,omitempty"`
+	// EquallyGood are the nodes the first preemption could equally pick
+	// (kube-scheduler picks at random), the one named first.
+	EquallyGood []string     `json:"equallyGood,omitempty"`
+	NewNodes    *NodeShape   `json:"newNodes,omitempty"`
+	Repairs     []NodeRepair `json:"repairs,omitempty"`
+	Together    bool         `json:"together,omitempty"`
+	MinMember   int32        `json:"minMember,omitempty"`
+	Gates       []string     `json:"gates,omitempty"`
 }
 
 // Shortfall is how much of a resource is missing.

@@ -438,3 +438,25 @@ const zoneKey = corev1.LabelTopologyZone
 func gangOf(min int32, members []*corev1.Pod) *gang.Gang {
 	return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
 }
+
+// When preemption ranks several nodes equally (kube-scheduler then picks at
+// random), the suggestion says the choice is not unique and lists them.
+func TestExplainPreemptionTies(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4)}
+	for i := range 4 {
+		snap.Pods = append(snap.Pods, lowPod(fmt.Sprintf("low-%d", i), fmt.Sprintf("zone-a-%d", i)))
+	}
+	pod := highWorkers(1)[0]
+	e, err := Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := find(e.Suggestions, SuggestPreempt)
+	if s == nil {
+		t.Fatalf("no preemption suggestion: %+v", e.Suggestions)
+	}
+	want := []string{"zone-a-0", "zone-a-1", "zone-a-2", "zone-a-3"}
+	if diff := cmp.Diff(want, s.EquallyGood); diff != "" || !strings.Contains(s.Message, "among 4 equally good ones (zone-a-0, zone-a-1, zone-a-2, zone-a-3)") {
+		t.Errorf("equally good (-want +got):\n%s\nmessage: %s", diff, s.Message)
+	}
+}

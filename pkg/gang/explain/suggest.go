@@ -53,6 +53,10 @@ type Suggestion struct {
 	// many of those evictions go beyond a PodDisruptionBudget.
 	Victims       []Victim
 	PDBViolations int
+	// EquallyGood lists, when the first preemption's node is not the only
+	// best one, every node that ranks as high (it first): kube-scheduler
+	// picks among them at random.
+	EquallyGood []string
 	// NewNodes is the shape and count of nodes to add.
 	NewNodes *NodeShape
 	// Repairs are the nodes to uncordon or get Ready; each alone is enough

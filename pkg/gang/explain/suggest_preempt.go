@@ -66,6 +66,10 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		if res.NominatedNode == "" || len(res.PreemptionVictims) == 0 {
 			return nil, nil
 		}
+		if len(s.Victims) == 0 && len(res.PreemptionEquallyGood) > 0 {
+			// The first preemption's node is one of several equally good.
+			s.EquallyGood = append([]string{res.NominatedNode}, res.PreemptionEquallyGood...)
+		}
 		s.PDBViolations += res.PreemptionPDBViolations
 		for _, v := range res.PreemptionVictims {
 			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
@@ -109,5 +113,13 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		s.Message += fmt.Sprintf("; %d of them beyond what a PodDisruptionBudget allows", s.PDBViolations)
 	}
 	s.Message += "; " + fitsThen(g, then)
+	if n := len(s.EquallyGood); n > 0 {
+		shown := s.EquallyGood[:min(n, 5)]
+		s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the first member's node at random among %d equally good ones (%s", n, strings.Join(shown, ", "))
+		if n > len(shown) {
+			s.Message += fmt.Sprintf(" and %d more", n-len(shown))
+		}
+		s.Message += "), this one is the first by name"
+	}
 	return s, nil
 }

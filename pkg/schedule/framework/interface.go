@@ -105,6 +105,9 @@ type PostFilterResult struct {
 	// pipeline never evicts: explain reports them.
 	Victims          []*corev1.Pod
 	NumPDBViolations int
+	// EquallyGood are the other candidate nodes preemption ranks as high
+	// as the nominated one: kube-scheduler picks among them at random.
+	EquallyGood []string
 }
 
 // PostFilterPlugin runs when no node is feasible (preemption).

@@ -50,6 +50,9 @@ type Candidate struct {
 	// NumPDBViolations counts the victims whose eviction would go beyond
 	// what a PodDisruptionBudget allows.
 	NumPDBViolations int
+	// EquallyGood are, on the candidate picked, the other candidates that
+	// rank as high: kube-scheduler picks among them at random.
+	EquallyGood []string
 }
 
 // DefaultPreemption is the DefaultPreemption PostFilter plugin.
@@ -96,7 +99,8 @@ func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.Cy
 	if best == nil {
 		return nil, status
 	}
-	return &framework.PostFilterResult{NominatedNodeName: best.NodeName, Victims: best.Victims, NumPDBViolations: best.NumPDBViolations}, status
+	return &framework.PostFilterResult{NominatedNodeName: best.NodeName, Victims: best.Victims, NumPDBViolations: best.NumPDBViolations,
+		EquallyGood: best.EquallyGood}, status
 }
 
 // Evaluate runs kube-scheduler's preemption evaluation without acting on it.
@@ -179,7 +183,10 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	if len(candidates) == 0 {
 		return nil, nil, framework.NewStatus(framework.Unschedulable, diagnosisMessage(len(allNodes), nodeVerdicts))
 	}
-	best := pickOneCandidate(candidates, now)
+	best, ties := pickOneCandidate(candidates, now)
+	for _, c := range ties {
+		best.EquallyGood = append(best.EquallyGood, c.NodeName)
+	}
 	return best, candidates, framework.NewStatus(framework.Success,
 		fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", best.NodeName, len(best.Victims)))
 }

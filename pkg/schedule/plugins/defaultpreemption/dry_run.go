@@ -333,9 +333,11 @@ func (c *pdbChecker) split(victims []victim) (violating, nonViolating []victim) 
 // priorities, then the fewest victims, then the latest start among the
 // highest-priority victims. kube-scheduler breaks a remaining tie at random
 // (map order); we take the first node by name.
-func pickOneCandidate(candidates []*Candidate, now time.Time) *Candidate {
+// The others still tied after every criterion are returned too: where
+// kube-scheduler picks one of them at random, this picks the first by name.
+func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Candidate) {
 	if len(candidates) == 1 {
-		return candidates[0]
+		return candidates[0], nil
 	}
 	remaining := slices.Clone(candidates)
 	slices.SortFunc(remaining, func(a, b *Candidate) int { return strings.Compare(a.NodeName, b.NodeName) })
@@ -370,11 +372,11 @@ func pickOneCandidate(candidates []*Candidate, now time.Time) *Candidate {
 			}
 		}
 		if len(kept) == 1 {
-			return kept[0]
+			return kept[0], nil
 		}
 		remaining = kept
 	}
-	return remaining[0]
+	return remaining[0], remaining[1:]
 }
 
 // earliestStartOfHighestPriority is kube-scheduler's GetEarliestPodStartTime:
