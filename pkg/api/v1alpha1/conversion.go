@@ -112,7 +112,7 @@ func fromNode(n *explain.Node) Node {
 }
 
 func fromSuggestion(s explain.Suggestion) Suggestion {
-	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood,
+	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
 		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates}
 	for _, r := range s.Shortfall {
 		o.Shortfall = append(o.Shortfall, Shortfall{

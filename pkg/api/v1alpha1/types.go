@@ -140,6 +140,9 @@ type Suggestion struct {
 	Shortfall     []Shortfall `json:"shortfall,omitempty"`
 	Victims       []Victim    `json:"victims,omitempty"`
 	PDBViolations int64       `json:"pdbViolations,omitempty"`
+	// Tolerations are the taints a Tolerate suggestion tolerates, as
+	// key=value:Effect.
+	Tolerations []string `json:"tolerations,omitempty"`
 	// EquallyGood are the nodes the first preemption could equally pick
 	// (kube-scheduler picks at random), the one named first.
 	EquallyGood []string     `json:"equallyGood,omitempty"`

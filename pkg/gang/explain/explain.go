@@ -363,6 +363,8 @@ type explainer struct {
 	cycles int
 	// dsPods are the snapshot's DaemonSet pods by node, indexed on first use.
 	dsPods map[string][]*corev1.Pod
+	// nodesByName indexes the snapshot's nodes, on first use.
+	nodesByName map[string]*corev1.Node
 }
 
 // fitCycleBudget bounds the cycles spent counting pods whose fit depends on

@@ -31,6 +31,9 @@ const (
 	SuggestLowerMinMember SuggestionKind = "LowerMinMember"
 	// SuggestUngate: the subject fits once its scheduling gates are removed.
 	SuggestUngate SuggestionKind = "Ungate"
+	// SuggestTolerate: tolerating taints that alone keep the subject off
+	// otherwise fitting nodes makes it fit.
+	SuggestTolerate SuggestionKind = "Tolerate"
 	// SuggestQuota: the members would fit, but the namespace's quota would
 	// refuse to create them.
 	SuggestQuota SuggestionKind = "Quota"
@@ -53,6 +56,8 @@ type Suggestion struct {
 	// many of those evictions go beyond a PodDisruptionBudget.
 	Victims       []Victim
 	PDBViolations int
+	// Tolerations are the taints to tolerate (key=value:Effect).
+	Tolerations []string
 	// EquallyGood lists, when the first preemption's node is not the only
 	// best one, every node that ranks as high (it first): kube-scheduler
 	// picks among them at random.
@@ -154,7 +159,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if s := x.shortfall(g, p, e); s != nil {
 		out = append(out, *s)
 	}
-	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
+	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.tolerate, x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
 		s, err := f(ctx, g, p, e)
 		if err != nil {
 			return nil, err
