@@ -531,13 +531,6 @@ func volcanoJobMinResources(tasks []volcanoTask, jobMin int32) corev1.ResourceLi
 	return out
 }
 
-// The PriorityClasses every cluster has, which the API server creates itself
-// (so a snapshot file may lack them).
-var systemPriorityClasses = map[string]int32{
-	"system-node-critical":    2000001000,
-	"system-cluster-critical": 2000000000,
-}
-
 // ApplyPriorities fills in each pod's priority from its PriorityClass as the
 // Priority admission plugin does on create: a pod naming no class gets the
 // global default class (the lowest-valued one if several claim it) or
@@ -568,7 +561,7 @@ func ApplyPriorities(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass) 
 		case ok:
 			value, policy = pc.Value, pc.PreemptionPolicy
 		default:
-			v, system := systemPriorityClasses[name]
+			v, system := schedule.SystemPriorityClasses[name]
 			if !system {
 				errs = append(errs, fmt.Errorf("pod %s/%s: no PriorityClass with name %s was found", pod.Namespace, pod.Name, name))
 				continue

@@ -5,15 +5,10 @@ import (
 	"maps"
 	"slices"
 
+	schedulingv1 "k8s.io/api/scheduling/v1"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
-
-// systemPriorities are the PriorityClasses every API server has, whether or
-// not a snapshot file lists them.
-var systemPriorities = map[string]int32{
-	"system-node-critical":    2000001000,
-	"system-cluster-critical": 2000000000,
-}
 
 // resolvePriorities gives the pods of a saved snapshot that name a
 // priorityClassName but carry no spec.priority (a hand-made or converted
@@ -21,12 +16,9 @@ var systemPriorities = map[string]int32{
 // their class, as admission would, and says how many it changed and which
 // classes it could not find (those pods keep priority 0).
 func resolvePriorities(snap *schedule.Snapshot) []string {
-	values := map[string]int32{}
-	for name, v := range systemPriorities {
-		values[name] = v
-	}
+	classes := map[string]*schedulingv1.PriorityClass{}
 	for _, pc := range snap.PriorityClasses {
-		values[pc.Name] = pc.Value
+		classes[pc.Name] = pc
 	}
 	resolved, missing := 0, map[string]int{}
 	for _, pod := range snap.Pods {
@@ -34,20 +26,22 @@ func resolvePriorities(snap *schedule.Snapshot) []string {
 		if name == "" || pod.Spec.Priority != nil {
 			continue
 		}
-		v, ok := values[name]
-		if !ok {
-			missing[name]++
-			continue
-		}
-		pod.Spec.Priority = &v
-		if pod.Spec.PreemptionPolicy == nil {
-			for _, pc := range snap.PriorityClasses {
-				if pc.Name == name && pc.PreemptionPolicy != nil {
-					p := *pc.PreemptionPolicy
-					pod.Spec.PreemptionPolicy = &p
-				}
+		pc, ok := classes[name]
+		var v int32
+		switch {
+		case ok:
+			v = pc.Value
+			if pod.Spec.PreemptionPolicy == nil && pc.PreemptionPolicy != nil {
+				policy := *pc.PreemptionPolicy
+				pod.Spec.PreemptionPolicy = &policy
+			}
+		default:
+			if v, ok = schedule.SystemPriorityClasses[name]; !ok {
+				missing[name]++
+				continue
 			}
 		}
+		pod.Spec.Priority = &v
 		resolved++
 	}
 	var out []string
