@@ -270,11 +270,7 @@ func (s *Scheduler) FilterOn(ctx context.Context, pod *corev1.Pod, nodeName stri
 	case preStatus.IsRejected():
 		return preStatus, nil
 	}
-	f := &nodeFilter{state: state, preResult: preResult}
-	if !preResult.AllNodes() {
-		f.absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
-	}
+	f := newNodeFilter(state, preResult, pluginsWithNodes)
 	if f.absent != nil && !preResult.NodeNames.Has(nodeName) {
 		return f.absent, nil
 	}
@@ -294,6 +290,18 @@ type nodeFilter struct {
 	preResult *framework.PreFilterResult
 	absent    *framework.Status
 	outside   *framework.Status
+}
+
+// newNodeFilter is what filtering a node needs after PreFilter returned
+// preResult, restricted to nodes by pluginsWithNodes.
+func newNodeFilter(state *framework.CycleState, preResult *framework.PreFilterResult, pluginsWithNodes sets.Set[string]) *nodeFilter {
+	f := &nodeFilter{state: state, preResult: preResult,
+		outside: framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)}
+	if !preResult.AllNodes() {
+		f.absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
+	}
+	return f
 }
 
 // filterNode is node i's status in the cycle (nil when it fits), and with
@@ -333,12 +341,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 			statuses[i] = preStatus
 		}
 	default:
-		filter = &nodeFilter{state: state, preResult: preResult,
-			outside: framework.NewStatus(framework.UnschedulableAndUnresolvable, NotInDomainReason)}
-		if !preResult.AllNodes() {
-			filter.absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
-				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(pluginsWithNodes)))
-		}
+		filter = newNodeFilter(state, preResult, pluginsWithNodes)
 		var mu sync.Mutex
 		var filterErr error
 		s.handle.Parallelizer().Until(ctx, len(s.nodes), func(i int) {
