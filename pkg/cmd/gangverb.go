@@ -72,14 +72,21 @@ func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *ga
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
+	g, err := o.subjectGang(snap)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := o.checkOverrides(g); err != nil {
-		return nil, nil, err
-	}
 	return snap, g, nil
+}
+
+// subjectGang resolves the (non-pod) subject into its gang and refuses flags that
+// would change the group's own rules.
+func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*gang.Gang, error) {
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
+	if err != nil {
+		return nil, err
+	}
+	return g, o.checkOverrides(g)
 }
 
 // ctxVerb is the Options pattern with a context for Run.
@@ -131,15 +138,15 @@ func (o *GangVerbOptions) checkOverrides(g *gang.Gang) error {
 // no PodGroup).
 func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *corev1.Pod, error) {
 	if o.subject.Kind != SubjectPod {
-		g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
-		if err == nil {
-			err = o.checkOverrides(g)
+		g, err := o.subjectGang(snap)
+		if err != nil {
+			return nil, nil, err
 		}
-		if err == nil && o.subject.Kind == SubjectFile && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
+		if o.subject.Kind == SubjectFile && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
 			// One pod from a file is a pod, not a gang of one.
 			return nil, g.Members[0], nil
 		}
-		return g, nil, err
+		return g, nil, nil
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 	if err != nil {
