@@ -121,6 +121,13 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 			MostFree: gang.FormatQuantity(r.Name, r.MostFree), MostFreeNode: r.MostFreeNode,
 		})
 	}
+	for _, f := range s.Selector {
+		o.Selector = append(o.Selector, SelectorFix{Field: f.Field, Key: f.Key, Value: f.Value, NewKey: f.NewKey, NewValue: f.NewValue, Nodes: int64(f.Nodes)})
+	}
+	for _, l := range s.Largest {
+		o.Largest = append(o.Largest, Largest{Resource: string(l.Name), Request: gang.FormatQuantity(l.Name, l.Request),
+			Allocatable: gang.FormatQuantity(l.Name, l.Allocatable), Node: l.Node})
+	}
 	for _, v := range s.Victims {
 		o.Victims = append(o.Victims, Victim{Pod: v.Pod.Namespace + "/" + v.Pod.Name, Node: v.Node, Priority: v.Priority, PriorityClassName: v.Pod.Spec.PriorityClassName})
 	}

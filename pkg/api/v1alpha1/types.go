@@ -151,6 +151,34 @@ type Suggestion struct {
 	Together    bool         `json:"together,omitempty"`
 	MinMember   int32        `json:"minMember,omitempty"`
 	Gates       []string     `json:"gates,omitempty"`
+	// Selector are the labels a Selector suggestion corrects.
+	Selector []SelectorFix `json:"selector,omitempty"`
+	// Largest is, for NodesTooSmall, per resource the blocked member
+	// requests more of than any node has allocatable, the most one node has.
+	Largest []Largest `json:"largest,omitempty"`
+}
+
+// SelectorFix is a label a node selector or required node affinity asks for
+// that no node carries, and the nearest label nodes carry.
+type SelectorFix struct {
+	// Field is nodeSelector or nodeAffinity.
+	Field string `json:"field"`
+	Key   string `json:"key"`
+	// Value is empty for an Exists expression.
+	Value    string `json:"value,omitempty"`
+	NewKey   string `json:"newKey"`
+	NewValue string `json:"newValue,omitempty"`
+	// Nodes is how many nodes carry the new label.
+	Nodes int64 `json:"nodes"`
+}
+
+// Largest is the most of one resource a node has allocatable, against the
+// blocked member's request.
+type Largest struct {
+	Resource    string `json:"resource"`
+	Request     string `json:"request"`
+	Allocatable string `json:"allocatable"`
+	Node        string `json:"node,omitempty"`
 }
 
 // Shortfall is how much of a resource is missing.

@@ -252,15 +252,16 @@ func TestExplainPod(t *testing.T) {
 	}
 }
 
-// TestExplainDerivedNodeShape: when no node could ever hold the pod, the
-// shape to add is derived from its requests and the nodes' labels and
-// taints, and proven.
-func TestExplainDerivedNodeShape(t *testing.T) {
+// TestExplainNodesTooSmall: when no node of the cluster could hold the pod
+// even empty, explain says what the largest nodes offer and suggests no
+// made-up node shape.
+func TestExplainNodesTooSmall(t *testing.T) {
 	var nodes []*corev1.Node
 	for i := range 2 {
 		nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("gpu-%d", i)).Label("pool", "gpu").Label(zoneKey, fmt.Sprintf("z-%d", i)).
 			Capacity(testutil.Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}).Taint("nvidia.com/gpu", "present", corev1.TaintEffectNoSchedule).Obj())
 	}
+	nodes = append(nodes, testutil.MakeNode().Name("cpu-0").Capacity(testutil.Res{"cpu": "96", "memory": "128Gi"}).Obj())
 	pod := testutil.MakePod().Namespace("ml").Name("big").Req(testutil.Res{"cpu": "40500m", "memory": "300Gi", "nvidia.com/gpu": "8"}).
 		Toleration("nvidia.com/gpu", "", corev1.TaintEffectNoSchedule).Obj()
 	pod.Spec.NodeSelector = map[string]string{"pool": "gpu"}
@@ -269,22 +270,138 @@ func TestExplainDerivedNodeShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if add := find(e.Suggestions, SuggestAddNodes); add != nil {
+		t.Errorf("a node shape the cluster does not have was suggested: %s", add.Message)
+	}
+	small := find(e.Suggestions, SuggestNodesTooSmall)
+	if small == nil {
+		t.Fatalf("no NodesTooSmall: %+v", kinds(e.Suggestions))
+	}
+	// cpu fits on cpu-0 (96): only GPUs and memory are beyond every node.
+	want := []LargestNode{
+		{Name: "nvidia.com/gpu", Request: 8, Allocatable: 4, Node: "gpu-0"},
+		{Name: corev1.ResourceMemory, Request: 300 << 30, Allocatable: 256 << 30, Node: "gpu-0"},
+	}
+	if diff := testutil.Diff(want, small.Largest); diff != "" {
+		t.Errorf("largest (-want +got):\n%s", diff)
+	}
+	if want := "no node of the cluster could hold ml/big even empty: it requests 8 nvidia.com/gpu, the most any node has allocatable is 4 (gpu-0); 300Gi memory, the most any node has allocatable is 256Gi (gpu-0); adding nodes of the shapes the cluster has would not help, so lower the request"; small.Message != want {
+		t.Errorf("message\n got %q\nwant %q", small.Message, want)
+	}
+}
+
+// TestExplainAddsShapeFromAnotherDomain: the only nodes that could hold a
+// member of a gang confined to one zone are in another zone; the shape is
+// added to the gang's zone with that zone's label.
+func TestExplainAddsShapeFromAnotherDomain(t *testing.T) {
+	nodes := []*corev1.Node{
+		testutil.MakeNode().Name("small-a").Label(zoneKey, "a").Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "2"}).Obj(),
+		testutil.MakeNode().Name("small-a2").Label(zoneKey, "a").Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "2"}).Obj(),
+		testutil.MakeNode().Name("big-b").Label(zoneKey, "b").Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8"}).Obj(),
+	}
+	// One member runs in zone a, which pins the gang there; the other
+	// needs 8 GPUs, which only zone b's node has.
+	members := testutil.GPUWorkers(1, "2")
+	members[0].Spec.NodeName = "small-a"
+	members[0].Status.Phase = corev1.PodRunning
+	members = append(members, testutil.GPUWorkers(2, "8")[1])
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: members}
+	e, err := Gang(context.Background(), snap, gangOf(2, members), Options{PlaceOptions: gang.PlaceOptions{TopologyKey: zoneKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictUnschedulable {
+		t.Fatalf("verdict %s: %s", e.Verdict, e.Message)
+	}
 	add := find(e.Suggestions, SuggestAddNodes)
 	if add == nil {
-		t.Fatalf("no node shape suggested: %+v", e.Suggestions)
+		t.Fatalf("no node shape suggested: %+v", kinds(e.Suggestions))
 	}
-	want := &NodeShape{
-		Count:       1,
-		Allocatable: testutil.Res{"cpu": "41", "memory": "300Gi", "nvidia.com/gpu": "8", "pods": "110"}.List(),
-		Labels:      map[string]string{"pool": "gpu"},
-		Taints:      []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}},
+	if n := add.NewNodes; n.Like != "big-b" || n.Count != 1 || n.Labels[zoneKey] != "a" || n.Domain != "a" {
+		t.Errorf("shape: like %s x%d, zone label %q, domain %q; want big-b x1 in zone a", n.Like, n.Count, n.Labels[zoneKey], n.Domain)
 	}
-	if diff := testutil.Diff(want, add.NewNodes); diff != "" {
-		t.Errorf("shape (-want +got):\n%s", diff)
+}
+
+// TestExplainSelectorTypo: a node selector or required node affinity that
+// asks for a label no node carries gets the nearest label nodes do carry,
+// with their count, proven by placing; no node with the typo is suggested.
+func TestExplainSelectorTypo(t *testing.T) {
+	const product = "nvidia.com/gpu.product"
+	var nodes []*corev1.Node
+	for i := range 3 {
+		nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("a100-%d", i)).Label(product, "NVIDIA-A100-SXM4-80GB").
+			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8"}).Obj())
 	}
-	if want := "adding 1 node(s) with allocatable 41 cpu, 300Gi memory, 8 nvidia.com/gpu (pool=gpu, taint nvidia.com/gpu=present:NoSchedule) to the cluster would make room; then it fits on a new node"; add.Message != want {
-		t.Errorf("message\n got %q\nwant %q", add.Message, want)
+	nodes = append(nodes, testutil.MakeNode().Name("h100-0").Label(product, "NVIDIA-H100-80GB-HBM3").
+		Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8"}).Obj())
+	pod := func() *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name("p").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj()
 	}
+	explainPod := func(p *corev1.Pod) *Explanation {
+		t.Helper()
+		e, err := Pod(context.Background(), &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{p}}, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Verdict != VerdictUnschedulable {
+			t.Fatalf("verdict %s", e.Verdict)
+		}
+		if add := find(e.Suggestions, SuggestAddNodes); add != nil {
+			t.Errorf("a node was suggested: %s", add.Message)
+		}
+		return e
+	}
+
+	t.Run("nodeSelector value", func(t *testing.T) {
+		p := pod()
+		p.Spec.NodeSelector = map[string]string{product: "NVIDIA-A100-SXM4-80G"}
+		s := find(explainPod(p).Suggestions, SuggestSelector)
+		if s == nil || !s.Verified {
+			t.Fatalf("no verified Selector suggestion: %+v", s)
+		}
+		want := []SelectorFix{{Field: "nodeSelector", Key: product, Value: "NVIDIA-A100-SXM4-80G", NewKey: product, NewValue: "NVIDIA-A100-SXM4-80GB", Nodes: 3}}
+		if diff := testutil.Diff(want, s.Selector); diff != "" {
+			t.Errorf("fixes (-want +got):\n%s", diff)
+		}
+		if want := "nodeSelector nvidia.com/gpu.product=NVIDIA-A100-SXM4-80G: no node carries it; the nearest label nodes carry is nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (3 node(s)); then it fits on a100-0"; s.Message != want {
+			t.Errorf("message\n got %q\nwant %q", s.Message, want)
+		}
+	})
+	t.Run("affinity key", func(t *testing.T) {
+		p := pod()
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "nvidia.com/gpu.prodcut", Operator: corev1.NodeSelectorOpIn, Values: []string{"NVIDIA-H100-80GB-HBM3"}},
+			}}},
+		}}}
+		s := find(explainPod(p).Suggestions, SuggestSelector)
+		if s == nil || !s.Verified {
+			t.Fatalf("no verified Selector suggestion: %+v", s)
+		}
+		want := []SelectorFix{{Field: "nodeAffinity", Key: "nvidia.com/gpu.prodcut", Value: "NVIDIA-H100-80GB-HBM3", NewKey: product, NewValue: "NVIDIA-H100-80GB-HBM3", Nodes: 1}}
+		if diff := testutil.Diff(want, s.Selector); diff != "" {
+			t.Errorf("fixes (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("nothing near", func(t *testing.T) {
+		p := pod()
+		p.Spec.NodeSelector = map[string]string{product: "TPU-v5"}
+		s := find(explainPod(p).Suggestions, SuggestSelector)
+		if s == nil || s.Verified || len(s.Selector) != 0 {
+			t.Fatalf("want an unverified Selector diagnosis, got %+v", s)
+		}
+		if want := "no node carries nvidia.com/gpu.product=TPU-v5; nodes carry nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (3), NVIDIA-H100-80GB-HBM3 (1)"; s.Message != want {
+			t.Errorf("message\n got %q\nwant %q", s.Message, want)
+		}
+	})
+	t.Run("labels carried, not together", func(t *testing.T) {
+		p := pod()
+		p.Spec.NodeSelector = map[string]string{product: "NVIDIA-H100-80GB-HBM3", corev1.LabelHostname: "a100-0"}
+		// Both labels exist, on different nodes: no label is misspelt.
+		if s := find(explainPod(p).Suggestions, SuggestSelector); s != nil {
+			t.Errorf("a selector fix for labels nodes carry: %s", s.Message)
+		}
+	})
 }
 
 // TestExplainFits checks the FITS column: free resources divided by the

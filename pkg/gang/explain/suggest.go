@@ -29,6 +29,13 @@ const (
 	SuggestRepairNodes SuggestionKind = "RepairNodes"
 	// SuggestLowerMinMember: a smaller minimum would let the gang start.
 	SuggestLowerMinMember SuggestionKind = "LowerMinMember"
+	// SuggestSelector: the node selector or required node affinity asks
+	// for a label no node carries; the nearest one nodes carry.
+	SuggestSelector SuggestionKind = "Selector"
+	// SuggestNodesTooSmall is a diagnosis: no node of the cluster could
+	// hold the blocked member even empty, so no node shape the cluster has
+	// is suggested.
+	SuggestNodesTooSmall SuggestionKind = "NodesTooSmall"
 	// SuggestUngate: the subject fits once its scheduling gates are removed.
 	SuggestUngate SuggestionKind = "Ungate"
 	// SuggestTolerate: tolerating taints that alone keep the subject off
@@ -72,6 +79,20 @@ type Suggestion struct {
 	MinMember int32
 	// Gates are the scheduling gates to remove.
 	Gates []string
+	// Selector are the labels to correct (SuggestSelector).
+	Selector []SelectorFix
+	// Largest is, per resource the blocked member requests more of than
+	// any node has allocatable, the most one node has (SuggestNodesTooSmall).
+	Largest []LargestNode
+}
+
+// LargestNode is the most of one resource any node has allocatable.
+type LargestNode struct {
+	Name corev1.ResourceName
+	// Request is the blocked member's request, Allocatable the most any
+	// node has, on Node.
+	Request, Allocatable int64
+	Node                 string
 }
 
 // ResourceShortfall is how much of one resource the members left over need
@@ -159,7 +180,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if s := x.shortfall(g, p, e); s != nil {
 		out = append(out, *s)
 	}
-	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.tolerate, x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
+	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.selector, x.tolerate, x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
 		s, err := f(ctx, g, p, e)
 		if err != nil {
 			return nil, err

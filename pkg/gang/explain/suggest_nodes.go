@@ -9,21 +9,21 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeaffinity"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
 )
 
 // addNodes finds the smallest node shape that, added N times where the
-// gang was placed, lets it fit, and the smallest N: shapes of existing
-// nodes the blocked member could use (those it is rejected from only for
-// want of free resources, a cordon or a node condition) from the smallest,
-// then a shape derived from the members' largest requests. Every count is
+// gang was placed, lets it fit, and the smallest N. Only shapes the cluster
+// has are tried (docs/design.md#explain): those of nodes the blocked member
+// could use (rejected only for want of free resources, a cordon or a node
+// condition), from the smallest, those in the gang's domain first; a node
+// from another domain is added with the domain's label. Every count is
 // proven by placing the gang on a copy of the snapshot with the nodes added
-// (with copies of their DaemonSet pods).
+// (with copies of their DaemonSet pods). When no node could hold the member
+// even empty, it says what the largest nodes offer instead
+// (SuggestNodesTooSmall), and suggests no node at all.
 func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) (*Suggestion, error) {
 	if p.Blocker == nil {
 		return nil, nil
@@ -33,25 +33,23 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 		return nil, nil
 	}
 	pod := p.Blocker.Pod
-	byName := map[string]*corev1.Node{}
-	for _, n := range x.snap.Nodes {
-		byName[n.Name] = n
-	}
 	type shape struct {
-		node *corev1.Node
-		key  string
-		size [3]int64
-		room int // blocked members an empty node of the shape holds
+		node    *corev1.Node
+		size    [3]int64
+		room    int  // blocked members an empty node of the shape holds
+		outside bool // in another domain than the gang's
 	}
 	var shapes []shape
 	seen := map[string]bool{}
 	podInfo := framework.NewPodInfo(pod)
 	for i := range e.Nodes {
 		n := &e.Nodes[i]
-		node := byName[n.Name]
-		if node == nil || !inScope(p, node) || !passesOnceHealthy(n, pod, node, true) {
+		node := x.node(n.Name)
+		if node == nil || !passesOnceHealthy(n, pod, node, true) {
 			continue
 		}
+		// A node outside the domain was judged by the cycle without it.
+		outside := !inScope(p, node)
 		empty := framework.NewNodeInfo(healthy(node))
 		for _, ds := range x.daemonSetPods(node.Name) {
 			empty.AddPod(ds)
@@ -61,28 +59,38 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			continue
 		}
 		key := shapeKey(node)
+		if outside {
+			key = "outside:" + key
+		}
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		shapes = append(shapes, shape{node: node, key: key, size: shapeSize(node, podInfo.Res.Resource), room: room})
+		shapes = append(shapes, shape{node: node, size: shapeSize(node, podInfo.Res.Resource), room: room, outside: outside})
 	}
 	slices.SortStableFunc(shapes, func(a, b shape) int {
-		return cmp.Or(slices.Compare(a.size[:], b.size[:]), cmp.Compare(a.node.Name, b.node.Name))
+		return cmp.Or(compareBool(a.outside, b.outside), slices.Compare(a.size[:], b.size[:]), cmp.Compare(a.node.Name, b.node.Name))
 	})
 	if len(shapes) > maxShapes {
 		shapes = shapes[:maxShapes]
 	}
 	for _, sh := range shapes {
+		like := func(name string) *corev1.Node {
+			c := newNodeLike(sh.node, name)
+			if sh.outside {
+				c.Labels[p.TopologyKey] = p.Domain
+			}
+			return c
+		}
 		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod) {
 			name := fmt.Sprintf("%s-new-%d", sh.node.Name, i)
-			return newNodeLike(sh.node, name), copyPods(x.daemonSetPods(sh.node.Name), name)
+			return like(name), copyPods(x.daemonSetPods(sh.node.Name), name)
 		})
 		if err != nil {
 			return nil, err
 		}
 		if n > 0 {
-			t := newNodeLike(sh.node, sh.node.Name)
+			t := like(sh.node.Name)
 			newNodes := &NodeShape{Like: sh.node.Name, Count: n, Allocatable: t.Status.Allocatable, Labels: t.Labels, Taints: t.Spec.Taints,
 				TopologyKey: p.TopologyKey, Domain: p.Domain}
 			return &Suggestion{Kind: SuggestAddNodes, Verified: true, NewNodes: newNodes,
@@ -90,33 +98,63 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 					formatResourceList(t.Status.Allocatable, podInfo.Res.Resource), where(p), fitsOnNew(g, placed))}, nil
 		}
 	}
-	derived := x.derivedNode(pod, unplaced, p, e)
-	room := max(1, roomFor(pod, &podInfo.Res, framework.NewNodeInfo(derived)))
-	n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod) {
-		c := derived.DeepCopy()
-		c.Name = fmt.Sprintf("new-node-%d", i)
-		c.Labels[corev1.LabelHostname] = c.Name
-		return c, nil
-	})
-	if err != nil || n == 0 {
-		return nil, err
+	if len(shapes) == 0 {
+		return x.nodesTooSmall(pod, podInfo.Res.Resource), nil
 	}
-	newNodes := &NodeShape{Count: n, Allocatable: derived.Status.Allocatable, Labels: derived.Labels, Taints: derived.Spec.Taints,
-		TopologyKey: p.TopologyKey, Domain: p.Domain}
-	delete(newNodes.Labels, corev1.LabelHostname)
-	var extra []string
-	for _, k := range sortedKeys(newNodes.Labels) {
-		extra = append(extra, k+"="+newNodes.Labels[k])
+	return nil, nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
 	}
-	for _, t := range newNodes.Taints {
-		extra = append(extra, "taint "+gang.FormatTaint(&t))
+	return 1
+}
+
+// nodesTooSmall names, per resource the pod requests more of than any
+// node of the cluster has allocatable, the most one node has: no node
+// shape the cluster has could hold the pod, so none is suggested. It is
+// nil when each resource alone fits on some node.
+func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Suggestion {
+	var largest []LargestNode
+	check := func(name corev1.ResourceName, want int64, of func(*framework.Resource) int64) {
+		if want <= 0 {
+			return
+		}
+		l := LargestNode{Name: name, Request: want}
+		for _, node := range x.snap.Nodes {
+			if a := of(framework.NewResource(node.Status.Allocatable)); a > l.Allocatable || l.Node == "" {
+				l.Allocatable, l.Node = a, node.Name
+			}
+		}
+		if l.Allocatable < want {
+			largest = append(largest, l)
+		}
 	}
-	msg := fmt.Sprintf("adding %d node(s) with allocatable %s", n, formatResourceList(derived.Status.Allocatable, podInfo.Res.Resource))
-	if len(extra) > 0 {
-		msg += " (" + strings.Join(extra, ", ") + ")"
+	for _, name := range sortedKeys(req.ScalarResources) {
+		check(name, req.ScalarResources[name], func(r *framework.Resource) int64 { return r.Get(name) })
 	}
-	return &Suggestion{Kind: SuggestAddNodes, Verified: true, NewNodes: newNodes,
-		Message: msg + " to " + where(p) + " would make room; " + fitsOnNew(g, placed)}, nil
+	check(corev1.ResourceCPU, req.MilliCPU, func(r *framework.Resource) int64 { return r.MilliCPU })
+	check(corev1.ResourceMemory, req.Memory, func(r *framework.Resource) int64 { return r.Memory })
+	check(corev1.ResourceEphemeralStorage, req.EphemeralStorage, func(r *framework.Resource) int64 { return r.EphemeralStorage })
+	if len(largest) == 0 {
+		return nil
+	}
+	var words []string
+	for _, l := range largest {
+		node := "no node has any"
+		if l.Allocatable > 0 {
+			node = fmt.Sprintf("the most any node has allocatable is %s (%s)", gang.FormatQuantity(l.Name, l.Allocatable), l.Node)
+		}
+		words = append(words, fmt.Sprintf("%s %s, %s", gang.FormatQuantity(l.Name, l.Request), l.Name, node))
+	}
+	return &Suggestion{Kind: SuggestNodesTooSmall, Largest: largest,
+		Message: fmt.Sprintf("no node of the cluster could hold %s/%s even empty: it requests %s; adding nodes of the shapes the cluster has would not help, so lower the request",
+			pod.Namespace, pod.Name, strings.Join(words, "; "))}
 }
 
 // smallestCount finds the least n in 1..limit for which adding the nodes
@@ -285,85 +323,4 @@ func formatResourceList(rl corev1.ResourceList, req *framework.Resource) string 
 		parts = append(parts, gang.FormatQuantity(name, r.Get(name))+" "+string(name))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// derivedNode is a node shaped after the members that do not fit: per
-// resource the largest request among them (cpu rounded up to whole cores,
-// memory to whole Gi), labelled with what the nodes in scope that pass
-// the blocked member's node affinity share (or what its node selector asks
-// for), and tainted as most of the nodes in scope it tolerates are.
-func (x *explainer) derivedNode(pod *corev1.Pod, unplaced []*corev1.Pod, p *gang.Placement, e *Explanation) *corev1.Node {
-	var most framework.Resource
-	for _, m := range unplaced {
-		r := framework.ComputePodResource(m).Resource
-		most.MilliCPU = max(most.MilliCPU, r.MilliCPU)
-		most.Memory = max(most.Memory, r.Memory)
-		most.EphemeralStorage = max(most.EphemeralStorage, r.EphemeralStorage)
-		for name, q := range r.ScalarResources {
-			most.AddScalar(name, max(0, q-most.Get(name)))
-		}
-	}
-	const gi = 1 << 30
-	alloc := corev1.ResourceList{
-		corev1.ResourceCPU:    *resource.NewQuantity((most.MilliCPU+999)/1000, resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity((most.Memory+gi-1)/gi*gi, resource.BinarySI),
-		corev1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI),
-	}
-	if most.EphemeralStorage > 0 {
-		alloc[corev1.ResourceEphemeralStorage] = *resource.NewQuantity((most.EphemeralStorage+gi-1)/gi*gi, resource.BinarySI)
-	}
-	for name, q := range most.ScalarResources {
-		alloc[name] = *resource.NewQuantity(q, resource.DecimalSI)
-	}
-	byName := map[string]*corev1.Node{}
-	for _, n := range x.snap.Nodes {
-		byName[n.Name] = n
-	}
-	var labels map[string]string
-	taintSets := map[string][]corev1.Taint{}
-	taintCount := map[string]int{}
-	for i := range e.Nodes {
-		n := &e.Nodes[i]
-		node := byName[n.Name]
-		if node == nil || !inScope(p, node) {
-			continue
-		}
-		if verdictOf(n, nodeaffinity.Name) == framework.Success {
-			if labels == nil {
-				labels = cloneLabels(node.Labels)
-			} else {
-				for k, v := range labels {
-					if node.Labels[k] != v {
-						delete(labels, k)
-					}
-				}
-			}
-		}
-		if verdictOf(n, tainttoleration.Name) == framework.Success {
-			taints := healthy(node).Spec.Taints
-			key := shapeKey(&corev1.Node{Spec: corev1.NodeSpec{Taints: taints}})
-			taintSets[key] = taints
-			taintCount[key]++
-		}
-	}
-	if labels == nil {
-		labels = cloneLabels(pod.Spec.NodeSelector)
-	}
-	delete(labels, corev1.LabelHostname)
-	if p.TopologyKey != "" && p.Domain != "" {
-		labels[p.TopologyKey] = p.Domain
-	}
-	var taints []corev1.Taint
-	best := -1
-	for _, key := range sortedKeys(taintCount) {
-		if taintCount[key] > best {
-			best, taints = taintCount[key], taintSets[key]
-		}
-	}
-	node := &corev1.Node{}
-	node.Labels = labels
-	node.Spec.Taints = taints
-	node.Status.Capacity, node.Status.Allocatable = alloc, alloc.DeepCopy()
-	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}
-	return node
 }
