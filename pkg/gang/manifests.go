@@ -216,6 +216,8 @@ func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) erro
 }
 
 func (m *manifests) addPod(pod *corev1.Pod) error {
+	// What the API server would default when the pod is created.
+	schedule.DefaultPod(pod)
 	if errs := schedule.ValidateResources(pod); len(errs) > 0 {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, errs.ToAggregate())
 	}

@@ -113,6 +113,29 @@ spec: {containers: [{name: c, image: i}]}
 				{Name: "a", Namespace: "ml", Phase: corev1.PodPending}, {Name: "b", Namespace: "ml", Phase: corev1.PodPending}}},
 		},
 		{
+			// The API server defaults requests to limits: a GPU pod that
+			// sets only limits requests its GPUs.
+			name: "limits only",
+			yaml: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: eval}
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: i
+        resources:
+          requests: {cpu: "2"}
+          limits: {cpu: "4", nvidia.com/gpu: "8"}
+`,
+			want: &gangSummary{Source: gang.SourceFile, Namespace: "ml", Name: "eval", MinMember: 1, Members: []memberSummary{
+				{Name: "eval-0", Namespace: "ml", Labels: map[string]string{"batch.kubernetes.io/job-name": "eval", "job-name": "eval"},
+					Annotations: map[string]string{}, Phase: corev1.PodPending,
+					Requests: testutil.Res{"cpu": "2", "nvidia.com/gpu": "8"}.List()}}},
+		},
+		{
 			name:      "min-member overrides",
 			yaml:      "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: i}]}\nstatus: {phase: Running}\n",
 			minMember: 1,
@@ -349,6 +372,14 @@ spec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c, image: i}]
 			}
 			g, err := gang.FromManifests(objs, "ml", tt.minMember)
 			checkErr(t, err, tt.wantErr)
+			if tt.want != nil {
+				// The API server defaults schedulerName; so does FromManifests.
+				for i := range tt.want.Members {
+					if tt.want.Members[i].SchedulerName == "" {
+						tt.want.Members[i].SchedulerName = corev1.DefaultSchedulerName
+					}
+				}
+			}
 			if diff := testutil.Diff(tt.want, summarizeGang(g)); diff != "" {
 				t.Errorf("FromManifests (-want +got):\n%s", diff)
 			}

@@ -178,6 +178,7 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		// A hand-made snapshot may hold what the API server would refuse.
 		var invalid error
 		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
+			schedule.DefaultPod(p)
 			if errs := schedule.ValidateResources(p); len(errs) > 0 {
 				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
 				return

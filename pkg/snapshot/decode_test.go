@@ -261,6 +261,9 @@ func TestToListRoundTrip(t *testing.T) {
 		},
 	}
 	want.Sort()
+	for _, p := range want.Pods {
+		schedule.DefaultPod(p) // as LoadFiles does; then the round trip changes nothing
+	}
 
 	list, err := ToList(want)
 	if err != nil {
