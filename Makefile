@@ -13,8 +13,11 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/kubectl-gang/kubectl-gang/pkg/version.Version=$(VERSION)
 UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
 
-# Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler.
+# Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler, and
+# hack/build-schedplugins.sh scheduler-plugins' kube-scheduler (Coscheduling).
 K8S_BIN_DIR = $(shell hack/build-k8s.sh)
+SCHEDPLUGINS_BIN = $(shell hack/build-schedplugins.sh)
+TEST_ENV = KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" KUBECTL_GANG_SCHEDPLUGINS_BIN="$(SCHEDPLUGINS_BIN)"
 
 .PHONY: all build install test test-unit test-integration test-conformance test-binaries bench bench-e2e verify demo release clean
 
@@ -32,19 +35,21 @@ DEMO_ARGS ?= explain podgroup/llm-pretrain -n ml-research --snapshot examples/gp
 demo: build
 	@$(BIN)/kubectl-gang $(DEMO_ARGS) || [ $$? -eq 3 ]
 
-# test-binaries builds etcd, kube-apiserver and kube-scheduler from the Go module
-# proxy into the cache once (about 10 minutes on 2 cores), then reuses them.
+# test-binaries builds etcd, kube-apiserver, kube-scheduler and
+# scheduler-plugins' kube-scheduler from the Go module proxy into the cache
+# once (about 13 minutes on 2 cores), then reuses them.
 test-binaries:
 	@hack/build-k8s.sh >/dev/null
+	@hack/build-schedplugins.sh >/dev/null
 
 test: test-binaries
-	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 ./...
+	$(TEST_ENV) $(GO) test -count=1 ./...
 
 test-unit:
 	$(GO) test -count=1 $(UNIT_PKGS)
 
 test-integration: test-binaries
-	KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" $(GO) test -count=1 ./test/...
+	$(TEST_ENV) $(GO) test -count=1 ./test/...
 
 # The conformance suite alone: CONFORMANCE_SCENARIOS=N changes the number of
 # random scenarios (500 by default), CONFORMANCE_SEED=N replays one.

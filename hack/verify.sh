@@ -16,10 +16,16 @@ go vet ./...
 # staticcheck, pinned, from the Go module proxy (cached after the first run).
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-for mod in . hack/k8s hack/krew; do
+for mod in . hack/k8s hack/krew hack/schedplugins; do
   [[ -f "$mod/go.mod" ]] || continue
   before=$(cat "$mod/go.mod" "$mod/go.sum")
-  (cd "$mod" && go mod tidy)
+  # hack/schedplugins pins Kubernetes 1.33 staging versions the checksum
+  # database does not answer for here (see hack/build-schedplugins.sh).
+  if [[ $mod == hack/schedplugins ]]; then
+    (cd "$mod" && GOSUMDB=off GOFLAGS=-mod=mod go mod tidy)
+  else
+    (cd "$mod" && go mod tidy)
+  fi
   if [[ "$before" != "$(cat "$mod/go.mod" "$mod/go.sum")" ]]; then
     echo "$mod: go mod tidy changed go.mod or go.sum; commit the result" >&2
     fail=1

@@ -33,7 +33,7 @@ func ResolveBinDir(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		dir, err = runBuildScript(ctx, root)
+		dir, err = runScript(ctx, root, "build-k8s.sh")
 		unlock()
 		if err != nil {
 			return "", err
@@ -45,6 +45,37 @@ func ResolveBinDir(ctx context.Context) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// SchedulerPluginsEnv names the environment variable that, when set, is the
+// path of scheduler-plugins' kube-scheduler binary; then nothing is built.
+const SchedulerPluginsEnv = "KUBECTL_GANG_SCHEDPLUGINS_BIN"
+
+// ResolveSchedulerPlugins returns the path of scheduler-plugins'
+// kube-scheduler (the scheduler that runs Coscheduling): $KUBECTL_GANG_SCHEDPLUGINS_BIN if set, else
+// what hack/build-schedplugins.sh prints (it builds the binary once into the
+// cache), under the same build lock as ResolveBinDir.
+func ResolveSchedulerPlugins(ctx context.Context) (string, error) {
+	bin := os.Getenv(SchedulerPluginsEnv)
+	if bin == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return "", err
+		}
+		unlock, err := lockBuild()
+		if err != nil {
+			return "", err
+		}
+		bin, err = runScript(ctx, root, "build-schedplugins.sh")
+		unlock()
+		if err != nil {
+			return "", err
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("testbed: scheduler-plugins binary: %w", err)
+	}
+	return bin, nil
 }
 
 func repoRoot() (string, error) {
@@ -69,21 +100,23 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-func runBuildScript(ctx context.Context, root string) (string, error) {
+// runScript runs hack/SCRIPT and returns the last line it prints: the
+// directory or file it built (or found in the cache).
+func runScript(ctx context.Context, root, script string) (string, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "build-k8s.sh"))
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", script))
 	cmd.Dir = root
 	cmd.Stdout = &stdout
 	// The script says one line on stderr when it really builds (minutes);
 	// let that through so a slow first run is explained.
 	cmd.Stderr = &teeWriter{buf: &stderr, line: "building "}
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("testbed: hack/build-k8s.sh: %w\n%s", err, lastLines(stderr.String(), 40))
+		return "", fmt.Errorf("testbed: hack/%s: %w\n%s", script, err, lastLines(stderr.String(), 40))
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	dir := strings.TrimSpace(lines[len(lines)-1])
 	if dir == "" {
-		return "", fmt.Errorf("testbed: hack/build-k8s.sh printed no directory")
+		return "", fmt.Errorf("testbed: hack/%s printed nothing", script)
 	}
 	return dir, nil
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// SchedulerArgs are extra kube-scheduler flags, appended after ours
 	// (for example --vmodule=schedule_one=10 or --v=4).
 	SchedulerArgs []string
+	// SchedulerBinary runs another kube-scheduler build in place of the one
+	// in BinDir: scheduler-plugins' (see ResolveSchedulerPlugins), built
+	// against an older Kubernetes, so it gets no --feature-gates flag.
+	SchedulerBinary string
 	// APIServerArgs are extra kube-apiserver flags, appended after ours.
 	APIServerArgs []string
 	// Users adds static token users (name -> groups) next to the pre-made
@@ -637,7 +641,12 @@ func (e *Env) startScheduler(ctx context.Context, opts Options) error {
 	args := []string{
 		"--leader-elect=false",
 		"--secure-port=0",
-		"--feature-gates=" + featureGates,
+	}
+	binary := filepath.Join(e.BinDir, "kube-scheduler")
+	if opts.SchedulerBinary != "" {
+		binary = opts.SchedulerBinary
+	} else {
+		args = append(args, "--feature-gates="+featureGates)
 	}
 	if opts.SchedulerConfig != "" {
 		path, err := e.schedulerConfigCopy(opts.SchedulerConfig, kubeconfig)
@@ -650,7 +659,7 @@ func (e *Env) startScheduler(ctx context.Context, opts Options) error {
 			"--kube-api-qps="+strconv.Itoa(clientQPS), "--kube-api-burst="+strconv.Itoa(clientBurst))
 	}
 	args = append(args, opts.SchedulerArgs...)
-	p, err := startProcess("kube-scheduler", filepath.Join(e.BinDir, "kube-scheduler"), e.SchedulerLog, args...)
+	p, err := startProcess("kube-scheduler", binary, e.SchedulerLog, args...)
 	if err != nil {
 		return err
 	}
