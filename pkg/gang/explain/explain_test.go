@@ -273,6 +273,9 @@ func TestExplainNodesTooSmall(t *testing.T) {
 	if add := find(e.Suggestions, SuggestAddNodes); add != nil {
 		t.Errorf("a node shape the cluster does not have was suggested: %s", add.Message)
 	}
+	if s := find(e.Suggestions, SuggestShortfall); s != nil {
+		t.Errorf("a shortfall, where no node is large enough: %s", s.Message)
+	}
 	small := find(e.Suggestions, SuggestNodesTooSmall)
 	if small == nil {
 		t.Fatalf("no NodesTooSmall: %+v", kinds(e.Suggestions))
@@ -348,6 +351,9 @@ func TestExplainSelectorTypo(t *testing.T) {
 		}
 		if add := find(e.Suggestions, SuggestAddNodes); add != nil {
 			t.Errorf("a node was suggested: %s", add.Message)
+		}
+		if s := find(e.Suggestions, SuggestShortfall); s != nil {
+			t.Errorf("a resource shortfall where no node could take the pod whatever it has free: %s", s.Message)
 		}
 		return e
 	}

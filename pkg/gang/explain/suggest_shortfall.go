@@ -32,7 +32,17 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 			eligible[n.Name] = true
 		}
 	}
+	if len(eligible) == 0 {
+		// No node could take such a member whatever it has free: what
+		// blocks is not a resource (a selector, taints, affinity).
+		return nil
+	}
 	blocked := framework.ComputePodResource(p.Blocker.Pod).Resource
+	if x.nodesTooSmall(p.Blocker.Pod, blocked) != nil {
+		// No node is large enough: freeing capacity would not help, and
+		// addNodes says what the largest nodes offer.
+		return nil
+	}
 	var out []ResourceShortfall
 	add := func(name corev1.ResourceName, per int64, of func(*framework.Resource) int64) {
 		if per <= 0 {
