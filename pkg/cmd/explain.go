@@ -17,21 +17,31 @@ import (
 )
 
 var explainLong = templates.LongDesc(`
-	Explain why a pod or a whole gang is Pending, node by node and filter by
-	filter, and what would make it fit.
+	Explain why a pod or a whole gang is Pending and what would make it fit.
 
-	The summary line is byte for byte what kube-scheduler writes
-	("0/N nodes are available: ..."); the node table shows, for every node,
-	whether it is feasible, its score, how many more members of the gang it can
-	hold, and the first filter that rejects it, naming the untolerated taint
-	kube-scheduler's message hides. -o wide adds a column per filter plugin.
+	The answer comes first: the verdict, the summary line, the member that
+	blocks a gang and the constraint, then the suggestions, each proven by
+	placing on a changed copy of the snapshot: the shortfall per resource, the
+	lower-priority pods a preemption would evict (nothing is evicted), the
+	tolerations or the label a selector misspells, a node shape the cluster
+	has and how many, nodes to uncordon or repair, a smaller minimum.
 
-	For a gang it adds validity, how many members fit at most and where, the
-	constraint that stops the next one, how many members each topology domain
-	holds, and what would make it fit: the shortfall per resource, the
-	lower-priority pods a preemption would evict (nothing is evicted), a node
-	shape to add, nodes to uncordon or repair, a smaller minimum. Every change
-	suggested is proven by placing the gang on a changed copy of the snapshot.
+	Details follow: the gang's validity and how many members fit at once and
+	where, how many members each topology domain holds with the free capacity
+	of the resource that binds, the nodes grouped by verdict with example
+	names, and a table of the most telling nodes (those that got members, the
+	best feasible, the nearest misses): --max-rows=N shows N rows (0: all),
+	-o wide shows every node with a column per filter plugin. Lines fit 120
+	columns; long text wraps.
+
+	The summary line of a pod that belongs to no gang is, in -o json's
+	"message", byte for byte the message kube-scheduler writes in the pod's
+	PodScheduled condition ("0/N nodes are available: ..."), preemption part
+	included; on screen it wraps. For a gang it is the blocked member's message
+	in the state after the members before it are placed; with a topology
+	constraint it counts nodes outside the domain with our own reason "node(s)
+	were outside the gang's topology domain", which kube-scheduler does not
+	write.
 
 	Exit code 0 when the subject is schedulable, 3 when it is not.`)
 
@@ -55,11 +65,17 @@ var explainExample = templates.Examples(`
 type ExplainOptions struct {
 	GangVerbOptions
 	NoColor bool
+	// MaxRows caps the node and domain tables (--max-rows).
+	MaxRows int
 }
+
+// defaultMaxRows keeps explain on one screen on a cluster of thousands of
+// nodes: the node histogram says where the rest stand.
+const defaultMaxRows = 10
 
 // NewExplainOptions returns ExplainOptions with defaults.
 func NewExplainOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *ExplainOptions {
-	return &ExplainOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams)}
+	return &ExplainOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), MaxRows: defaultMaxRows}
 }
 
 // NewCmdExplain returns the explain verb.
@@ -76,6 +92,7 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 	}
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
+	cmd.Flags().IntVar(&o.MaxRows, "max-rows", o.MaxRows, "Rows of the node and domain tables to show, the most telling first (0: all; -o wide shows all).")
 	return cmd
 }
 
@@ -128,6 +145,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	err = o.printResult(v1alpha1.KindExplanation, ns, name, func() any { return v1alpha1.FromExplanation(e) },
 		func(d describe.Options) error {
 			d.Color = !o.NoColor && printers.AllowsColorOutput(o.Out)
+			d.MaxRows = o.MaxRows
 			return describe.Explanation(o.Out, e, d)
 		})
 	return exitNoUnless(err, e.Verdict == explain.VerdictSchedulable)

@@ -6,7 +6,9 @@
 package describe
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -21,6 +23,82 @@ type Options struct {
 	// Color styles the verdict and section titles with ANSI escapes; set
 	// it only when the output is a terminal.
 	Color bool
+	// MaxRows caps explain's node and domain tables (0: no cap; -o wide
+	// shows every row).
+	MaxRows int
+}
+
+// lineWidth is the terminal width the human output fits: long text wraps,
+// and table cells that would run past it are cut.
+const lineWidth = 120
+
+// wrap breaks text into lines of at most width characters at spaces; a
+// word longer than the width stands on a line of its own.
+func wrap(text string, width int) []string {
+	if width < 20 {
+		width = 20
+	}
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case len(line)+1+len(word) <= width:
+				line += " " + word
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// cellWidth is how wide cli-runtime's table printer makes a column: its
+// widest cell plus 3 spaces of padding, at least 10.
+func cellWidth(columns []string, rows [][]any, i int, noHeaders bool) int {
+	widest := 0
+	if !noHeaders {
+		widest = len(columns[i])
+	}
+	for _, r := range rows {
+		if i < len(r) {
+			widest = max(widest, len(fmt.Sprint(r[i])))
+		}
+	}
+	return max(widest+3, 10)
+}
+
+// fitLastColumn cuts the last column's cells so that rows fit lineWidth.
+func fitLastColumn(columns []string, rows [][]any, noHeaders bool) {
+	fitColumn(columns, rows, len(columns)-1, noHeaders)
+}
+
+// fitColumn cuts column i's cells (to no less than 24 characters, ending
+// in "...") so that rows fit lineWidth.
+func fitColumn(columns []string, rows [][]any, i int, noHeaders bool) {
+	others := 0
+	for j := range columns {
+		if j != i {
+			others += cellWidth(columns, rows, j, noHeaders)
+		}
+	}
+	room := lineWidth - others
+	if i < len(columns)-1 {
+		room -= 3 // its own padding
+	}
+	room = max(room, 24)
+	for _, r := range rows {
+		if i >= len(r) {
+			continue
+		}
+		if c := fmt.Sprint(r[i]); len(c) > room {
+			r[i] = c[:room-3] + "..."
+		}
+	}
 }
 
 // printTable prints rows under columns as kubectl get does.

@@ -2,12 +2,16 @@ package describe
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 )
 
@@ -31,5 +35,48 @@ func TestExplainColor(t *testing.T) {
 				t.Errorf("color %v: a table row is coloured: %q", color, line)
 			}
 		}
+	}
+}
+
+// TestExplainOneScreen: on a 5,120-node cluster, the default explain of a
+// gang that does not fit answers first (verdict on the first line, the
+// suggestions before the node details), fits about one screen, and no line
+// is wider than 120 columns; -o wide lists every node.
+func TestExplainOneScreen(t *testing.T) {
+	nodes, pods := testutil.BlockCluster()
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: pods}
+	members := testutil.GPUWorkers(1300, "6")
+	g := &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: 1300, Members: members}
+	e, err := explain.Gang(context.Background(), snap, g, explain.Options{PlaceOptions: gang.PlaceOptions{TopologyKey: testutil.BlockKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Explanation(&buf, e, Options{MaxRows: 10}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "Unschedulable: gang ml/train") {
+		t.Errorf("first line %q, want the verdict", lines[0])
+	}
+	if len(lines) > 60 {
+		t.Errorf("%d lines, want at most 60:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		if len(l) > lineWidth {
+			t.Errorf("line %d is %d characters: %q", i+1, len(l), l)
+		}
+	}
+	answer, details := strings.Index(out, "What would make it fit"), strings.Index(out, "Nodes by verdict")
+	if answer < 0 || details < 0 || answer > details {
+		t.Errorf("the suggestions (at %d) do not come before the node details (at %d):\n%s", answer, details, out)
+	}
+	buf.Reset()
+	if err := Explanation(&buf, e, Options{Wide: true}); err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(buf.String(), "\nnode-"); rows < len(nodes) {
+		t.Errorf("-o wide lists %d node rows, want all %d", rows, len(nodes))
 	}
 }

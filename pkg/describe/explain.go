@@ -1,8 +1,10 @@
 package describe
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -13,7 +15,7 @@ import (
 // the summary line, the node table and (for gangs) the gang's figures and
 // what would make it fit.
 func Explanation(out io.Writer, e *explain.Explanation, o Options) error {
-	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color}
+	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color, maxRows: o.MaxRows}
 	return w.write(e)
 }
 
@@ -25,6 +27,7 @@ type explainWriter struct {
 	noHeaders bool
 	wide      bool
 	color     bool
+	maxRows   int
 }
 
 // ANSI styles, used only on a terminal.
@@ -44,7 +47,13 @@ func (w *explainWriter) style(s, code string) string {
 }
 
 func (w *explainWriter) title(s string) {
-	fmt.Fprintf(w.out, "\n%s\n", w.style(s, ansiBold))
+	fmt.Fprintln(w.out)
+	for i, line := range wrap(s, lineWidth) {
+		if i > 0 {
+			line = "  " + line
+		}
+		fmt.Fprintln(w.out, w.style(line, ansiBold))
+	}
 }
 
 func (w *explainWriter) write(e *explain.Explanation) error {
@@ -57,31 +66,23 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	} else {
 		subject = "pod " + e.Pod.Namespace + "/" + e.Pod.Name
 	}
+	// The answer first: verdict, summary, what blocks, what would help.
 	fmt.Fprintf(w.out, "%s: %s\n", w.style(string(e.Verdict), ansiBold+verdictColor), subject)
 	if m := e.Member; m != nil {
-		fmt.Fprintln(w.out, memberAlone(m))
+		w.para("", memberAlone(m))
 	}
-	fmt.Fprintln(w.out, e.Message)
-
-	if len(e.Nodes) > 0 {
-		w.title(tableContext(e))
-		if err := w.nodeTable(e); err != nil {
-			return err
-		}
-	}
-	if e.Gang != nil {
-		if err := w.gang(e); err != nil {
-			return err
-		}
+	w.para("", e.Message)
+	if e.Gang != nil && e.Blocked {
+		w.para("", blockedBy(e))
 	}
 	if len(e.Suggestions) > 0 {
 		w.title("What would make it fit (each change proven by placing on a changed copy of the snapshot):")
 		for _, s := range e.Suggestions {
-			mark := ""
+			msg := s.Message
 			if s.Verified {
-				mark = w.style(" (verified)", ansiGreen)
+				msg += " (verified)"
 			}
-			fmt.Fprintf(w.out, "  - %s%s\n", s.Message, mark)
+			w.para("  - ", msg)
 		}
 	} else if e.Verdict == explain.VerdictUnschedulable {
 		w.title("What would make it fit:")
@@ -90,10 +91,64 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	if len(e.NotEvaluated) > 0 {
 		w.title("Not evaluated (the verdict does not take these into account):")
 		for _, s := range e.NotEvaluated {
-			fmt.Fprintf(w.out, "  - %s\n", s)
+			w.para("  - ", s)
+		}
+	}
+	// Then the details.
+	if e.Gang != nil {
+		if err := w.gang(e); err != nil {
+			return err
+		}
+	}
+	if len(e.Nodes) > 0 {
+		if err := w.reasons(e); err != nil {
+			return err
+		}
+		w.title(tableContext(e))
+		if err := w.nodeTable(e); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// para prints text wrapped to the line width, the first line after
+// prefix and the others indented as far (or by two spaces without one).
+func (w *explainWriter) para(prefix, text string) {
+	indent := strings.Repeat(" ", len(prefix))
+	if prefix == "" {
+		indent = "  "
+	}
+	for i, line := range wrap(text, lineWidth-len(prefix)) {
+		if i == 0 {
+			fmt.Fprintln(w.out, prefix+line)
+		} else {
+			fmt.Fprintln(w.out, indent+line)
+		}
+	}
+}
+
+// blockedBy names the member that does not fit and the constraint.
+func blockedBy(e *explain.Explanation) string {
+	s := fmt.Sprintf("Blocked by: %s/%s (%s) fits no node", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
+	if e.Domain != "" {
+		s += " in " + e.TopologyKey + "=" + e.Domain
+	}
+	if n := len(e.PlacedBefore); n > 0 {
+		s += fmt.Sprintf(" once the %d member(s) before it are placed", n)
+	}
+	if len(e.Blocking) > 0 {
+		var parts []string
+		for _, b := range e.Blocking {
+			name := b.Plugin
+			if name == "" {
+				name = "topology"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", b.Nodes, name))
+		}
+		s += " (nodes rejected by " + strings.Join(parts, ", ") + ")"
+	}
+	return s + "."
 }
 
 // describeGang names a gang and where it comes from.
@@ -133,27 +188,47 @@ func tableContext(e *explain.Explanation) string {
 	return "Nodes for " + pod + ", the gang's largest pending member; FITS: how many members like it each node holds:"
 }
 
-// nodeTable prints one row per node; -o wide adds a column per Filter plugin.
+// nodeTable prints one row per node; -o wide adds a column per Filter
+// plugin and lists every node. Otherwise the table holds the most telling
+// rows (nodes that got members, the best feasible ones, then the nearest
+// misses in the domain) up to the row limit, and cuts reasons to the line
+// width; a last line says how many more there are.
 func (w *explainWriter) nodeTable(e *explain.Explanation) error {
-	columns := []string{"Node", "Feasible", "Score"}
+	columns := []string{"Node"}
 	if e.Gang != nil {
 		columns = append(columns, "Placed")
 	}
 	if e.TopologyKey != "" {
 		columns = append(columns, domainColumn(e.TopologyKey))
 	}
-	columns = append(columns, "Fits", "Reason")
+	// A score and no reason say the node is feasible; -o wide spells it out.
+	if w.wide {
+		columns = append(columns, "Feasible")
+	}
+	columns = append(columns, "Score", "Fits", "Reason")
 	if w.wide {
 		columns = append(columns, e.FilterPlugins...)
 	}
+	order := make([]int, len(e.Nodes))
+	for i := range order {
+		order[i] = i
+	}
+	limit := w.maxRows
+	if w.wide || limit <= 0 || limit >= len(e.Nodes) {
+		limit = len(e.Nodes)
+	} else {
+		slices.SortStableFunc(order, func(a, b int) int {
+			return compareRelevance(&e.Nodes[a], &e.Nodes[b])
+		})
+	}
 	var rows [][]any
-	for i := range e.Nodes {
+	for _, i := range order[:limit] {
 		n := &e.Nodes[i]
 		feasible, score := "no", "-"
 		if n.Feasible {
 			feasible, score = "yes", fmt.Sprint(n.Score)
 		}
-		row := []any{n.Name, feasible, score}
+		row := []any{n.Name}
 		if e.Gang != nil {
 			row = append(row, dashIfZero(n.Placed))
 		}
@@ -166,7 +241,15 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 		} else if n.FitsAtMost {
 			fits = "<=" + fits
 		}
-		row = append(row, fits, nodeReason(e, n))
+		if w.wide {
+			row = append(row, feasible)
+		}
+		reason := nodeReason(e, n)
+		if !w.wide {
+			// The histogram above names the plugins; the row has less room.
+			reason = withoutPlugin(reason, n.Plugin)
+		}
+		row = append(row, score, fits, reason)
 		if w.wide {
 			for _, plugin := range e.FilterPlugins {
 				row = append(row, n.FilterDetail(plugin))
@@ -174,6 +257,85 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 		}
 		rows = append(rows, row)
 	}
+	if !w.wide {
+		fitLastColumn(columns, rows, w.noHeaders)
+	}
+	if err := printTable(w.out, w.noHeaders, columns, rows); err != nil {
+		return err
+	}
+	if more := len(e.Nodes) - limit; more > 0 && !w.noHeaders {
+		fmt.Fprintf(w.out, "... and %d more node(s); -o wide or --max-rows=0 lists every node\n", more)
+	}
+	return nil
+}
+
+// compareRelevance orders nodes for a short table: nodes that got members,
+// then feasible ones by score, then near misses inside the domain (short
+// of free resources only), other misses there, the rest last.
+func compareRelevance(a, b *explain.Node) int {
+	rank := func(n *explain.Node) int {
+		switch {
+		case n.Placed > 0:
+			return 0
+		case n.Feasible:
+			return 1
+		case n.NearMiss():
+			return 2
+		case !n.OutsideDomain:
+			return 3
+		}
+		return 4
+	}
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Score, a.Score)
+}
+
+// reasons groups the nodes by verdict, like kube-scheduler's summary but
+// with the nodes' own words and example names: a histogram that stays a
+// few lines on thousands of nodes.
+func (w *explainWriter) reasons(e *explain.Explanation) error {
+	type group struct {
+		reason string
+		names  []string
+	}
+	var groups []*group
+	byReason := map[string]*group{}
+	for i := range e.Nodes {
+		n := &e.Nodes[i]
+		var reason string
+		switch {
+		case n.OutsideDomain:
+			reason = "outside " + e.TopologyKey + "=" + e.Domain
+		case n.Feasible:
+			reason = "feasible"
+		default:
+			reason = compactReasons(n.Reasons)
+			if n.Plugin != "" {
+				reason = n.Plugin + ": " + reason
+			}
+		}
+		g := byReason[reason]
+		if g == nil {
+			g = &group{reason: reason}
+			byReason[reason] = g
+			groups = append(groups, g)
+		}
+		g.names = append(g.names, n.Name)
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(len(b.names), len(a.names)) })
+	w.title(fmt.Sprintf("Nodes by verdict for %s/%s:", e.Pod.Namespace, e.Pod.Name))
+	var rows [][]any
+	for _, g := range groups {
+		examples := strings.Join(g.names[:min(2, len(g.names))], ", ")
+		if more := len(g.names) - 2; more > 0 {
+			examples += fmt.Sprintf(" (+%d)", more)
+		}
+		rows = append(rows, []any{fmt.Sprint(len(g.names)), g.reason, examples})
+	}
+	columns := []string{"Nodes", "Verdict", "Examples"}
+	fitColumn(columns, rows, 1, w.noHeaders)
 	return printTable(w.out, w.noHeaders, columns, rows)
 }
 
@@ -232,38 +394,93 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		fmt.Fprintf(w.out, " (%d gated)", e.GatedMembers)
 	}
 	fmt.Fprintln(w.out)
-	fmt.Fprintf(w.out, "  Fit at once:  %d of minimum %d%s\n", p.MaxPlaceable, p.MinMember, placedWhere(p))
-	if len(e.Blocking) > 0 {
-		fmt.Fprintf(w.out, "  Blocked by:   %s/%s fits no node", e.Pod.Namespace, e.Pod.Name)
-		if e.Domain != "" {
-			fmt.Fprintf(w.out, " in %s=%s", e.TopologyKey, e.Domain)
-		}
-		fmt.Fprintln(w.out, ":")
-		for _, b := range e.Blocking {
-			name := b.Plugin
-			if name == "" {
-				name = "(topology)"
-			}
-			fmt.Fprintf(w.out, "                %d node(s) %s: %s\n", b.Nodes, name, strings.Join(b.Reasons, ", "))
-		}
-	}
+	w.para("  Fit at once:  ", fmt.Sprintf("%d of minimum %d%s", p.MaxPlaceable, p.MinMember, placedWhere(p)))
 	if len(e.Domains) == 0 {
 		return nil
 	}
 	w.title(fmt.Sprintf("Members each %s holds at once (minimum %d):", p.TopologyKey, p.MinMember))
+	domains := e.Domains
+	limit := len(domains)
+	if !w.wide && w.maxRows > 0 && len(domains) > w.maxRows {
+		// The ones that hold the most first.
+		domains = slices.Clone(domains)
+		slices.SortStableFunc(domains, func(a, b explain.DomainHold) int { return cmp.Compare(b.Holds, a.Holds) })
+		limit = w.maxRows
+	}
+	resource := ""
+	for _, d := range domains {
+		if d.Resource != "" {
+			resource = string(d.Resource)
+			break
+		}
+	}
+	columns := []string{"Domain", "Holds", "Complete", "Nodes"}
+	if resource != "" {
+		columns = append(columns, "Free "+resource)
+	}
+	columns = append(columns, "Note")
 	var rows [][]any
-	for _, d := range e.Domains {
+	for _, d := range domains[:limit] {
 		complete := "no"
 		if d.Complete {
 			complete = "yes"
 		}
-		note := d.Skipped
-		if note != "" {
-			note = "not enough room: " + note
+		// The NODES column says on how many nodes the figures are.
+		note, _, _ := strings.Cut(d.Skipped, " on the ")
+		row := []any{d.Value, fmt.Sprint(d.Holds), complete, fmt.Sprintf("%d/%d", d.Usable, d.Nodes)}
+		if resource != "" {
+			row = append(row, fmt.Sprintf("%s %s/%s", bar(d.Free, d.Allocatable), gang.FormatQuantity(d.Resource, d.Free), gang.FormatQuantity(d.Resource, d.Allocatable)))
 		}
-		rows = append(rows, []any{d.Value, fmt.Sprint(d.Nodes), fmt.Sprint(d.Holds), complete, orDash(note)})
+		rows = append(rows, append(row, orDash(note)))
 	}
-	return printTable(w.out, w.noHeaders, []string{"Domain", "Nodes", "Holds", "Complete", "Note"}, rows)
+	if !w.wide {
+		fitLastColumn(columns, rows, w.noHeaders)
+	}
+	if err := printTable(w.out, w.noHeaders, columns, rows); err != nil {
+		return err
+	}
+	if more := len(e.Domains) - limit; more > 0 && !w.noHeaders {
+		fmt.Fprintf(w.out, "... and %d more domain(s); -o wide or --max-rows=0 lists them all\n", more)
+	}
+	if !w.noHeaders {
+		fmt.Fprintf(w.out, "NODES: the members may use / all (affinity, taints, cordons); FREE: free/allocatable on those, before placement\n")
+	}
+	return nil
+}
+
+// withoutPlugin drops "Plugin: " from a node's reason.
+func withoutPlugin(reason, plugin string) string {
+	if plugin == "" {
+		return reason
+	}
+	return strings.Replace(reason, plugin+": ", "", 1)
+}
+
+// compactReasons joins reasons, saying "Insufficient" once:
+// "Insufficient cpu, memory, nvidia.com/gpu".
+func compactReasons(reasons []string) string {
+	const insufficient = "Insufficient "
+	out := slices.Clone(reasons)
+	seen := false
+	for i, r := range out {
+		if strings.HasPrefix(r, insufficient) {
+			if seen {
+				out[i] = strings.TrimPrefix(r, insufficient)
+			}
+			seen = true
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// bar draws free of total as a 10-character gauge, # for free.
+func bar(free, total int64) string {
+	if total <= 0 {
+		return "[" + strings.Repeat(".", 10) + "]"
+	}
+	n := int((free*10 + total/2) / total)
+	n = max(0, min(10, n))
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", 10-n) + "]"
 }
 
 // placedWhere lists where the members that fit go, briefly.
@@ -286,12 +503,16 @@ func placedWhere(p *gang.Placement) string {
 		return ""
 	}
 	var parts []string
-	for _, n := range nodes {
+	const listed = 8
+	for _, n := range nodes[:min(listed, len(nodes))] {
 		if counts[n] > 1 {
 			parts = append(parts, fmt.Sprintf("%s (%d)", n, counts[n]))
 		} else {
 			parts = append(parts, n)
 		}
+	}
+	if len(nodes) > listed {
+		parts = append(parts, fmt.Sprintf("and %d more node(s)", len(nodes)-listed))
 	}
 	s := ""
 	if p.Domain != "" && p.TopologyKey != "" {

@@ -66,6 +66,14 @@ type DomainResult struct {
 	FreeFraction float64
 	// ScoreSum adds the node scores of the placed members.
 	ScoreSum int64
+	// Usable counts the domain's nodes some pending member may use
+	// whatever is free (affinity, taints and cordons allow it); Resource is
+	// the gang's binding resource (what its members need most of relative
+	// to what those nodes have free), and Free and Allocatable its amounts
+	// on the usable nodes before the placement.
+	Usable            int
+	Resource          corev1.ResourceName
+	Free, Allocatable int64
 }
 
 // Placement is the all-or-nothing plan for a gang.
@@ -341,6 +349,8 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		requests[i] = framework.ComputePodResource(pod).Resource
 	}
 	resources := requestedResources(requests)
+	usable := usableNodes(pending, base.NodeInfos())
+	binding := bindingResource(requests, base.NodeInfos(), usable)
 	lowers := map[int]map[corev1.ResourceName]int64{}
 	lowerFor := func(need int) map[corev1.ResourceName]int64 {
 		if l, ok := lowers[need]; ok {
@@ -382,14 +392,17 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	}
 	var skipped []int
 	for _, v := range values {
-		dr := DomainResult{Value: v, Nodes: len(domains[v]), Running: runningIn[v]}
+		dr := DomainResult{Value: v, Nodes: len(domains[v]), Running: runningIn[v], Resource: binding}
+		if binding != "" {
+			dr.Free, dr.Allocatable, dr.Usable = freeOf(binding, domains[v], usable)
+		}
 		switch {
 		case p.Conflict != "":
 			dr.Skipped = p.Conflict
 		case pinned != "" && v != pinned:
 			dr.Skipped = fmt.Sprintf("members already run in %s=%s", key, pinned)
 		default:
-			dr.Skipped = shortfall(lowerFor(needIn(v)), domains[v])
+			dr.Skipped = shortfall(lowerFor(needIn(v)), domains[v], usable)
 		}
 		p.Domains = append(p.Domains, dr)
 		if dr.Skipped != "" {
@@ -466,30 +479,48 @@ func lowerBound(requests []*framework.Resource, need int) map[corev1.ResourceNam
 	return out
 }
 
-// shortfall says which resource a domain lacks for the lower bound, or "".
-func shortfall(lower map[corev1.ResourceName]int64, nodes []*framework.NodeInfo) string {
+// shortfall says which resource a domain lacks for the lower bound, or "":
+// counting only the nodes some member may use, the resource it lacks most
+// (relative to the need), with the figures.
+func shortfall(lower map[corev1.ResourceName]int64, nodes []*framework.NodeInfo, usable map[string]bool) string {
 	if len(lower) == 0 {
 		return ""
 	}
-	names := make([]corev1.ResourceName, 0, len(lower))
-	for n := range lower {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	worst, worstRatio := corev1.ResourceName(""), 0.0
+	var worstFree int64
+	count := 0
+	for _, name := range slices.Sorted(maps.Keys(lower)) {
 		var free int64
+		count = 0
 		for _, ni := range nodes {
+			if !usable[ni.Name()] {
+				continue
+			}
+			count++
 			if name == corev1.ResourcePods {
 				free += max(0, int64(ni.Allocatable.AllowedPodNumber-len(ni.Pods)))
 				continue
 			}
 			free += max(0, ni.Allocatable.Get(name)-ni.Requested.Get(name))
 		}
-		if free < lower[name] {
-			return fmt.Sprintf("needs at least %s %s, has %s free", formatQuantity(name, lower[name]), name, formatQuantity(name, free))
+		if free >= lower[name] {
+			continue
+		}
+		// The largest share missing binds; scalars (GPUs) before cpu and
+		// memory on a tie.
+		ratio := float64(lower[name]-free) / float64(lower[name])
+		if worst == "" || ratio > worstRatio || (ratio == worstRatio && framework.IsScalarResourceName(name) && !framework.IsScalarResourceName(worst)) {
+			worst, worstRatio, worstFree = name, ratio, free
 		}
 	}
-	return ""
+	if worst == "" {
+		return ""
+	}
+	if count == 0 {
+		return "no node here that the members may use"
+	}
+	return fmt.Sprintf("needs at least %s %s, has %s free on the %d node(s) the members may use",
+		formatQuantity(worst, lower[worst]), worst, formatQuantity(worst, worstFree), count)
 }
 
 // freeFraction is the share of the domain's allocatable left free after the

@@ -185,15 +185,24 @@ func TestPlace(t *testing.T) {
 	}
 }
 
+// A domain without room is skipped, with the figure of the resource that
+// binds on the nodes the members may use: zone-a's tainted control-plane
+// node has cpu to spare but takes no worker, so it neither counts nor
+// hides the GPUs the zone lacks.
 func TestPlaceSkipsDomainsWithoutRoom(t *testing.T) {
-	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 1), testutil.GPUNodes("zone-b", 3)...)}
+	controlPlane := testutil.MakeNode().Name("control-plane").Label(zoneKey, "zone-a").Capacity(testutil.Res{"cpu": "512", "memory": "4Ti"}).
+		Taint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule).Obj()
+	nodes := append(testutil.GPUNodes("zone-a", 1), controlPlane)
+	snap := &schedule.Snapshot{Nodes: append(nodes, testutil.GPUNodes("zone-b", 3)...)}
 	p, err := Place(context.Background(), snap, gangOf(3, testutil.GPUWorkers(3, "8")), PlaceOptions{TopologyKey: zoneKey})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []DomainResult{
-		{Value: "zone-a", Nodes: 1, Skipped: "needs at least 24 nvidia.com/gpu, has 8 free"},
-		{Value: "zone-b", Nodes: 3, Placed: 3, Complete: true, FreeFraction: p.Domains[1].FreeFraction, ScoreSum: p.Domains[1].ScoreSum},
+		{Value: "zone-a", Nodes: 2, Skipped: "needs at least 24 nvidia.com/gpu, has 8 free on the 1 node(s) the members may use",
+			Usable: 1, Resource: "nvidia.com/gpu", Free: 8, Allocatable: 8},
+		{Value: "zone-b", Nodes: 3, Placed: 3, Complete: true, FreeFraction: p.Domains[1].FreeFraction, ScoreSum: p.Domains[1].ScoreSum,
+			Usable: 3, Resource: "nvidia.com/gpu", Free: 24, Allocatable: 24},
 	}
 	if diff := cmp.Diff(want, p.Domains); diff != "" {
 		t.Errorf("domains (-want +got):\n%s", diff)

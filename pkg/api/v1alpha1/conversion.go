@@ -78,7 +78,11 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 			out.Blocking = append(out.Blocking, Blocking{Plugin: b.Plugin, Nodes: int64(b.Nodes), Reasons: b.Reasons})
 		}
 		for _, d := range e.Domains {
-			out.Domains = append(out.Domains, DomainHold{Value: d.Value, Nodes: int64(d.Nodes), Holds: d.Holds, Complete: d.Complete, Skipped: d.Skipped})
+			dh := DomainHold{Value: d.Value, Nodes: int64(d.Nodes), Holds: d.Holds, Complete: d.Complete, Skipped: d.Skipped, Usable: int64(d.Usable)}
+			if d.Resource != "" {
+				dh.Resource, dh.Free, dh.Allocatable = string(d.Resource), gang.FormatQuantity(d.Resource, d.Free), gang.FormatQuantity(d.Resource, d.Allocatable)
+			}
+			out.Domains = append(out.Domains, dh)
 		}
 	}
 	for _, s := range e.Suggestions {

@@ -129,6 +129,13 @@ type DomainHold struct {
 	Holds    int32  `json:"holds"`
 	Complete bool   `json:"complete"`
 	Skipped  string `json:"skipped,omitempty"`
+	// Usable counts the nodes the members may use (affinity, taints and
+	// cordons allow it); Resource is the gang's binding resource, Free and
+	// Allocatable its amounts on those nodes before the placement.
+	Usable      int64  `json:"usable"`
+	Resource    string `json:"resource,omitempty"`
+	Free        string `json:"free,omitempty"`
+	Allocatable string `json:"allocatable,omitempty"`
 }
 
 // Suggestion is one thing that would make the subject fit.

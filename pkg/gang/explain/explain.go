@@ -178,6 +178,12 @@ type DomainHold struct {
 	Holds    int32
 	Complete bool
 	Skipped  string
+	// Usable counts the nodes the members may use; Resource is the gang's
+	// binding resource, Free and Allocatable its amounts on those nodes
+	// before the placement.
+	Usable            int
+	Resource          corev1.ResourceName
+	Free, Allocatable int64
 }
 
 // Pod explains one pod that belongs to no gang. A pod already bound
@@ -644,7 +650,8 @@ func blocking(res *schedule.Result) []PluginCount {
 func domainHolds(p *gang.Placement) []DomainHold {
 	var out []DomainHold
 	for _, d := range p.Domains {
-		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(d.Running + d.Placed), Complete: d.Complete, Skipped: d.Skipped})
+		out = append(out, DomainHold{Value: d.Value, Nodes: d.Nodes, Holds: int32(d.Running + d.Placed), Complete: d.Complete, Skipped: d.Skipped,
+			Usable: d.Usable, Resource: d.Resource, Free: d.Free, Allocatable: d.Allocatable})
 	}
 	return out
 }

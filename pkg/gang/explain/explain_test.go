@@ -134,8 +134,10 @@ func TestExplainGang(t *testing.T) {
 		t.Errorf("blocking (-want +got):\n%s", diff)
 	}
 	wantDomains := []DomainHold{
-		{Value: "zone-a", Nodes: 1, Holds: 0, Skipped: "needs at least 24 nvidia.com/gpu, has 4 free"},
-		{Value: "zone-b", Nodes: 4, Holds: 1, Skipped: "needs at least 24 nvidia.com/gpu, has 16 free"},
+		{Value: "zone-a", Nodes: 1, Holds: 0, Skipped: "needs at least 24 nvidia.com/gpu, has 4 free on the 1 node(s) the members may use",
+			Usable: 1, Resource: "nvidia.com/gpu", Free: 4, Allocatable: 4},
+		{Value: "zone-b", Nodes: 4, Holds: 1, Skipped: "needs at least 24 nvidia.com/gpu, has 8 free on the 3 node(s) the members may use",
+			Usable: 3, Resource: "nvidia.com/gpu", Free: 8, Allocatable: 24},
 	}
 	if diff := cmp.Diff(wantDomains, e.Domains); diff != "" {
 		t.Errorf("domains (-want +got):\n%s", diff)
@@ -588,5 +590,28 @@ func TestExplainPreemptionTies(t *testing.T) {
 	want := []string{"zone-a-0", "zone-a-1", "zone-a-2", "zone-a-3"}
 	if diff := cmp.Diff(want, s.EquallyGood); diff != "" || !strings.Contains(s.Message, "among 4 equally good ones (zone-a-0, zone-a-1, zone-a-2, zone-a-3)") {
 		t.Errorf("equally good (-want +got):\n%s\nmessage: %s", diff, s.Message)
+	}
+}
+
+// A preemption with many victims is summarized on screen (counts per
+// priority class, nodes, the first names); a few are named one by one.
+func TestDescribeVictims(t *testing.T) {
+	var victims []Victim
+	for i := range 1000 {
+		class, prio := "batch-low", int32(100)
+		if i%4 == 0 {
+			class, prio = "training-low", 1000
+		}
+		pod := testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("v-%d", i)).Priority(class, prio).Obj()
+		victims = append(victims, Victim{Pod: pod, Node: fmt.Sprintf("n-%d", i), Priority: prio})
+	}
+	want := "1000 lower-priority pod(s) on 1000 node(s) would make room: 250 of training-low (priority 1000), 750 of batch-low (priority 100); " +
+		"first ml/v-0 on n-0, ml/v-1 on n-1, ml/v-2 on n-2, ... (-o json lists every victim)"
+	if got := describeVictims(victims); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	want = "2 lower-priority pod(s) would make room: ml/v-0 (priority 1000, training-low) on n-0; ml/v-1 (priority 100, batch-low) on n-1"
+	if got := describeVictims(victims[:2]); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

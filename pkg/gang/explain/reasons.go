@@ -1,7 +1,9 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,17 +45,40 @@ func (n *Node) Detail() string {
 	return n.Plugin + ": " + detail
 }
 
-// insufficientText lists each short resource with how much is missing.
+// insufficientText lists each short resource with how much is missing,
+// extended resources (GPUs) first: "Insufficient nvidia.com/gpu (short 8),
+// cpu (short 84.46)".
 func insufficientText(ins []noderesources.InsufficientResource) string {
+	ordered := slices.Clone(ins)
+	slices.SortStableFunc(ordered, func(a, b noderesources.InsufficientResource) int {
+		return cmp.Compare(rankResource(a.ResourceName), rankResource(b.ResourceName))
+	})
 	var parts []string
-	for _, r := range ins {
+	for i, r := range ordered {
 		if r.ResourceName == corev1.ResourcePods {
 			parts = append(parts, r.Reason)
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s (short %s)", r.Reason, gang.FormatQuantity(r.ResourceName, r.Short())))
+		word := string(r.ResourceName)
+		if i == 0 {
+			word = r.Reason
+		}
+		parts = append(parts, fmt.Sprintf("%s (short %s)", word, gang.FormatQuantity(r.ResourceName, r.Short())))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// rankResource puts extended resources before cpu, memory and the rest.
+func rankResource(name corev1.ResourceName) int {
+	switch name {
+	case corev1.ResourceCPU:
+		return 1
+	case corev1.ResourceMemory:
+		return 2
+	case corev1.ResourceEphemeralStorage, corev1.ResourcePods:
+		return 3
+	}
+	return 0
 }
 
 // FilterDetail is one Filter plugin's verdict on the node in words (the
@@ -72,4 +97,10 @@ func (n *Node) FilterDetail(plugin string) string {
 		return strings.Join(f.Reasons, ", ")
 	}
 	return "-"
+}
+
+// NearMiss reports a node inside the domain that only lacks free
+// resources for the pod: it would take it were capacity freed.
+func (n *Node) NearMiss() bool {
+	return !n.Feasible && !n.OutsideDomain && n.Plugin == noderesources.Name && len(n.Insufficient) > 0
 }

@@ -92,23 +92,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return nil, err
 	}
 	s.Verified = true
-	byNode := map[string][]string{}
-	var nodes []string
-	for _, v := range s.Victims {
-		if _, ok := byNode[v.Node]; !ok {
-			nodes = append(nodes, v.Node)
-		}
-		desc := v.Pod.Namespace + "/" + v.Pod.Name + " (priority " + fmt.Sprint(v.Priority)
-		if v.Pod.Spec.PriorityClassName != "" {
-			desc += ", " + v.Pod.Spec.PriorityClassName
-		}
-		byNode[v.Node] = append(byNode[v.Node], desc+")")
-	}
-	var parts []string
-	for _, n := range nodes {
-		parts = append(parts, strings.Join(byNode[n], ", ")+" on "+n)
-	}
-	s.Message = fmt.Sprintf("preempting %d lower-priority pod(s) would make room: %s", len(s.Victims), strings.Join(parts, "; "))
+	s.Message = "preempting " + describeVictims(s.Victims)
 	if s.PDBViolations > 0 {
 		s.Message += fmt.Sprintf("; %d of them beyond what a PodDisruptionBudget allows", s.PDBViolations)
 	}
@@ -122,4 +106,73 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		s.Message += "), this one is the first by name"
 	}
 	return s, nil
+}
+
+// maxListedVictims bounds the victims a preemption suggestion names on
+// screen; the JSON lists them all.
+const maxListedVictims = 6
+
+// describeVictims says which pods a preemption evicts: each by name when
+// they are few, else how many of each priority class on how many nodes and
+// the first few names (the full list is in -o json's victims).
+func describeVictims(victims []Victim) string {
+	nodes := map[string]bool{}
+	for _, v := range victims {
+		nodes[v.Node] = true
+	}
+	if len(victims) <= maxListedVictims {
+		byNode := map[string][]string{}
+		var order []string
+		for _, v := range victims {
+			if _, ok := byNode[v.Node]; !ok {
+				order = append(order, v.Node)
+			}
+			byNode[v.Node] = append(byNode[v.Node], victimName(v))
+		}
+		var parts []string
+		for _, n := range order {
+			parts = append(parts, strings.Join(byNode[n], ", ")+" on "+n)
+		}
+		return fmt.Sprintf("%d lower-priority pod(s) would make room: %s", len(victims), strings.Join(parts, "; "))
+	}
+	type class struct {
+		name     string
+		priority int32
+		count    int
+	}
+	var classes []*class
+	byClass := map[string]*class{}
+	for _, v := range victims {
+		key := fmt.Sprintf("%s/%d", v.Pod.Spec.PriorityClassName, v.Priority)
+		c := byClass[key]
+		if c == nil {
+			c = &class{name: v.Pod.Spec.PriorityClassName, priority: v.Priority}
+			byClass[key] = c
+			classes = append(classes, c)
+		}
+		c.count++
+	}
+	var counts []string
+	for _, c := range classes {
+		name := c.name
+		if name == "" {
+			name = "no class"
+		}
+		counts = append(counts, fmt.Sprintf("%d of %s (priority %d)", c.count, name, c.priority))
+	}
+	var first []string
+	for _, v := range victims[:3] {
+		first = append(first, v.Pod.Namespace+"/"+v.Pod.Name+" on "+v.Node)
+	}
+	return fmt.Sprintf("%d lower-priority pod(s) on %d node(s) would make room: %s; first %s, ... (-o json lists every victim)",
+		len(victims), len(nodes), strings.Join(counts, ", "), strings.Join(first, ", "))
+}
+
+// victimName names a victim with its priority and class.
+func victimName(v Victim) string {
+	desc := v.Pod.Namespace + "/" + v.Pod.Name + " (priority " + fmt.Sprint(v.Priority)
+	if v.Pod.Spec.PriorityClassName != "" {
+		desc += ", " + v.Pod.Spec.PriorityClassName
+	}
+	return desc + ")"
 }

@@ -63,11 +63,14 @@ func (pl *NodeUnschedulable) PreFilterExtensions() framework.PreFilterExtensions
 // Filter rejects a cordoned node unless the pod tolerates
 // node.kubernetes.io/unschedulable:NoSchedule.
 func (pl *NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	if !nodeInfo.Node().Spec.Unschedulable {
-		return nil
-	}
-	if corev1helpers.TolerationsTolerateTaint(logger, pod.Spec.Tolerations, &unschedulableTaint, enableComparisonOperators) {
+	if !Rejects(pod, nodeInfo.Node()) {
 		return nil
 	}
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasons...)
+}
+
+// Rejects reports whether the plugin's Filter rejects node for pod: the
+// node is cordoned and the pod does not tolerate it.
+func Rejects(pod *corev1.Pod, node *corev1.Node) bool {
+	return node.Spec.Unschedulable && !corev1helpers.TolerationsTolerateTaint(logger, pod.Spec.Tolerations, &unschedulableTaint, enableComparisonOperators)
 }
