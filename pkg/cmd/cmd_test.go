@@ -75,6 +75,8 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ":5: invalid YAML: did not find expected node content"},
 		{"missing snapshot", []string{"snapshot", "--snapshot", filepath.Join(dir, "none.yaml")}, "", ExitUsage, "error: " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
 		{"empty stdin", []string{"snapshot", "--snapshot", "-"}, "", ExitUsage, "error: <stdin>: empty snapshot"},
+		{"snapshot -n", []string{"snapshot", "-n", "ml-research", "--snapshot", exampleSnapshot}, "", ExitUsage,
+			"error: snapshot reads every namespace (placement needs every pod: they fill the nodes and other gangs' spreading and affinity see them); -n does not apply"},
 		{"not a snapshot on stdin", []string{"snapshot", "--snapshot", "-"}, "hello: world\n", ExitUsage, "error: <stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
 		{"summary with -o", []string{"snapshot", "--snapshot", exampleSnapshot, "--summary", "-o", "json"}, "", ExitUsage, "error: --summary prints a table; it cannot be combined with -o"},
 		{"snapshot takes no arguments", []string{"snapshot", "nodes"}, "", ExitUsage, `error: unknown command "nodes" for "kubectl gang snapshot"`},
@@ -182,8 +184,29 @@ func TestVersion(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `"goVersion"`) {
 		t.Errorf("json: exit %d, output %q", code, out)
 	}
+	// kubectl's habit: version --client.
+	code, out, _ = run(t, "", "version", "--client")
+	if code != ExitOK || !strings.HasPrefix(out, "kubectl-gang ") {
+		t.Errorf("--client: exit %d, output %q", code, out)
+	}
 	code, _, stderr := run(t, "", "version", "-o", "xml")
 	if code != ExitUsage || stderr != "error: --output must be 'yaml' or 'json', got \"xml\"\n" {
 		t.Errorf("bad -o: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// kubectl habits: "TYPE NAME" as well as "TYPE/NAME", and -o wide among
+// the formats an unknown -o lists.
+func TestKubectlHabits(t *testing.T) {
+	_, slash, _ := run(t, "", "explain", "pod/llm-pretrain-worker-0", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	code, space, stderr := run(t, "", "explain", "pod", "llm-pretrain-worker-0", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	if code != ExitNo || space != slash {
+		t.Errorf("explain pod NAME: exit %d, stderr %q; output differs from pod/NAME: %v", code, stderr, space != slash)
+	}
+	for _, verb := range []string{"explain", "place"} {
+		code, _, stderr = run(t, "", verb, "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "xml")
+		if code != ExitUsage || !strings.Contains(stderr, "allowed formats are: wide,") {
+			t.Errorf("%s -o xml: exit %d, stderr %q; want wide among the formats", verb, code, stderr)
+		}
 	}
 }

@@ -91,6 +91,9 @@ func (o *SnapshotOptions) Validate() error {
 	if err := o.Snapshot.Validate(); err != nil {
 		return err
 	}
+	if ns := o.Snapshot.ConfigFlags.Namespace; ns != nil && *ns != "" {
+		return usageErrorf("snapshot reads every namespace (placement needs every pod: they fill the nodes and other gangs' spreading and affinity see them); -n does not apply")
+	}
 	if o.Summary {
 		if o.PrintFlags.OutputFlagSpecified() {
 			return usageErrorf("--summary prints a table; it cannot be combined with -o")

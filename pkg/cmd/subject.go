@@ -55,6 +55,10 @@ var podGroupGroups = []string{schedule.NativeGroup, schedule.VolcanoGroup, sched
 // parseSubject turns the verb's arguments and subject flags into a Subject.
 // allowPod says whether pod/NAME is accepted; allowFile whether -f is.
 func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Subject, error) {
+	// kubectl takes "TYPE NAME" as well as "TYPE/NAME".
+	if len(args) == 2 && !strings.Contains(args[0], "/") && !strings.Contains(args[1], "/") {
+		args = []string{args[0] + "/" + args[1]}
+	}
 	given := 0
 	if len(args) > 0 {
 		given++

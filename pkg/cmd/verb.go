@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"slices"
+	"strings"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
@@ -17,7 +18,12 @@ func validateOutput(pf *genericclioptions.PrintFlags, human ...string) error {
 		return nil
 	}
 	if _, err := pf.ToPrinter(); err != nil {
-		return usageErrorf("%v", oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		// cli-runtime lists the machine formats; the human ones are ours.
+		if len(human) > 0 && strings.Contains(msg, "allowed formats are: ") {
+			msg = strings.Replace(msg, "allowed formats are: ", "allowed formats are: "+strings.Join(human, ",")+",", 1)
+		}
+		return usageErrorf("%v", msg)
 	}
 	return nil
 }

@@ -14,6 +14,9 @@ import (
 // VersionOptions are the inputs of `kubectl gang version`.
 type VersionOptions struct {
 	Output string
+	// Client is accepted as kubectl's version --client: kubectl-gang is
+	// a client only, so it changes nothing.
+	Client bool
 	genericiooptions.IOStreams
 }
 
@@ -21,7 +24,7 @@ type VersionOptions struct {
 func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &VersionOptions{IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "version [-o json|yaml]",
+		Use:   "version [--client] [-o json|yaml]",
 		Short: "Print the kubectl-gang version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -29,6 +32,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "One of 'yaml' or 'json'.")
+	cmd.Flags().BoolVar(&o.Client, "client", o.Client, "Print the client version only, as kubectl does (kubectl-gang has no server part: always so).")
 	return cmd
 }
 

@@ -45,7 +45,9 @@ type objectKey struct {
 // equal snapshots: type metadata and managed fields are dropped, terminal pods
 // are skipped, and a later copy of an object replaces an earlier one.
 type builder struct {
-	snap       schedule.Snapshot
+	snap schedule.Snapshot
+	// objects counts the objects read, of any kind.
+	objects    int
 	index      map[objectKey]int // position in the slice of its kind
 	ignored    map[string]int    // kind -> count of objects the pipeline does not read
 	duplicates int

@@ -113,12 +113,44 @@ func (b *builder) addStream(source string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	before := b.objects
 	for _, d := range docs {
 		if err := b.addDocument(d.JSON); err != nil {
 			return d.Locate(source, err)
 		}
 	}
+	if b.objects == before {
+		// "---" alone, or "items: []": nothing to read, like an empty file.
+		return &InputError{Source: source, Err: errors.New("empty snapshot")}
+	}
 	return nil
+}
+
+// jsonTypeName names a Go kind as the JSON type that decodes into it.
+func jsonTypeName(kind string) string {
+	switch {
+	case kind == "bool":
+		return "a boolean"
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
+		return "a number"
+	case kind == "string":
+		return "a string"
+	case kind == "slice", kind == "array":
+		return "a list"
+	case kind == "map", kind == "struct", kind == "ptr":
+		return "a mapping"
+	}
+	return kind
+}
+
+// notAnObject says what a document that is not a Kubernetes object is,
+// without Go's type names.
+func notAnObject(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field == "" {
+		return fmt.Errorf("not a Kubernetes object: the document is a %s, not a mapping with apiVersion and kind", typeErr.Value)
+	}
+	return fmt.Errorf("not a Kubernetes object: %w", err)
 }
 
 // header is the part of an object or a list read before deciding how to decode it.
@@ -133,7 +165,10 @@ type header struct {
 func (b *builder) addDocument(raw []byte) *InputError {
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return &InputError{Err: fmt.Errorf("not a Kubernetes object: %w", err)}
+		return &InputError{Err: notAnObject(err)}
+	}
+	if h.Kind == "" && h.APIVersion == "" && h.Items != nil && len(h.Items) == 0 {
+		return nil // "items: []": an empty list
 	}
 	if h.Kind == "" || h.APIVersion == "" {
 		return &InputError{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
@@ -153,7 +188,7 @@ func (b *builder) addDocument(raw []byte) *InputError {
 	for i, item := range h.Items {
 		var ih header
 		if err := json.Unmarshal(item, &ih); err != nil {
-			return &InputError{Item: i + 1, Err: fmt.Errorf("not a Kubernetes object: %w", err)}
+			return &InputError{Item: i + 1, Err: notAnObject(err)}
 		}
 		gvk := itemGVK
 		if ih.APIVersion != "" && ih.Kind != "" {
@@ -171,6 +206,7 @@ func (b *builder) addDocument(raw []byte) *InputError {
 
 // addObject decodes one object of a known kind into the snapshot.
 func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
+	b.objects++
 	switch {
 	case gvk == nodeGVK:
 		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
@@ -237,6 +273,11 @@ type namedObject interface {
 func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(T)) error {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, obj, sigsjson.DisallowDuplicateFields)
 	if err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			// The field's path and the JSON types, not Go's.
+			return fmt.Errorf("%s: %s: want %s, got %s", gvk.Kind, typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
+		}
 		return fmt.Errorf("%s: %w", gvk.Kind, err)
 	}
 	// Unknown fields are tolerated (newer servers add them); duplicates are not.

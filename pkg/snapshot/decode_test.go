@@ -182,10 +182,13 @@ func TestLoadFilesErrors(t *testing.T) {
 		{"JSON syntax", `{"apiVersion": "v1", "kind": }`, "<stdin>: document 1: invalid JSON"},
 		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", "<stdin>: document 1 (line 1): not a Kubernetes object: apiVersion and kind are required"},
 		{"list item without kind", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n", "<stdin>: document 1 (line 1): item 1: not a Kubernetes object: apiVersion and kind are required"},
-		{"wrong field type", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {unschedulable: maybe}\n", "<stdin>: document 1 (line 1): Node: json: cannot unmarshal string into Go struct field NodeSpec.spec.unschedulable of type bool"},
+		{"wrong field type", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {unschedulable: maybe}\n", "<stdin>: document 1 (line 1): Node: spec.unschedulable: want a boolean, got string"},
 		{"no name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\n", "<stdin>: document 1 (line 1): Pod has no metadata.name"},
 		{"PodGroup without name", "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {}\n", "<stdin>: document 1 (line 1): PodGroup has no metadata.name"},
-		{"a scalar", "just words\n", "<stdin>: document 1 (line 1): not a Kubernetes object"},
+		{"a scalar", "just words\n", "<stdin>: document 1 (line 1): not a Kubernetes object: the document is a string, not a mapping with apiVersion and kind"},
+		{"items: [] alone", "items: []\n", "<stdin>: empty snapshot"},
+		{"a separator alone", "---\n", "<stdin>: empty snapshot"},
+		{"an empty List", "apiVersion: v1\nkind: List\nitems: []\n", "<stdin>: empty snapshot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
