@@ -778,7 +778,7 @@ func TestGangPlaceTopology(t *testing.T) {
 			t.Errorf("topologyKey %q domain %q, want %s=%s", p.TopologyKey, p.Domain, corev1.LabelTopologyZone, zone("c"))
 		}
 		d := ours(p)
-		if got := d["a"]; got.Complete || got.Nodes != 2 || got.Skipped != "needs at least 24 nvidia.com/gpu, has 16 free" {
+		if got := d["a"]; got.Complete || got.Nodes != 2 || got.Skipped != "needs at least 24 nvidia.com/gpu, has 16 free on the 2 node(s) the members may use" {
 			t.Errorf("zone a: %+v, want it skipped for want of GPUs", got)
 		}
 		for _, z := range []string{"b", "c"} {
