@@ -210,3 +210,25 @@ func TestKubectlHabits(t *testing.T) {
 		}
 	}
 }
+
+// The manifests shipped in examples/ (the README's examples) load and get
+// a verdict against the example snapshot.
+func TestShippedExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "gpu-cluster.yaml" {
+			continue
+		}
+		code, _, stderr := run(t, "", "explain", "-f", f, "--snapshot", exampleSnapshot)
+		if code != ExitOK && code != ExitNo {
+			t.Errorf("explain -f %s: exit %d: %s", f, code, stderr)
+		}
+	}
+	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||
+		!strings.Contains(out, "all in topology.kubernetes.io/zone=us-east-1a") {
+		t.Errorf("place finetune-job.yaml: exit %d, output %q", code, out)
+	}
+}
