@@ -156,9 +156,17 @@ func TestExplainJSONCarriesTheFacts(t *testing.T) {
 			t.Errorf("the Explanation lacks %q", key)
 		}
 	}
-	for _, key := range []string{"name", "feasible", "score", "reasons"} {
+	for _, key := range []string{"name", "feasible", "reasons"} {
 		if _, ok := raw["nodes"].([]any)[0].(map[string]any)[key]; !ok {
 			t.Errorf("a node lacks %q", key)
+		}
+	}
+	// A score only where the node is feasible: an infeasible one has none
+	// (not 0, which is a score).
+	for _, n := range raw["nodes"].([]any) {
+		node := n.(map[string]any)
+		if _, scored := node["score"]; scored != node["feasible"].(bool) {
+			t.Errorf("node %v: feasible %v, score present %v", node["name"], node["feasible"], scored)
 		}
 	}
 

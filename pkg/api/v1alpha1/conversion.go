@@ -92,7 +92,7 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 }
 
 func fromNode(n *explain.Node) Node {
-	o := Node{Name: n.Name, Domain: n.Domain, Feasible: n.Feasible, Score: n.Score, Fits: int64(n.Fits), FitsAtMost: n.FitsAtMost,
+	o := Node{Name: n.Name, Domain: n.Domain, Feasible: n.Feasible, Fits: int64(n.Fits), FitsAtMost: n.FitsAtMost,
 		Placed: int64(n.Placed), Plugin: n.Plugin, Reasons: append([]string{}, n.Reasons...), MissingFeatures: n.MissingFeatures}
 	if n.Taint != nil {
 		o.Taint = gang.FormatTaint(n.Taint)
@@ -104,6 +104,10 @@ func fromNode(n *explain.Node) Node {
 			Free:      gang.FormatQuantity(r.ResourceName, max(0, r.Capacity-r.Used)),
 			Short:     gang.FormatQuantity(r.ResourceName, r.Short()),
 		})
+	}
+	if n.Feasible {
+		score := n.Score
+		o.Score = &score
 	}
 	for _, f := range n.Filters {
 		o.Filters = append(o.Filters, FilterVerdict{Plugin: f.Plugin, Code: f.Code.String(), Reasons: f.Reasons})

@@ -56,7 +56,8 @@ type Node struct {
 	Name     string `json:"name"`
 	Domain   string `json:"domain,omitempty"`
 	Feasible bool   `json:"feasible"`
-	Score    int64  `json:"score"`
+	// Score is set for feasible nodes only: an infeasible node has none.
+	Score *int64 `json:"score,omitempty"`
 	// Fits is how many more pods like the explained one the node holds.
 	Fits       int64 `json:"fits"`
 	FitsAtMost bool  `json:"fitsAtMost,omitempty"`
