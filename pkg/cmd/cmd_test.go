@@ -81,7 +81,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"summary with -o", []string{"snapshot", "--snapshot", exampleSnapshot, "--summary", "-o", "json"}, "", ExitUsage, "error: --summary prints a table; it cannot be combined with -o"},
 		{"snapshot takes no arguments", []string{"snapshot", "nodes"}, "", ExitUsage, `error: unknown command "nodes" for "kubectl gang snapshot"`},
 		{"bad qps", []string{"snapshot", "--snapshot", exampleSnapshot, "--qps=-5"}, "", ExitUsage, "error: --qps must be 0 (no client-side limit) or positive, got -5"},
-		{"explain runs: a pod the snapshot does not hold", []string{"explain", "pod/web-0", "--snapshot", "-"}, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-1}}\n", ExitUsage, `error: pods "web-0" not found in namespace "default"`},
+		{"explain runs: a pod the snapshot does not hold", []string{"explain", "pod/web-0", "--snapshot", "-"}, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"1\"}}}\n", ExitUsage, `error: pods "web-0" not found in namespace "default"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,6 +40,26 @@ type objectKey struct {
 	group, kind, namespace, name string
 }
 
+// String names the object as kubectl does: kind/name or kind ns/name.
+func (k objectKey) String() string {
+	if k.namespace != "" {
+		return k.kind + " " + k.namespace + "/" + k.name
+	}
+	return k.kind + " " + k.name
+}
+
+// maxNamed bounds the objects a warning names.
+const maxNamed = 3
+
+// named lists names, saying how many more of total there are.
+func named(names []string, total int) string {
+	s := strings.Join(names, ", ")
+	if more := total - len(names); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
 // builder collects objects into a snapshot, whatever they were read from. It
 // normalises them so that a live read and a file read of the same objects give
 // equal snapshots: type metadata and managed fields are dropped, terminal pods
@@ -51,6 +71,8 @@ type builder struct {
 	index      map[objectKey]int // position in the slice of its kind
 	ignored    map[string]int    // kind -> count of objects the pipeline does not read
 	duplicates int
+	// duplicated names the first objects seen twice, for the warning.
+	duplicated []string
 	// terminal counts the Succeeded and Failed pods left out: they hold no
 	// resources, as kube-scheduler's cache knows. Saved `kubectl get pods`
 	// output has plenty, so they are not worth a warning.
@@ -66,6 +88,9 @@ func newBuilder() *builder {
 func (b *builder) place(key objectKey, n int) int {
 	if i, ok := b.index[key]; ok {
 		b.duplicates++
+		if len(b.duplicated) < maxNamed {
+			b.duplicated = append(b.duplicated, key.String())
+		}
 		return i
 	}
 	b.index[key] = n
@@ -223,7 +248,18 @@ func (b *builder) warnings() []string {
 		out = append(out, fmt.Sprintf("ignored %d object(s) of kinds the scheduler does not read: %s", total, strings.Join(parts, ", ")))
 	}
 	if b.duplicates > 0 {
-		out = append(out, fmt.Sprintf("%d object(s) appeared more than once; the last copy read was kept", b.duplicates))
+		out = append(out, fmt.Sprintf("%d object(s) appeared more than once (%s); the last copy read was kept",
+			b.duplicates, named(b.duplicated, b.duplicates)))
+	}
+	var noAllocatable []string
+	for _, n := range b.snap.Nodes {
+		if len(n.Status.Allocatable) == 0 {
+			noAllocatable = append(noAllocatable, n.Name)
+		}
+	}
+	if n := len(noAllocatable); n > 0 {
+		out = append(out, fmt.Sprintf("%d node(s) have no status.allocatable (%s): no pod fits them, as kube-scheduler sees it",
+			n, named(noAllocatable[:min(n, maxNamed)], n)))
 	}
 	return out
 }

@@ -47,6 +47,8 @@ items:
   kind: Node
   metadata:
     name: n1
+  status:
+    allocatable: {cpu: "8", pods: "110"}
 - apiVersion: v1
   kind: Pod
   metadata:
@@ -100,13 +102,14 @@ metadata: {name: default}
 			want: counts{Namespaces: 1, PriorityClasses: 1, Quotas: 1, PDBs: 1, PodGroups: 3, Queues: 1},
 		},
 		{
-			name:  "typed JSON list whose items carry no kind, as the API returns it",
-			input: `{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`,
-			want:  counts{Nodes: 2},
+			name:         "typed JSON list whose items carry no kind, as the API returns it",
+			input:        `{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`,
+			want:         counts{Nodes: 2},
+			wantWarnings: []string{"2 node(s) have no status.allocatable (a, b): no pod fits them, as kube-scheduler sees it"},
 		},
 		{
 			name:  "a stream of JSON objects",
-			input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}} {"apiVersion":"v1","kind":"Node","metadata":{"name":"b"}}`,
+			input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"},"status":{"allocatable":{"cpu":"1"}}} {"apiVersion":"v1","kind":"Node","metadata":{"name":"b"},"status":{"allocatable":{"cpu":"1"}}}`,
 			want:  counts{Nodes: 2},
 		},
 		{
@@ -136,7 +139,8 @@ items:
 			want: counts{Nodes: 1, Succeeded: 1},
 			wantWarnings: []string{
 				"ignored 2 object(s) of kinds the scheduler does not read: 1 ConfigMap, 1 Deployment",
-				"1 object(s) appeared more than once; the last copy read was kept",
+				"1 object(s) appeared more than once (Node node-a); the last copy read was kept",
+				"1 node(s) have no status.allocatable (node-a): no pod fits them, as kube-scheduler sees it",
 			},
 		},
 	}
