@@ -1,11 +1,11 @@
 package gang
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -26,13 +26,12 @@ func usableNodes(pending []*corev1.Pod, nodes []*framework.NodeInfo) map[string]
 		affinity nodeaffinity.RequiredNodeAffinity
 	}
 	var classes []class
-	seen := map[string]bool{}
 	for _, pod := range pending {
-		key := fmt.Sprintf("%v|%v|%v", pod.Spec.NodeSelector, nodeAffinityOf(pod), pod.Spec.Tolerations)
-		if seen[key] {
+		// Members of one template share these (Indexed Jobs too); a semantic
+		// comparison, since tolerations hold pointers (tolerationSeconds).
+		if slices.ContainsFunc(classes, func(c class) bool { return sameNodeConstraints(c.pod, pod) }) {
 			continue
 		}
-		seen[key] = true
 		classes = append(classes, class{pod: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)})
 	}
 	out := make(map[string]bool, len(nodes))
@@ -55,7 +54,15 @@ func usableNodes(pending []*corev1.Pod, nodes []*framework.NodeInfo) map[string]
 	return out
 }
 
-func nodeAffinityOf(pod *corev1.Pod) any {
+// sameNodeConstraints reports whether two pods ask the same of a node: node
+// selector, required node affinity and tolerations.
+func sameNodeConstraints(a, b *corev1.Pod) bool {
+	return apiequality.Semantic.DeepEqual(a.Spec.NodeSelector, b.Spec.NodeSelector) &&
+		apiequality.Semantic.DeepEqual(requiredNodeAffinity(a), requiredNodeAffinity(b)) &&
+		apiequality.Semantic.DeepEqual(a.Spec.Tolerations, b.Spec.Tolerations)
+}
+
+func requiredNodeAffinity(pod *corev1.Pod) *corev1.NodeSelector {
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
