@@ -120,27 +120,20 @@ func compareBool(a, b bool) int {
 // shape the cluster has could hold the pod, so none is suggested. It is
 // nil when each resource alone fits on some node.
 func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Suggestion {
-	var largest []LargestNode
-	check := func(name corev1.ResourceName, want int64, of func(*framework.Resource) int64) {
-		if want <= 0 {
-			return
-		}
-		l := LargestNode{Name: name, Request: want}
-		for _, node := range x.snap.Nodes {
-			if a := of(framework.NewResource(node.Status.Allocatable)); a > l.Allocatable || l.Node == "" {
-				l.Allocatable, l.Node = a, node.Name
+	names := requestedNames(req)
+	largest := make([]LargestNode, len(names))
+	for i, name := range names {
+		largest[i] = LargestNode{Name: name, Request: req.Get(name)}
+	}
+	for _, node := range x.snap.Nodes {
+		alloc := framework.NewResource(node.Status.Allocatable)
+		for i := range largest {
+			if a := alloc.Get(largest[i].Name); a > largest[i].Allocatable || largest[i].Node == "" {
+				largest[i].Allocatable, largest[i].Node = a, node.Name
 			}
 		}
-		if l.Allocatable < want {
-			largest = append(largest, l)
-		}
 	}
-	for _, name := range sortedKeys(req.ScalarResources) {
-		check(name, req.ScalarResources[name], func(r *framework.Resource) int64 { return r.Get(name) })
-	}
-	check(corev1.ResourceCPU, req.MilliCPU, func(r *framework.Resource) int64 { return r.MilliCPU })
-	check(corev1.ResourceMemory, req.Memory, func(r *framework.Resource) int64 { return r.Memory })
-	check(corev1.ResourceEphemeralStorage, req.EphemeralStorage, func(r *framework.Resource) int64 { return r.EphemeralStorage })
+	largest = slices.DeleteFunc(largest, func(l LargestNode) bool { return l.Allocatable >= l.Request })
 	if len(largest) == 0 {
 		return nil
 	}

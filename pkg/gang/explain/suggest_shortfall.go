@@ -22,8 +22,7 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 		return nil
 	}
 	unplaced := unplacedOf(g, p)
-	state, err := x.stateAfter(x.base, p.Planned())
-	if err != nil || len(unplaced) == 0 {
+	if len(unplaced) == 0 {
 		return nil
 	}
 	eligible := map[string]bool{}
@@ -43,20 +42,26 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 		// addNodes says what the largest nodes offer.
 		return nil
 	}
+	state, err := x.stateAfter(x.base, p.Planned())
+	if err != nil {
+		return nil
+	}
+	needs := make([]*framework.Resource, len(unplaced))
+	for i, pod := range unplaced {
+		needs[i] = framework.ComputePodResource(pod).Resource
+	}
 	var out []ResourceShortfall
-	add := func(name corev1.ResourceName, per int64, of func(*framework.Resource) int64) {
-		if per <= 0 {
-			return
-		}
+	for _, name := range requestedNames(blocked) {
+		per := blocked.Get(name)
 		rs := ResourceShortfall{Name: name}
-		for _, pod := range unplaced {
-			rs.Need += of(framework.ComputePodResource(pod).Resource)
+		for _, r := range needs {
+			rs.Need += r.Get(name)
 		}
 		for _, ni := range state.NodeInfos() {
 			if !eligible[ni.Name()] || !inScope(p, ni.Node()) {
 				continue
 			}
-			free := max(0, of(ni.Allocatable)-of(ni.Requested))
+			free := max(0, ni.Allocatable.Get(name)-ni.Requested.Get(name))
 			rs.Free += free
 			rs.Usable += free / per * per
 			if free > rs.MostFree || rs.MostFreeNode == "" {
@@ -67,12 +72,6 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 			out = append(out, rs)
 		}
 	}
-	for _, name := range sortedKeys(blocked.ScalarResources) {
-		add(name, blocked.ScalarResources[name], func(r *framework.Resource) int64 { return r.Get(name) })
-	}
-	add(corev1.ResourceCPU, blocked.MilliCPU, func(r *framework.Resource) int64 { return r.MilliCPU })
-	add(corev1.ResourceMemory, blocked.Memory, func(r *framework.Resource) int64 { return r.Memory })
-	add(corev1.ResourceEphemeralStorage, blocked.EphemeralStorage, func(r *framework.Resource) int64 { return r.EphemeralStorage })
 	if len(out) == 0 {
 		return nil
 	}
@@ -88,7 +87,7 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 	} else {
 		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
 	}
-	fmt.Fprintf(&b, " %s %s", gang.FormatQuantity(first.Name, blockedAmount(blocked, first.Name)), first.Name)
+	fmt.Fprintf(&b, " %s %s", gang.FormatQuantity(first.Name, blocked.Get(first.Name)), first.Name)
 	if g.Source != "" {
 		b.WriteString(" each")
 	}
@@ -101,17 +100,22 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 	return &Suggestion{Kind: SuggestShortfall, Shortfall: out, Message: b.String()}
 }
 
-// blockedAmount is how much of a resource the blocked member requests.
-func blockedAmount(r *framework.Resource, name corev1.ResourceName) int64 {
-	switch name {
-	case corev1.ResourceCPU:
-		return r.MilliCPU
-	case corev1.ResourceMemory:
-		return r.Memory
-	case corev1.ResourceEphemeralStorage:
-		return r.EphemeralStorage
+// requestedNames lists the resources r holds a positive amount of, in the
+// order suggestions name them: extended resources by name, then cpu,
+// memory and ephemeral storage.
+func requestedNames(r *framework.Resource) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, name := range sortedKeys(r.ScalarResources) {
+		if r.ScalarResources[name] > 0 {
+			out = append(out, name)
+		}
 	}
-	return r.Get(name)
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		if r.Get(name) > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // joinAnd joins "a", "b and c".
