@@ -23,21 +23,9 @@ const BinDirEnv = "KUBECTL_GANG_K8S_BIN"
 // machine (parallel test packages) take turns through a lock file, so only one
 // of them builds.
 func ResolveBinDir(ctx context.Context) (string, error) {
-	dir := os.Getenv(BinDirEnv)
-	if dir == "" {
-		root, err := repoRoot()
-		if err != nil {
-			return "", err
-		}
-		unlock, err := lockBuild()
-		if err != nil {
-			return "", err
-		}
-		dir, err = runScript(ctx, root, "build-k8s.sh")
-		unlock()
-		if err != nil {
-			return "", err
-		}
+	dir, err := fromEnvOrScript(ctx, BinDirEnv, "build-k8s.sh")
+	if err != nil {
+		return "", err
 	}
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-scheduler"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -52,30 +40,38 @@ func ResolveBinDir(ctx context.Context) (string, error) {
 const SchedulerPluginsEnv = "KUBECTL_GANG_SCHEDPLUGINS_BIN"
 
 // ResolveSchedulerPlugins returns the path of scheduler-plugins'
-// kube-scheduler (the scheduler that runs Coscheduling): $KUBECTL_GANG_SCHEDPLUGINS_BIN if set, else
-// what hack/build-schedplugins.sh prints (it builds the binary once into the
+// kube-scheduler (the scheduler that runs Coscheduling):
+// $KUBECTL_GANG_SCHEDPLUGINS_BIN if set, else what
+// hack/build-schedplugins.sh prints (it builds the binary once into the
 // cache), under the same build lock as ResolveBinDir.
 func ResolveSchedulerPlugins(ctx context.Context) (string, error) {
-	bin := os.Getenv(SchedulerPluginsEnv)
-	if bin == "" {
-		root, err := repoRoot()
-		if err != nil {
-			return "", err
-		}
-		unlock, err := lockBuild()
-		if err != nil {
-			return "", err
-		}
-		bin, err = runScript(ctx, root, "build-schedplugins.sh")
-		unlock()
-		if err != nil {
-			return "", err
-		}
+	bin, err := fromEnvOrScript(ctx, SchedulerPluginsEnv, "build-schedplugins.sh")
+	if err != nil {
+		return "", err
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("testbed: scheduler-plugins binary: %w", err)
 	}
 	return bin, nil
+}
+
+// fromEnvOrScript returns $env if set, else the last line hack/SCRIPT
+// prints, run from the repository root under the build lock (concurrent
+// test packages take turns, so only one of them builds).
+func fromEnvOrScript(ctx context.Context, env, script string) (string, error) {
+	if v := os.Getenv(env); v != "" {
+		return v, nil
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	unlock, err := lockBuild()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return runScript(ctx, root, script)
 }
 
 func repoRoot() (string, error) {
