@@ -244,12 +244,8 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 		if w.wide {
 			row = append(row, feasible)
 		}
-		reason := nodeReason(e, n)
-		if !w.wide {
-			// The histogram above names the plugins; the row has less room.
-			reason = withoutPlugin(reason, n.Plugin)
-		}
-		row = append(row, score, fits, reason)
+		// The histogram above names the plugins; a short row has less room.
+		row = append(row, score, fits, nodeReason(e, n, w.wide))
 		if w.wide {
 			for _, plugin := range e.FilterPlugins {
 				row = append(row, n.FilterDetail(plugin))
@@ -365,8 +361,11 @@ func orDash(s string) string {
 // nodeReason is the REASON cell: the first failing plugin and its reason,
 // with the taint, the shortfalls or the missing features spelled out. A
 // node outside the gang's domain says so, and how it would do otherwise.
-func nodeReason(e *explain.Explanation, n *explain.Node) string {
-	verdict := n.Detail()
+func nodeReason(e *explain.Explanation, n *explain.Node, withPlugin bool) string {
+	verdict := n.Why()
+	if withPlugin {
+		verdict = n.Detail()
+	}
 	if !n.OutsideDomain {
 		return verdict
 	}
@@ -446,14 +445,6 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		fmt.Fprintf(w.out, "NODES: the members may use / all (affinity, taints, cordons); FREE: free/allocatable on those, before placement\n")
 	}
 	return nil
-}
-
-// withoutPlugin drops "Plugin: " from a node's reason.
-func withoutPlugin(reason, plugin string) string {
-	if plugin == "" {
-		return reason
-	}
-	return strings.Replace(reason, plugin+": ", "", 1)
 }
 
 // compactReasons joins reasons, saying "Insufficient" once:

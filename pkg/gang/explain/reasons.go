@@ -16,11 +16,21 @@ import (
 )
 
 // Detail is the node's verdict in words: the first failing plugin and its
+// reason (Why), "-" for a feasible node. Printers show it as it is, so that
+// no printer needs to know a plugin.
+func (n *Node) Detail() string {
+	why := n.Why()
+	if n.Plugin == "" {
+		return why
+	}
+	return n.Plugin + ": " + why
+}
+
+// Why is Detail without the plugin's name: the first failing plugin's
 // reason, with what kube-scheduler's reason leaves out spelled out (the
 // untolerated taint, how much of each resource is short, the missing node
-// features); "-" for a feasible node. Printers show it as it is, so that no
-// printer needs to know a plugin.
-func (n *Node) Detail() string {
+// features); "-" for a feasible node.
+func (n *Node) Why() string {
 	if n.Plugin == "" && len(n.Reasons) == 0 {
 		return "-"
 	}
@@ -39,10 +49,7 @@ func (n *Node) Detail() string {
 			detail += " (missing " + strings.Join(n.MissingFeatures, ", ") + ")"
 		}
 	}
-	if n.Plugin == "" {
-		return detail
-	}
-	return n.Plugin + ": " + detail
+	return detail
 }
 
 // insufficientText lists each short resource with how much is missing,
