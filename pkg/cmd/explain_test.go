@@ -272,3 +272,49 @@ spec:
 		t.Errorf("json: exit %d, pod and gang %q, want the pod and no gang", code, out)
 	}
 }
+
+// A preferred topology no domain can hold: the members spread over the
+// cluster, and every screen says so (summary, domain table, JSON).
+func TestExplainPreferredTopologyNotMet(t *testing.T) {
+	// 16 x 4 GPUs: zone a has 43 GPUs free where the members may go, zone
+	// b 58, the cluster 101.
+	job := `apiVersion: batch/v1
+kind: Job
+metadata: {name: wide, namespace: default}
+spec:
+  parallelism: 16
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: c
+        image: busybox
+        resources: {limits: {nvidia.com/gpu: "4"}}
+`
+	const zone = "topology.kubernetes.io/zone"
+	code, out, stderr := run(t, job, "explain", "-f", "-", "--snapshot", exampleSnapshot, "--prefer-topology-key", zone)
+	unwrapped := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"no one " + zone + " holds the minimum 16 (the most is 14, in us-east-1b), so the members spread over the cluster",
+		"Members each " + zone + " (preferred, not met) holds at once (minimum 16):",
+		"NODE PLACED ZONE SCORE FITS REASON",
+	} {
+		if !strings.Contains(unwrapped, want) {
+			t.Errorf("exit %d, stderr %q: output lacks %q:\n%s", code, stderr, want, out)
+		}
+	}
+	for _, verb := range []string{"explain", "place"} {
+		_, out, _ = run(t, job, verb, "-f", "-", "--snapshot", exampleSnapshot, "--prefer-topology-key", zone, "-o", "jsonpath={.preferredTopology}")
+		if out != `{"met":false,"topologyKey":"`+zone+`"}` {
+			t.Errorf("%s: preferredTopology %s", verb, out)
+		}
+	}
+	// 4 members fit in one zone: met.
+	_, out, _ = run(t, strings.Replace(job, "parallelism: 16", "parallelism: 4", 1), "place", "-f", "-", "--snapshot", exampleSnapshot,
+		"--prefer-topology-key", zone, "-o", "jsonpath={.preferredTopology.met} {.domain}")
+	if out != "true us-east-1a" {
+		t.Errorf("4 members: met and domain %q, want true us-east-1a", out)
+	}
+}

@@ -198,8 +198,12 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 	if e.Gang != nil {
 		columns = append(columns, "Placed")
 	}
-	if e.TopologyKey != "" {
-		columns = append(columns, domainColumn(e.TopologyKey))
+	domainKey := e.TopologyKey
+	if e.Placement != nil {
+		domainKey = cmp.Or(domainKey, e.Placement.PreferredTopologyKey)
+	}
+	if domainKey != "" {
+		columns = append(columns, domainColumn(domainKey))
 	}
 	// A score and no reason say the node is feasible; -o wide spells it out.
 	if w.wide {
@@ -232,7 +236,7 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 		if e.Gang != nil {
 			row = append(row, dashIfZero(n.Placed))
 		}
-		if e.TopologyKey != "" {
+		if domainKey != "" {
 			row = append(row, orDash(n.Domain))
 		}
 		fits := fmt.Sprint(n.Fits)
@@ -397,7 +401,11 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 	if len(e.Domains) == 0 {
 		return nil
 	}
-	w.title(fmt.Sprintf("Members each %s holds at once (minimum %d):", p.TopologyKey, p.MinMember))
+	key := p.TopologyKey
+	if p.PreferredTopologyKey != "" && !p.PreferredMet {
+		key = p.PreferredTopologyKey + " (preferred, not met)"
+	}
+	w.title(fmt.Sprintf("Members each %s holds at once (minimum %d):", key, p.MinMember))
 	domains := e.Domains
 	limit := len(domains)
 	if !w.wide && w.maxRows > 0 && len(domains) > w.maxRows {

@@ -95,6 +95,12 @@ type Placement struct {
 	// TopologyKey and Domain say which domain was chosen, if any.
 	TopologyKey string
 	Domain      string
+	// PreferredTopologyKey is the preferred topology tried first, if any;
+	// PreferredMet says one of its domains held the gang. When none did,
+	// TopologyKey is empty, the members spread over the cluster, and
+	// Domains still says what each domain held.
+	PreferredTopologyKey string
+	PreferredMet         bool
 	// MaxPlaceable is the most members (running ones included) that run or
 	// fit at once, in the best attempt.
 	MaxPlaceable int32
@@ -242,10 +248,10 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 		p.TopologyKey = key
 		best, running, need, err = placeInDomains(ctx, base, key, pending, p)
 	case preferred != "":
-		p.TopologyKey = preferred
+		p.TopologyKey, p.PreferredTopologyKey, p.PreferredMet = preferred, preferred, true
 		best, running, need, err = placeInDomains(ctx, base, preferred, pending, p)
 		if err == nil && (best == nil || len(best.assignments) < need) {
-			p.TopologyKey, p.Conflict = "", ""
+			p.TopologyKey, p.Conflict, p.PreferredMet = "", "", false
 			running = len(p.Running)
 			need = int(g.MinMember) - running - p.Succeeded
 			best, err = placeOn(ctx, base, "", pending)
@@ -610,6 +616,7 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		if len(p.Unplaced) > 0 {
 			p.Message += fmt.Sprintf("; %d more member(s) do not fit", len(p.Unplaced))
 		}
+		p.Message += p.preferredUnmet("the members spread over the cluster")
 		return
 	}
 	p.Verdict = VerdictUnschedulable
@@ -630,8 +637,29 @@ func (p *Placement) finish(best *attempt, need, running int) {
 			fmt.Fprintf(&b, " in one %s (no domain has room)", p.TopologyKey)
 		}
 	}
+	b.WriteString(p.preferredUnmet("the whole cluster was tried"))
 	if p.Blocker != nil {
 		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)
 	}
 	p.Message = b.String()
+}
+
+// preferredUnmet says, when the preferred topology could not hold the
+// gang, that the members spread over the cluster and what the best
+// domain held.
+func (p *Placement) preferredUnmet(then string) string {
+	if p.PreferredTopologyKey == "" || p.PreferredMet {
+		return ""
+	}
+	if len(p.Domains) == 0 {
+		return fmt.Sprintf("; no node has the preferred label %s, so %s", p.PreferredTopologyKey, then)
+	}
+	best := p.Domains[0]
+	for _, d := range p.Domains[1:] {
+		if d.Running+d.Placed > best.Running+best.Placed {
+			best = d
+		}
+	}
+	return fmt.Sprintf("; no one %s holds the minimum %d (the most is %d, in %s), so %s",
+		p.PreferredTopologyKey, p.MinMember, best.Running+best.Placed, best.Value, then)
 }

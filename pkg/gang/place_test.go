@@ -102,6 +102,27 @@ func TestPlace(t *testing.T) {
 			wantVerdict:     VerdictPlaced,
 			wantAssignments: []string{"w-0->zone-a-0", "w-1->zone-a-1", "w-2->zone-b-0"},
 			wantMax:         3,
+			wantMessage:     "; no one topology.kubernetes.io/zone holds the minimum 3 (the most is 2, in zone-a), so the members spread over the cluster",
+		},
+		{
+			name:            "preferred zone met: all in one zone, no note",
+			nodes:           append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 3)...),
+			gang:            gangOf(3, testutil.GPUWorkers(3, "8")),
+			opts:            PlaceOptions{PreferredTopologyKey: zoneKey},
+			wantVerdict:     VerdictPlaced,
+			wantAssignments: []string{"w-0->zone-b-0", "w-1->zone-b-1", "w-2->zone-b-2"},
+			wantMax:         3,
+			wantDomain:      "zone-b",
+			wantMessage:     "gang ml/train placed: 0 running and 3 to place, minimum 3, all in topology.kubernetes.io/zone=zone-b",
+		},
+		{
+			name:        "preferred zone not met and the cluster too small: the whole cluster was tried",
+			nodes:       append(testutil.GPUNodes("zone-a", 1), testutil.GPUNodes("zone-b", 1)...),
+			gang:        gangOf(3, testutil.GPUWorkers(3, "8")),
+			opts:        PlaceOptions{PreferredTopologyKey: zoneKey},
+			wantVerdict: VerdictUnschedulable,
+			wantMax:     2,
+			wantMessage: "at most 2 of minimum 3 member(s) run or fit at once; no one topology.kubernetes.io/zone holds the minimum 3 (the most is 1, in zone-a), so the whole cluster was tried; ml/w-2",
 		},
 		{
 			name:            "tightest fit: the zone left with less free room wins",
@@ -180,6 +201,9 @@ func TestPlace(t *testing.T) {
 			}
 			if !strings.Contains(p.Message, tt.wantMessage) {
 				t.Errorf("message %q\nwant it to contain %q", p.Message, tt.wantMessage)
+			}
+			if key := tt.opts.PreferredTopologyKey; p.PreferredTopologyKey != key || p.PreferredMet != (key != "" && tt.wantDomain != "") {
+				t.Errorf("preferred %q met %v, want %q met %v", p.PreferredTopologyKey, p.PreferredMet, key, key != "" && tt.wantDomain != "")
 			}
 		})
 	}

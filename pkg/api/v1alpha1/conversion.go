@@ -47,6 +47,9 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 		NotEvaluated: e.NotEvaluated,
 		Suggestions:  []Suggestion{},
 	}
+	if p := e.Placement; p != nil && p.PreferredTopologyKey != "" {
+		out.Preferred = &PreferredTopology{TopologyKey: p.PreferredTopologyKey, Met: p.PreferredMet}
+	}
 	if e.Pod != nil {
 		out.Pod = e.Pod.Namespace + "/" + e.Pod.Name
 		out.PodRequests = gang.FormatRequests(e.Pod)
@@ -174,6 +177,9 @@ func FromPlacement(p *gang.Placement) *Placement {
 		Domain:       p.Domain,
 		Message:      p.Message,
 		Conflict:     p.Conflict,
+	}
+	if p.PreferredTopologyKey != "" {
+		out.Preferred = &PreferredTopology{TopologyKey: p.PreferredTopologyKey, Met: p.PreferredMet}
 	}
 	for _, pod := range p.Running {
 		out.Running = append(out.Running, Member{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})

@@ -34,8 +34,10 @@ type Explanation struct {
 	Member      *MemberAlone `json:"member,omitempty"`
 	TopologyKey string       `json:"topologyKey,omitempty"`
 	Domain      string       `json:"domain,omitempty"`
-	Nodes       []Node       `json:"nodes"`
-	Gates       []string     `json:"gates,omitempty"`
+	// Preferred says whether the gang's preferred topology held it.
+	Preferred *PreferredTopology `json:"preferredTopology,omitempty"`
+	Nodes     []Node             `json:"nodes"`
+	Gates     []string           `json:"gates,omitempty"`
 	// Quota is why the namespace's ResourceQuota would refuse members that
 	// do not exist yet (a what-if).
 	Quota        string   `json:"quota,omitempty"`
@@ -246,8 +248,18 @@ type Placement struct {
 	Members     []MemberPlan `json:"members"`
 	TopologyKey string       `json:"topologyKey,omitempty"`
 	Domain      string       `json:"domain,omitempty"`
-	Domains     []Domain     `json:"domains,omitempty"`
-	Message     string       `json:"message"`
+	// Preferred is set when a preferred topology was asked for: whether
+	// one of its domains held the gang (else the members spread over the
+	// cluster and topologyKey is empty).
+	Preferred *PreferredTopology `json:"preferredTopology,omitempty"`
+	Domains   []Domain           `json:"domains,omitempty"`
+	Message   string             `json:"message"`
+}
+
+// PreferredTopology says whether the preferred topology held the gang.
+type PreferredTopology struct {
+	TopologyKey string `json:"topologyKey"`
+	Met         bool   `json:"met"`
 }
 
 // MemberAlone is how one member does by itself, before its gang.

@@ -292,7 +292,8 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 				domain = p.Domain
 			}
 		}
-		res, err := x.table(ctx, e, gang.Ungated(subject), before, p.TopologyKey, domain)
+		// Nodes carry their value of the preferred key too, when it was not met.
+		res, err := x.table(ctx, e, gang.Ungated(subject), before, cmp.Or(p.TopologyKey, p.PreferredTopologyKey), domain)
 		if err != nil {
 			return nil, err
 		}
