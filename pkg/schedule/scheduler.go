@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
@@ -111,6 +114,26 @@ func (s *Scheduler) Fork() (*Scheduler, error) { return s.fork(s.opts) }
 func (s *Scheduler) WithAllFilters() (*Scheduler, error) {
 	opts := s.opts
 	opts.RunAllFilters = true
+	return s.fork(opts)
+}
+
+// WithEveryPreemptionCandidate returns a fork (see Fork) whose preemption
+// dry run weighs every node before it picks one: the profile's
+// DefaultPreemption minCandidateNodesPercentage becomes 100. kube-scheduler
+// stops at a tenth of the nodes (at least 100) for speed, which is no
+// semantic: a gang's what-if wants the cheapest victims anywhere
+// (docs/design.md#explain).
+func (s *Scheduler) WithEveryPreemptionCandidate() (*Scheduler, error) {
+	opts := s.opts
+	p := *s.profile
+	p.Args = maps.Clone(p.Args)
+	args := &configv1.DefaultPreemptionArgs{}
+	if a, ok := p.Args[defaultpreemption.Name].(*configv1.DefaultPreemptionArgs); ok && a != nil {
+		args = a.DeepCopy()
+	}
+	args.MinCandidateNodesPercentage = ptr.To[int32](100)
+	p.Args[defaultpreemption.Name] = args
+	opts.Profile = &p
 	return s.fork(opts)
 }
 

@@ -615,3 +615,46 @@ func TestDescribeVictims(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A gang's preemption what-if weighs every node, not the first tenth
+// kube-scheduler stops at: here the first 120 nodes by name would each lose
+// four 1-GPU pods to take a member, the 80 after them one 4-GPU pod. Ten
+// members cost ten victims, not forty.
+func TestExplainGangPreemptionFewestVictims(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("a", 120), testutil.GPUNodes("b", 80)...)}
+	small := func(name, node string) *corev1.Pod {
+		return testutil.MakePod().Namespace("batch").Name(name).Node(node).Priority("low", 10).Req(testutil.Res{"nvidia.com/gpu": "1"}).Obj()
+	}
+	for i := range 120 {
+		for j := range 4 {
+			snap.Pods = append(snap.Pods, small(fmt.Sprintf("small-%d-%d", i, j), fmt.Sprintf("a-%d", i)))
+		}
+	}
+	for i := range 80 {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("batch").Name(fmt.Sprintf("big-%d", i)).Node(fmt.Sprintf("b-%d", i)).
+			Priority("low", 10).Req(testutil.Res{"nvidia.com/gpu": "4"}).Obj())
+	}
+	e, err := Gang(context.Background(), snap, gangOf(10, highWorkers(10)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := find(e.Suggestions, SuggestPreempt)
+	if s == nil {
+		t.Fatalf("no preemption suggestion: %+v", e.Suggestions)
+	}
+	nodes := map[string]bool{}
+	for _, v := range s.Victims {
+		if !strings.HasPrefix(v.Pod.Name, "big-") {
+			t.Errorf("victim %s on %s: a node with four victims was chosen over one with one", v.Pod.Name, v.Node)
+		}
+		nodes[v.Node] = true
+	}
+	if len(s.Victims) != 10 || len(nodes) != 10 || !s.Verified {
+		t.Errorf("%d victims on %d nodes (verified %v), want 10 on 10: %s", len(s.Victims), len(nodes), s.Verified, s.Message)
+	}
+	// The summary line is still kube-scheduler's own choice for the
+	// blocked member, from its window of the first nodes by name.
+	if !strings.Contains(e.Message, "preemption: found a potential placement for pod on node a-") {
+		t.Errorf("summary %q, want kube-scheduler's pick among the first nodes", e.Message)
+	}
+}

@@ -14,19 +14,32 @@ import (
 )
 
 // preempt asks kube-scheduler's preemption, as a what-if, which
-// lower-priority pods it would evict (PodDisruptionBudgets respected as
-// kube-scheduler respects them: candidates that violate none first) for
-// each member left over in turn, in the state the best attempt left: a
-// member that fits once earlier victims are gone takes the first feasible
-// node, one that does not gets its own victims and is assumed on the node
-// preemption nominates. The victims are then removed from a copy of the
-// snapshot and the gang placed again: the suggestion is made only when it
-// then fits. Nothing is evicted.
+// lower-priority pods it would evict for each member left over in turn, in
+// the state the best attempt left: a member that fits once earlier victims
+// are gone takes the first feasible node, one that does not gets its own
+// victims and is assumed on the node preemption picks. The pick is
+// kube-scheduler's ranking (fewest PodDisruptionBudget violations, then the
+// lowest highest-priority victim, the smallest sum of priorities, the
+// fewest victims) over every node, where kube-scheduler stops at a tenth:
+// for a gang, the cheapest victims anywhere win (docs/design.md#commands).
+// The victims are then removed from a copy of the snapshot and the gang
+// placed again: the suggestion is made only when it then fits. Nothing is
+// evicted.
 func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
 	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
 		return nil, nil // kube-scheduler's own preemption found no room for the first
 	}
-	state, err := x.stateAfter(x.plain, p.Planned())
+	// A pod alone gets kube-scheduler's own pick, the one its summary line
+	// names; a gang the cheapest over every node.
+	lone := g.Source == ""
+	base := x.plain
+	if !lone {
+		var err error
+		if base, err = x.plain.WithEveryPreemptionCandidate(); err != nil {
+			return nil, err
+		}
+	}
+	state, err := x.stateAfter(base, p.Planned())
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +112,16 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	s.Message += "; " + fitsThen(g, then)
 	if n := len(s.EquallyGood); n > 0 {
 		shown := s.EquallyGood[:min(n, 5)]
-		s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the first member's node at random among %d equally good ones (%s", n, strings.Join(shown, ", "))
+		list := strings.Join(shown, ", ")
 		if n > len(shown) {
-			s.Message += fmt.Sprintf(" and %d more", n-len(shown))
+			list += fmt.Sprintf(" and %d more", n-len(shown))
 		}
-		s.Message += "), this one is the first by name"
+		if lone {
+			s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the node at random among %d equally good ones (%s), this one is the first by name", n, list)
+		} else {
+			s.Message += fmt.Sprintf("; the choice is not unique: %d nodes are equally good for the first member (%s), this plan takes the first by name; "+
+				"kube-scheduler, preempting for one member at a time among a tenth of the nodes from a random start, may evict others", n, list)
+		}
 	}
 	return s, nil
 }
