@@ -183,9 +183,23 @@ func tableContext(e *explain.Explanation) string {
 		if e.Domain != "" {
 			s += " in " + e.TopologyKey + "=" + e.Domain
 		}
-		return s + "; FITS: how many more members like it each node holds:"
+		if len(e.PlacedBefore) > 0 {
+			return s + "; MORE: how many more members like it each node holds once they are placed:"
+		}
+		return s + "; FITS: how many members like it each node holds:"
 	}
-	return "Nodes for " + pod + ", the gang's largest pending member; FITS: how many members like it each node holds:"
+	return "Nodes for " + pod + ", the gang's largest pending member, before the gang is placed; FITS: how many members like it " +
+		"each node holds, PLACED: how many the plan puts there:"
+}
+
+// fitsColumn names the column of how many pods like the table's each node
+// holds: FITS in the snapshot as it is, MORE once the members before a
+// blocked one are placed (the table is then that state's).
+func fitsColumn(e *explain.Explanation) string {
+	if e.Gang != nil && e.Blocked && len(e.PlacedBefore) > 0 {
+		return "More"
+	}
+	return "Fits"
 }
 
 // nodeTable prints one row per node; -o wide adds a column per Filter
@@ -209,7 +223,7 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 	if w.wide {
 		columns = append(columns, "Feasible")
 	}
-	columns = append(columns, "Score", "Fits", "Reason")
+	columns = append(columns, "Score", fitsColumn(e), "Reason")
 	if w.wide {
 		columns = append(columns, e.FilterPlugins...)
 	}

@@ -60,7 +60,11 @@ type Node struct {
 	Feasible bool   `json:"feasible"`
 	// Score is set for feasible nodes only: an infeasible node has none.
 	Score *int64 `json:"score,omitempty"`
-	// Fits is how many more pods like the explained one the node holds.
+	// Fits is how many pods like the explained one the node holds in the
+	// state the nodes are described in: the snapshot as it is, or, for a
+	// blocked gang, once the members in placedBefore are placed (then it is
+	// how many more; the screen calls that column MORE). Feasible and
+	// score are of that state too.
 	Fits       int64 `json:"fits"`
 	FitsAtMost bool  `json:"fitsAtMost,omitempty"`
 	// Placed counts the gang's members that run there or that the plan puts there.
