@@ -107,7 +107,9 @@ func (o *AdmitOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	err = o.printResult(v1alpha1.KindAdmission, g.Namespace, g.Name, func() any { return v1alpha1.FromAdmission(a, ungated) },
-		func(d describe.Options) error { return describe.Admission(o.Out, a, ungated, d) })
+	err = o.printResult(output{kind: v1alpha1.KindAdmission, namespace: g.Namespace, name: g.Name,
+		object: func() any { return v1alpha1.FromAdmission(a, ungated) },
+		human:  func(d describe.Options) error { return describe.Admission(o.Out, a, ungated, d) },
+		names:  func() []string { return gangNames(g) }})
 	return exitNoUnless(err, a.Admitted() && (ungated == nil || len(ungated.Changed) == 0))
 }

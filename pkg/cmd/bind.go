@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -150,8 +151,10 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		}
 		return interruptedOr(ctx, err)
 	}
-	if err := o.printResult(v1alpha1.KindBindReport, g.Namespace, g.Name, func() any { return v1alpha1.FromBindReport(r) },
-		func(d describe.Options) error { return describe.BindReport(o.Out, r, d) }); err != nil {
+	if err := o.printResult(output{kind: v1alpha1.KindBindReport, namespace: g.Namespace, name: g.Name,
+		object: func() any { return v1alpha1.FromBindReport(r) },
+		human:  func(d describe.Options) error { return describe.BindReport(o.Out, r, d) },
+		names:  func() []string { return boundNames(r) }}); err != nil {
 		return err
 	}
 	if r.LostEvents > 0 {
@@ -174,4 +177,15 @@ func interruptedOr(ctx context.Context, err error) error {
 		return errors.New("interrupted before binding: nothing was written")
 	}
 	return err
+}
+
+// boundNames are the pods a bind bound (or, with --dry-run, would bind).
+func boundNames(r *bind.Report) []string {
+	var pods []*corev1.Pod
+	for _, m := range r.Members {
+		if m.Result == bind.OutcomeBound || m.Result == bind.OutcomeWouldBind {
+			pods = append(pods, m.Pod)
+		}
+	}
+	return podNames(pods)
 }

@@ -209,6 +209,62 @@ func TestKubectlHabits(t *testing.T) {
 			t.Errorf("%s -o xml: exit %d, stderr %q; want wide among the formats", verb, code, stderr)
 		}
 	}
+	// -o name names what a script would act on, as kubectl names objects.
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"explain", "podgroup/llm-pretrain", "-n", "ml-research"}, ExitNo, "podgroup.scheduling.k8s.io/llm-pretrain\n"},
+		{[]string{"explain", "pod/llm-pretrain-worker-3", "-n", "ml-research"}, ExitNo, "pod/llm-pretrain-worker-3\n"},
+		{[]string{"place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone"}, ExitOK,
+			"pod/finetune-0\npod/finetune-1\npod/finetune-2\npod/finetune-3\n"},
+		{[]string{"place", "podgroup/llm-pretrain", "-n", "ml-research"}, ExitNo, ""},
+		{[]string{"explain", "-A"}, ExitOK, "pod/eval-llm-nightly-6qs4l\npodgroup/llm-pretrain\n"},
+	} {
+		code, out, stderr := run(t, "", append(tc.args, "--snapshot", exampleSnapshot, "-o", "name")...)
+		if code != tc.code || out != tc.want {
+			t.Errorf("%v -o name: exit %d (want %d), stderr %q, output %q, want %q", tc.args, code, tc.code, stderr, out, tc.want)
+		}
+	}
+	// place -o wide adds each member's requests and the blocker's reason.
+	_, out, _ := run(t, "", "place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "wide")
+	if !strings.Contains(out, "REQUESTS") || !strings.Contains(out, "Does not fit             8 nvidia.com/gpu, 90 cpu, 1000Gi memory   0/35 nodes are available: ") {
+		t.Errorf("place -o wide:\n%s", out)
+	}
+}
+
+// explain without a subject lists what is pending, as kubectl get lists
+// objects: in the namespace, or with -A in every one.
+func TestExplainListsPending(t *testing.T) {
+	code, out, stderr := run(t, "", "explain", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	want := "NAME                         GANG     PENDING   VERDICT         REASON\n" +
+		"pod/eval-llm-nightly-6qs4l   -        1/1       Gated           scheduling gates: kueue.x-k8s.io/admission\n" +
+		"podgroup/llm-pretrain        native   9/9       Unschedulable   8/9 fit: 10 Insufficient cpu, memory, nvidia.com/gpu...\n"
+	if code != ExitOK || out != want {
+		t.Errorf("exit %d, stderr %q, output:\n%s\nwant:\n%s", code, stderr, out, want)
+	}
+	_, out, _ = run(t, "", "explain", "-A", "--snapshot", exampleSnapshot, "--no-headers")
+	if !strings.HasPrefix(out, "ml-research   pod/eval-llm-nightly-6qs4l   -   ") || strings.Contains(out, "NAMESPACE") {
+		t.Errorf("-A --no-headers:\n%s", out)
+	}
+	_, out, _ = run(t, "", "explain", "-n", "kube-system", "--snapshot", exampleSnapshot)
+	if out != "No pending pods or gangs found.\n" {
+		t.Errorf("nothing pending: %q", out)
+	}
+	_, out, _ = run(t, "", "explain", "-A", "--snapshot", exampleSnapshot, "-o", "jsonpath={.kind} {.items[1].name} {.items[1].gang.source} {.items[1].pending}/{.items[1].members} {.items[1].verdict}")
+	if out != "PendingList podgroup/llm-pretrain scheduling.k8s.io 9/9 Unschedulable" {
+		t.Errorf("json: %q", out)
+	}
+	for _, args := range [][]string{
+		{"explain", "-A", "podgroup/llm-pretrain"},
+		{"explain", "-A", "--topology-key", "topology.kubernetes.io/zone"},
+		{"place", "--snapshot", exampleSnapshot},
+	} {
+		if code, _, stderr := run(t, "", append(args, "--snapshot", exampleSnapshot)...); code != ExitUsage || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want one line and exit 2", args, code, stderr)
+		}
+	}
 }
 
 // The manifests shipped in examples/ (the README's examples) load and get

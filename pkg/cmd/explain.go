@@ -43,9 +43,21 @@ var explainLong = templates.LongDesc(`
 	were outside the gang's topology domain", which kube-scheduler does not
 	write.
 
-	Exit code 0 when the subject is schedulable, 3 when it is not.`)
+	Without a subject, explain lists what is pending in the namespace (-A: in
+	every namespace), one line per gang with a pending member and per pending
+	pod of no gang: its kind, how many members wait, the verdict and the first
+	reason, each judged alone on the same snapshot. -o name prints the names
+	to explain next.
+
+	-v=6 logs every request to the API server, as kubectl does.
+
+	Exit code 0 when the subject is schedulable, 3 when it is not; 0 for a
+	list.`)
 
 var explainExample = templates.Examples(`
+	# What is pending in every namespace, and why, one line each
+	kubectl gang explain -A
+
 	# Explain a pending gang
 	kubectl gang explain podgroup/llm-pretrain -n ml-research
 
@@ -67,6 +79,10 @@ type ExplainOptions struct {
 	NoColor bool
 	// MaxRows caps the node and domain tables (--max-rows).
 	MaxRows int
+	// AllNamespaces lists what is pending in every namespace (-A).
+	AllNamespaces bool
+
+	list bool
 }
 
 // defaultMaxRows keeps explain on one screen on a cluster of thousands of
@@ -82,7 +98,7 @@ func NewExplainOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStrea
 func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewExplainOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "explain (pod/NAME | podgroup/NAME | -l SELECTOR | -f FILE)",
+		Use:                   "explain [pod/NAME | podgroup/NAME | -l SELECTOR | -f FILE | -A]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain why a pod or gang is Pending and what would make it fit",
 		Long:                  explainLong,
@@ -92,12 +108,19 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 	}
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Without a subject, list what is pending in every namespace instead of the current one.")
 	cmd.Flags().IntVar(&o.MaxRows, "max-rows", o.MaxRows, "Rows of the node and domain tables to show, the most telling first (0: all; -o wide shows all).")
 	return cmd
 }
 
 // Complete resolves the subject, the namespace and the scheduling profile.
 func (o *ExplainOptions) Complete(args []string) error {
+	if o.list = o.listing(args); o.list {
+		return o.completeListing()
+	}
+	if o.AllNamespaces {
+		return usageErrorf("-A lists what is pending in every namespace and takes no subject; to explain one, name it with -n NAMESPACE")
+	}
 	return o.complete(args, true, true)
 }
 
@@ -112,6 +135,9 @@ func (o *ExplainOptions) Validate() error {
 // Run explains the subject and prints the explanation; a subject that is
 // not schedulable ends with exit code 3 after it is printed.
 func (o *ExplainOptions) Run(ctx context.Context) error {
+	if o.list {
+		return o.runListing(ctx)
+	}
 	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
 	if err != nil {
 		return err
@@ -142,12 +168,22 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	} else {
 		ns, name = e.Pod.Namespace, e.Pod.Name
 	}
-	err = o.printResult(v1alpha1.KindExplanation, ns, name, func() any { return v1alpha1.FromExplanation(e) },
-		func(d describe.Options) error {
+	err = o.printResult(output{kind: v1alpha1.KindExplanation, namespace: ns, name: name,
+		object: func() any { return v1alpha1.FromExplanation(e) },
+		human: func(d describe.Options) error {
 			d.Color = !o.NoColor && printers.AllowsColorOutput(o.Out)
 			d.MaxRows = o.MaxRows
 			return describe.Explanation(o.Out, e, d)
-		})
+		},
+		names: func() []string {
+			switch {
+			case o.subject.Kind == SubjectPod:
+				return []string{"pod/" + o.subject.Name}
+			case e.Gang == nil:
+				return podNames([]*corev1.Pod{e.Pod})
+			}
+			return gangNames(e.Gang)
+		}})
 	return exitNoUnless(err, e.Verdict == explain.VerdictSchedulable)
 }
 

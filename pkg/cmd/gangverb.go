@@ -160,15 +160,34 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *
 	return g, pod, nil
 }
 
-// printResult prints a verb's result: with -o json, yaml, name, jsonpath
-// or go-template as the v1alpha1 object of that kind (object builds it only
-// then), else for people through pkg/describe (no -o, or -o wide).
-func (o *GangVerbOptions) printResult(kind, namespace, name string, object func() any, human func(describe.Options) error) error {
+// output is a verb's result in each form it prints.
+type output struct {
+	// kind, namespace and name make the v1alpha1 object object returns,
+	// built only for -o json, yaml, jsonpath or go-template.
+	kind, namespace, name string
+	object                func() any
+	// human prints for people (no -o, or -o wide).
+	human func(describe.Options) error
+	// names are what -o name prints, one per line, as kubectl names
+	// objects: the pods (pod/NAME) or the PodGroup (podgroup.<group>/NAME).
+	names func() []string
+}
+
+// printResult prints a verb's result in the format -o asks for.
+func (o *GangVerbOptions) printResult(r output) error {
 	format := ptr.Deref(o.PrintFlags.OutputFormat, "")
-	if format == "" || format == "wide" {
-		return human(describe.Options{NoHeaders: o.NoHeaders, Wide: format == "wide"})
+	switch format {
+	case "", "wide":
+		return r.human(describe.Options{NoHeaders: o.NoHeaders, Wide: format == "wide"})
+	case "name":
+		for _, n := range r.names() {
+			if _, err := fmt.Fprintln(o.Out, n); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	obj, err := v1alpha1.ToObject(kind, namespace, name, object())
+	obj, err := v1alpha1.ToObject(r.kind, r.namespace, r.name, r.object())
 	if err != nil {
 		return err
 	}
@@ -177,6 +196,24 @@ func (o *GangVerbOptions) printResult(kind, namespace, name string, object func(
 		return err
 	}
 	return printer.PrintObj(obj, o.Out)
+}
+
+// podNames names pods as kubectl -o name does.
+func podNames(pods []*corev1.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = "pod/" + p.Name
+	}
+	return out
+}
+
+// gangNames is how -o name names a gang: its PodGroup as kubectl would
+// (podgroup.<group>/NAME), or the member pods of a gang without one.
+func gangNames(g *gang.Gang) []string {
+	if g.PodGroup != nil {
+		return []string{"podgroup." + string(g.Source) + "/" + g.Name}
+	}
+	return podNames(g.Members)
 }
 
 // placeOptions are the placement options for the subject (a gang, or a

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -88,7 +89,15 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
 		o.warn([]string{"the namespace's ResourceQuota would refuse the members that do not exist yet: " + q.Message})
 	}
-	err = o.printResult(v1alpha1.KindPlacement, g.Namespace, g.Name, func() any { return v1alpha1.FromPlacement(p) },
-		func(d describe.Options) error { return describe.Placement(o.Out, p, d) })
+	err = o.printResult(output{kind: v1alpha1.KindPlacement, namespace: g.Namespace, name: g.Name,
+		object: func() any { return v1alpha1.FromPlacement(p) },
+		human:  func(d describe.Options) error { return describe.Placement(o.Out, p, d) },
+		names: func() []string {
+			var pods []*corev1.Pod
+			for _, a := range p.Assignments {
+				pods = append(pods, a.Pod)
+			}
+			return podNames(pods)
+		}})
 	return exitNoUnless(err, p.Verdict == gang.VerdictPlaced)
 }

@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"context"
+	goflag "flag"
 	"fmt"
 	"maps"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"k8s.io/kubectl/pkg/util/templates"
 )
 
@@ -65,6 +68,7 @@ func NewCmdGang(streams genericiooptions.IOStreams) *cobra.Command {
 		return fmt.Errorf("%w; see '%s --help'", err, c.CommandPath())
 	})
 	snapshotFlags.AddFlags(cmd.PersistentFlags())
+	addVerbosityFlags(cmd, streams)
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
@@ -127,4 +131,20 @@ func registerCompletions(cmd *cobra.Command, f *SnapshotFlags) {
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return f.completeNames(c.Context()), cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// addVerbosityFlags adds kubectl's -v/--v: client-go logs each HTTP request
+// with its status and time at 6, the headers at 7, the bodies (cut) at 8
+// and more, as kubectl does. Logs go to the command's stderr. Every run
+// starts at 0, so one in-process run does not leak its level into the next.
+func addVerbosityFlags(cmd *cobra.Command, streams genericiooptions.IOStreams) {
+	fs := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("v", "0")
+	_ = fs.Set("logtostderr", "false")
+	klog.SetOutput(streams.ErrOut)
+	v := pflag.PFlagFromGoFlag(fs.Lookup("v"))
+	v.Shorthand = "v"
+	v.Usage = "Number for the log level verbosity: 6 logs each request to the API server, 7 its headers, 8 its body, as kubectl."
+	cmd.PersistentFlags().AddFlag(v)
 }

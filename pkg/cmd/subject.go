@@ -78,7 +78,7 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 	}
 	switch {
 	case given == 0:
-		return nil, usageErrorf("name the gang: %s", want)
+		return nil, usageErrorf("name the gang: %s ('kubectl gang explain' without one lists what is pending)", want)
 	case given > 1 || len(args) > 1:
 		return nil, usageErrorf("give exactly one of %s", want)
 	}

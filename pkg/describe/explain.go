@@ -325,7 +325,7 @@ func (w *explainWriter) reasons(e *explain.Explanation) error {
 		case n.Feasible:
 			reason = "feasible"
 		default:
-			reason = compactReasons(n.Reasons)
+			reason = explain.CompactReasons(n.Reasons)
 			if n.Plugin != "" {
 				reason = n.Plugin + ": " + reason
 			}
@@ -467,23 +467,6 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		fmt.Fprintf(w.out, "NODES: the members may use / all (affinity, taints, cordons); FREE: free/allocatable on those, before placement\n")
 	}
 	return nil
-}
-
-// compactReasons joins reasons, saying "Insufficient" once:
-// "Insufficient cpu, memory, nvidia.com/gpu".
-func compactReasons(reasons []string) string {
-	const insufficient = "Insufficient "
-	out := slices.Clone(reasons)
-	seen := false
-	for i, r := range out {
-		if strings.HasPrefix(r, insufficient) {
-			if seen {
-				out[i] = strings.TrimPrefix(r, insufficient)
-			}
-			seen = true
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 // bar draws free of total as a 10-character gauge, # for free.

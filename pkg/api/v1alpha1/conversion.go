@@ -234,3 +234,18 @@ func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
 	}
 	return &out
 }
+
+// FromPending converts explain's list of what waits.
+func FromPending(lines []explain.Pending) *PendingList {
+	out := PendingList{Items: []PendingItem{}}
+	for i := range lines {
+		l := &lines[i]
+		item := PendingItem{Namespace: l.Namespace, Name: l.Name(), MissingPodGroup: l.Group, Pending: int64(l.PendingMembers),
+			Members: int64(l.Members), Verdict: string(l.Verdict), Reason: l.Reason}
+		if g := l.Gang; g != nil {
+			item.Gang = &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name}
+		}
+		out.Items = append(out.Items, item)
+	}
+	return &out
+}

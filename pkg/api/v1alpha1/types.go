@@ -13,6 +13,8 @@ const (
 	KindExplanation = "Explanation"
 	KindPlacement   = "Placement"
 	KindAdmission   = "Admission"
+	// KindPendingList is what explain prints without a subject.
+	KindPendingList = "PendingList"
 	KindBindReport  = "BindReport"
 )
 
@@ -367,4 +369,25 @@ type UngateReport struct {
 	Ungated   []string `json:"ungated,omitempty"`
 	Untouched []string `json:"untouched,omitempty"` // members without the gate
 	Changed   []string `json:"changed,omitempty"`   // members that changed since the snapshot: nothing more was written
+}
+
+// PendingList is what explain prints with -o json|yaml and no subject
+// (kind PendingList): what waits for a node, one item per gang with a
+// pending member and per pending pod of no gang.
+type PendingList struct {
+	Items []PendingItem `json:"items"`
+}
+
+// PendingItem is one gang or pod that waits.
+type PendingItem struct {
+	Namespace string `json:"namespace"`
+	// Name is the subject as explain takes it: pod/NAME or podgroup/NAME.
+	Name string   `json:"name"`
+	Gang *GangRef `json:"gang,omitempty"`
+	// MissingPodGroup is the PodGroup a pod names that does not exist.
+	MissingPodGroup string `json:"missingPodGroup,omitempty"`
+	Pending         int64  `json:"pending"`
+	Members         int64  `json:"members"`
+	Verdict         string `json:"verdict"`
+	Reason          string `json:"reason"`
 }

@@ -310,29 +310,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	}
 	markPlaced(e, p)
 
-	switch {
-	case p.Verdict == gang.VerdictPlaced && e.GatedMembers > 0:
-		e.Verdict = VerdictGated
-		e.Message = gatedMessage(e)
-	case p.Verdict == gang.VerdictPlaced:
-		e.Verdict = VerdictSchedulable
-		e.Message = p.Message
-	case e.GatedMembers > 0:
-		e.Verdict = VerdictGated
-		e.Message = gatedMessage(e)
-	default:
-		e.Verdict = VerdictUnschedulable
-		switch {
-		case p.Gate != nil:
-			e.Message = p.Message
-		case p.Blocker != nil:
-			e.Message = p.Blocker.Message
-		case !v.Valid:
-			e.Message = v.Message
-		default:
-			e.Message = p.Message
-		}
-	}
+	e.Verdict, e.Message = gangVerdict(p, v, e.GatedMembers, e.Gates)
 	// Members that do not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first: pods it refuses are never created.
 	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
@@ -352,10 +330,23 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	return e, nil
 }
 
-// gatedMessage is kube-scheduler's word for a gated pod, with how many
-// members are held back.
-func gatedMessage(e *Explanation) string {
-	return fmt.Sprintf("%d pending member(s) %s%v", e.GatedMembers, "waiting for scheduling gates: ", e.Gates)
+// gangVerdict is a placed gang's verdict and summary line: gated members
+// hold it back whatever fits; otherwise what blocks it (the source's gate,
+// the first member that does not fit, its validity).
+func gangVerdict(p *gang.Placement, v gang.Validity, gatedMembers int, gates []string) (Verdict, string) {
+	switch {
+	case gatedMembers > 0:
+		return VerdictGated, fmt.Sprintf("%d pending member(s) %s%v", gatedMembers, "waiting for scheduling gates: ", gates)
+	case p.Verdict == gang.VerdictPlaced:
+		return VerdictSchedulable, p.Message
+	case p.Gate != nil:
+		return VerdictUnschedulable, p.Message
+	case p.Blocker != nil:
+		return VerdictUnschedulable, p.Blocker.Message
+	case !v.Valid:
+		return VerdictUnschedulable, v.Message
+	}
+	return VerdictUnschedulable, p.Message
 }
 
 // explainer holds what the explanation's cycles share.

@@ -1,0 +1,227 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// Pending is one line of `explain` without a subject: a gang with pending
+// members, or a pending pod that belongs to none (or whose PodGroup does
+// not exist).
+type Pending struct {
+	Namespace string
+	// Gang is nil for a pod alone; Pod is then the pod.
+	Gang *gang.Gang
+	Pod  *corev1.Pod
+	// Group names the PodGroup a pod alone asks for that the snapshot does
+	// not hold (every gang scheduler holds such a pod back).
+	Group string
+	// PendingMembers and Members count the gang's members (1 and 1 for a pod).
+	PendingMembers, Members int
+	Verdict                 Verdict
+	// Reason is what blocks it, one line: the summary line of explain.
+	Reason string
+	// qualified says PodGroups of two kinds share the gang's name.
+	qualified bool
+}
+
+// Name is the subject as explain takes it: pod/NAME, or podgroup/NAME
+// (podgroups.<group>/NAME when PodGroups of two kinds share the name).
+func (p *Pending) Name() string {
+	switch {
+	case p.Gang == nil:
+		return "pod/" + p.Pod.Name
+	case p.qualified:
+		return "podgroups." + string(p.Gang.Source) + "/" + p.Gang.Name
+	}
+	return "podgroup/" + p.Gang.Name
+}
+
+// ListPending finds what waits for a node in namespace (every namespace
+// when empty): each gang with a pending member, placed all or nothing as
+// explain places it, and each pending pod of no gang, scheduled alone. All
+// are judged on the same snapshot, none assuming the others placed.
+// Lines come in namespace and name order. No suggestions are made: that is
+// what explaining one of them is for.
+func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, opts gang.PlaceOptions) ([]Pending, error) {
+	x, err := newExplainer(snap, Options{PlaceOptions: opts})
+	if err != nil {
+		return nil, err
+	}
+	type groupKey struct {
+		src             gang.Source
+		namespace, name string
+	}
+	gangs := map[groupKey]*gang.Gang{}
+	missing := map[groupKey]bool{}
+	var out []Pending
+	for _, pod := range snap.Pods {
+		if (namespace != "" && pod.Namespace != namespace) || gang.StateOf(pod) != gang.MemberPending {
+			continue
+		}
+		var g *gang.Gang
+		group := ""
+		for _, src := range []gang.Source{gang.SourceNative, gang.SourceVolcano, gang.SourceCoscheduling} {
+			name := gang.GroupNameOf(pod, src)
+			if name == "" {
+				continue
+			}
+			key := groupKey{src, pod.Namespace, name}
+			if found, ok := gangs[key]; ok {
+				g = found
+				break
+			}
+			if missing[key] {
+				group = cmp.Or(group, name)
+				continue
+			}
+			found, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: pod.Namespace, Name: name, Group: string(src)})
+			var nf *gang.NotFoundError
+			if errors.As(err, &nf) {
+				missing[key] = true
+				group = cmp.Or(group, name)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			gangs[key] = found
+			out = append(out, Pending{Namespace: pod.Namespace, Gang: found})
+			g = found
+			break
+		}
+		if g != nil {
+			continue
+		}
+		line := Pending{Namespace: pod.Namespace, Pod: pod, Group: group, PendingMembers: 1, Members: 1}
+		if err := x.judgePod(ctx, &line); err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+	}
+	for i := range out {
+		if out[i].Gang == nil {
+			continue
+		}
+		if err := x.judgeGang(ctx, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	named := map[[2]string]int{}
+	for _, l := range out {
+		if l.Gang != nil {
+			named[[2]string{l.Namespace, l.Gang.Name}]++
+		}
+	}
+	for i := range out {
+		out[i].qualified = out[i].Gang != nil && named[[2]string{out[i].Namespace, out[i].Gang.Name}] > 1
+	}
+	slices.SortStableFunc(out, func(a, b Pending) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name(), b.Name()))
+	})
+	return out, nil
+}
+
+// judgePod schedules a pending pod of no gang alone.
+func (x *explainer) judgePod(ctx context.Context, line *Pending) error {
+	pod := line.Pod
+	if line.Group != "" {
+		line.Verdict = VerdictUnschedulable
+		line.Reason = fmt.Sprintf("its PodGroup %s does not exist, so no gang scheduler will place it", line.Group)
+		return nil
+	}
+	res, err := x.plain.Schedule(ctx, gang.Ungated(pod))
+	if err != nil {
+		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	switch {
+	case len(pod.Spec.SchedulingGates) > 0:
+		line.Verdict = VerdictGated
+		line.Reason = "scheduling gates: " + strings.Join(gang.GateNames([]*corev1.Pod{pod}), ", ")
+	case res.Verdict == schedule.VerdictScheduled:
+		line.Verdict = VerdictSchedulable
+		line.Reason = fmt.Sprintf("fits %d of %d node(s); the best is %s (score %d)", countFeasible(res), res.NumAllNodes, res.SelectedNode, res.SelectedScore)
+	default:
+		line.Verdict = VerdictUnschedulable
+		line.Reason = nodeVerdicts(res)
+	}
+	return nil
+}
+
+// nodeVerdicts words a cycle that found no node briefly for one line:
+// the nodes grouped by their reasons, the largest group first
+// ("30 Insufficient nvidia.com/gpu; 4 node(s) had untolerated taint(s)"),
+// nodes outside a gang's domain left out. A cycle that stopped in
+// PreFilter has no per-node reasons: its message says it all.
+func nodeVerdicts(res *schedule.Result) string {
+	counts := map[string]int{}
+	var order []string
+	for _, n := range res.Nodes {
+		if n.Feasible || n.Status == nil {
+			continue
+		}
+		reasons := n.Status.Reasons()
+		if slices.Contains(reasons, schedule.NotInDomainReason) || len(reasons) == 0 {
+			continue
+		}
+		key := CompactReasons(reasons)
+		if counts[key] == 0 {
+			order = append(order, key)
+		}
+		counts[key]++
+	}
+	if len(order) == 0 {
+		return res.Message
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// judgeGang places a gang all or nothing, behind its source's gate, as
+// explain does, and words its verdict as explain's summary line.
+func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
+	g := line.Gang
+	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	if err != nil {
+		return err
+	}
+	p.ApplyGate(gang.SourceGate(x.snap, g, x.plain.NodeInfos()))
+	pending := g.Pending()
+	line.PendingMembers, line.Members = len(pending), len(g.Members)
+	line.Verdict, line.Reason = gangVerdict(p, gang.Validate(g), g.GatedCount(), gang.GateNames(pending))
+	if line.Verdict == VerdictUnschedulable && p.Blocker != nil && p.Gate == nil {
+		// How many fit of the minimum, and why the next does not.
+		line.Reason = fmt.Sprintf("%d/%d fit: %s", p.MaxPlaceable, p.MinMember, nodeVerdicts(p.Blocker))
+	}
+	return nil
+}
+
+// CompactReasons joins reasons, saying "Insufficient" once:
+// "Insufficient cpu, memory, nvidia.com/gpu".
+func CompactReasons(reasons []string) string {
+	const insufficient = "Insufficient "
+	out := slices.Clone(reasons)
+	seen := false
+	for i, r := range out {
+		if strings.HasPrefix(r, insufficient) {
+			if seen {
+				out[i] = strings.TrimPrefix(r, insufficient)
+			}
+			seen = true
+		}
+	}
+	return strings.Join(out, ", ")
+}
