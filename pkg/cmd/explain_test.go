@@ -206,7 +206,7 @@ func TestExplainJSONCarriesTheFacts(t *testing.T) {
 
 func TestExplainNoHeaders(t *testing.T) {
 	_, out, _ := run(t, "", "explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "--no-headers")
-	for _, header := range []string{"NODE ", "DOMAIN "} {
+	for _, header := range []string{"NODE ", "DOMAIN ", "What would make it fit", "Gang:", "Nodes by verdict", "Members each", "Nodes for"} {
 		if strings.Contains(out, header) {
 			t.Errorf("--no-headers output has the header %q:\n%s", header, out)
 		}

@@ -46,8 +46,13 @@ func (w *explainWriter) style(s, code string) string {
 	return code + s + ansiReset
 }
 
+// title starts a section: a blank line and its title, or with
+// --no-headers only the blank line, as tables lose their headers.
 func (w *explainWriter) title(s string) {
 	fmt.Fprintln(w.out)
+	if w.noHeaders {
+		return
+	}
 	for i, line := range wrap(s, lineWidth) {
 		if i > 0 {
 			line = "  " + line
