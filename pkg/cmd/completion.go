@@ -44,52 +44,74 @@ func completeSubject(f *SnapshotFlags, allowPod bool) cobra.CompletionFunc {
 		}
 		ctx, cancel := context.WithTimeout(c.Context(), 5*time.Second)
 		defer cancel()
-		var out []string
-		for _, name := range f.subjectNames(ctx, resource, group) {
+		names, first := f.subjectNames(ctx, resource, group)
+		// Pods that wait for a node come first: they are what one explains.
+		var out, rest []string
+		for _, name := range names {
 			if c := prefix + "/" + name; strings.HasPrefix(c, toComplete) {
-				out = append(out, c)
+				if first[name] {
+					out = append(out, c)
+				} else {
+					rest = append(rest, c)
+				}
 			}
 		}
 		slices.Sort(out)
-		return slices.Compact(out), cobra.ShellCompDirectiveNoFileComp
+		slices.Sort(rest)
+		return append(slices.Compact(out), slices.Compact(rest)...), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }
 
-// subjectNames lists pod or PodGroup names in the namespace the flags pick.
-func (f *SnapshotFlags) subjectNames(ctx context.Context, resource, group string) []string {
+// completeFormats completes -o with the formats a verb prints.
+func completeFormats(formats []string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return formats, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// subjectNames lists pod or PodGroup names in the namespace the flags
+// pick; first are the pods no node holds yet.
+func (f *SnapshotFlags) subjectNames(ctx context.Context, resource, group string) (names []string, first map[string]bool) {
 	namespace, err := f.Namespace()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	first = map[string]bool{}
 	if f.Offline() {
 		if f.Path == "-" {
-			return nil
+			return nil, nil
 		}
 		snap, _, err := snapshot.LoadFiles(f.Path, nil)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
-		var names []string
 		if resource == "pods" {
 			for _, p := range snap.Pods {
 				if p.Namespace == namespace {
 					names = append(names, p.Name)
+					first[p.Name] = p.Spec.NodeName == ""
 				}
 			}
-			return names
+			return names, first
 		}
 		for _, pg := range snap.PodGroups {
 			if pg.GetNamespace() == namespace && (group == "" || pg.GroupVersionKind().Group == group) {
 				names = append(names, pg.GetName())
 			}
 		}
-		return names
+		return names, first
 	}
 	cfg, err := f.RESTConfig()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	cfg.Timeout = 5 * time.Second
-	names, _ := snapshot.Names(ctx, cfg, namespace, resource, group)
-	return names
+	names, _ = snapshot.Names(ctx, cfg, namespace, resource, group)
+	if resource == "pods" {
+		unbound, _ := snapshot.UnboundPodNames(ctx, cfg, namespace)
+		for _, n := range unbound {
+			first[n] = true
+		}
+	}
+	return names, first
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -47,9 +48,23 @@ func TestCompleteSubject(t *testing.T) {
 			}
 		})
 	}
-	// Every pod of the namespace, and only those.
+	// Every pod of the namespace, and only those; the pending ones (the
+	// gang's 10 and a gated pod) first.
 	pods := complete(t, append([]string{"explain"}, append(snap, "pod/")...)...)
-	if len(pods) < 10 || !slices.Contains(pods, "pod/llm-pretrain-worker-0") || slices.ContainsFunc(pods, func(s string) bool { return !strings.HasPrefix(s, "pod/") }) {
+	if len(pods) < 20 || !slices.Contains(pods, "pod/llm-pretrain-worker-0") || slices.ContainsFunc(pods, func(s string) bool { return !strings.HasPrefix(s, "pod/") }) {
 		t.Errorf("pod candidates %v", pods)
+	}
+	pending := []string{"pod/eval-llm-nightly-6qs4l", "pod/llm-pretrain-launcher"}
+	for i := range 8 {
+		pending = append(pending, fmt.Sprintf("pod/llm-pretrain-worker-%d", i))
+	}
+	if diff := cmp.Diff(pending, pods[:len(pending)]); diff != "" {
+		t.Errorf("pending pods first (-want +got):\n%s", diff)
+	}
+	// -o offers every format the verb prints.
+	for verb, want := range map[string]string{"explain": "wide", "place": "wide", "snapshot": "yaml"} {
+		if got := complete(t, verb, "-o", ""); !slices.Contains(got, want) || !slices.Contains(got, "json") || !slices.Contains(got, "jsonpath") {
+			t.Errorf("%s -o: %v", verb, got)
+		}
 	}
 }

@@ -42,6 +42,7 @@ func (o *GangVerbOptions) addFlags(cmd *cobra.Command, what string) {
 	o.Subject.AddFlags(cmd.Flags(), what)
 	o.Scheduler.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(append([]string{"wide"}, o.PrintFlags.AllowedFormats()...)))
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the tables' headers.")
 }
 

@@ -81,6 +81,7 @@ func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams)
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(o.PrintFlags.AllowedFormats()))
 	cmd.Flags().BoolVar(&o.Summary, "summary", o.Summary, "Print a table of what the snapshot holds instead of the objects.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "With --summary, do not print headers.")
 	return cmd

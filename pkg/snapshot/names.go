@@ -15,6 +15,17 @@ import (
 // "podgroups", of every kind the server serves, or only group's when group
 // is set) in namespace, for shell completion. Only metadata is read.
 func Names(ctx context.Context, cfg *rest.Config, namespace, resource, group string) ([]string, error) {
+	return names(ctx, cfg, namespace, resource, group, "")
+}
+
+// UnboundPodNames lists the names of the pods in namespace that no node
+// holds yet (the field selector spec.nodeName=, filtered by the server),
+// metadata only: what explain completes first.
+func UnboundPodNames(ctx context.Context, cfg *rest.Config, namespace string) ([]string, error) {
+	return names(ctx, cfg, namespace, "pods", "", "spec.nodeName=")
+}
+
+func names(ctx context.Context, cfg *rest.Config, namespace, resource, group, fieldSelector string) ([]string, error) {
 	mc, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -43,7 +54,7 @@ func Names(ctx context.Context, cfg *rest.Config, namespace, resource, group str
 	}
 	var names []string
 	for _, gvr := range gvrs {
-		list, err := mc.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		list, err := mc.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
 		if err != nil {
 			continue
 		}
