@@ -81,7 +81,7 @@ func (o *AdmitOptions) Validate() error {
 			return usageErrorf("--ungate writes to the cluster; it cannot be used with --snapshot")
 		}
 	}
-	return validateOutput(o.PrintFlags)
+	return validateOutput(o.PrintFlags, "wide")
 }
 
 // Run decides admission, prints every check, and with --ungate releases the

@@ -203,10 +203,15 @@ func TestKubectlHabits(t *testing.T) {
 	if code != ExitNo || space != slash {
 		t.Errorf("explain pod NAME: exit %d, stderr %q; output differs from pod/NAME: %v", code, stderr, space != slash)
 	}
-	for _, verb := range []string{"explain", "place"} {
+	for _, verb := range []string{"explain", "place", "admit"} {
 		code, _, stderr = run(t, "", verb, "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "xml")
 		if code != ExitUsage || !strings.Contains(stderr, "allowed formats are: wide,") {
 			t.Errorf("%s -o xml: exit %d, stderr %q; want wide among the formats", verb, code, stderr)
+		}
+	}
+	for _, verb := range []string{"explain", "place", "admit", "bind"} {
+		if _, help, _ := run(t, "", verb, "--help"); !strings.Contains(help, "One of: (wide, json, yaml") {
+			t.Errorf("%s --help does not list -o wide", verb)
 		}
 	}
 	// -o name names what a script would act on, as kubectl names objects.

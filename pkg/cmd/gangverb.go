@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +43,9 @@ func (o *GangVerbOptions) addFlags(cmd *cobra.Command, what string) {
 	o.Subject.AddFlags(cmd.Flags(), what)
 	o.Scheduler.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(append([]string{"wide"}, o.PrintFlags.AllowedFormats()...)))
+	formats := append([]string{"wide"}, o.PrintFlags.AllowedFormats()...)
+	cmd.Flags().Lookup("output").Usage = fmt.Sprintf("Output format. One of: (%s). Without it, or with wide, for people.", strings.Join(formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(formats))
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Do not print the tables' headers.")
 }
 
