@@ -119,8 +119,8 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		if lone {
 			s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the node at random among %d equally good ones (%s), this one is the first by name", n, list)
 		} else {
-			s.Message += fmt.Sprintf("; the choice is not unique: %d nodes are equally good for the first member (%s), this plan takes the first by name; "+
-				"kube-scheduler, preempting for one member at a time among a tenth of the nodes from a random start, may evict others", n, list)
+			s.Message += fmt.Sprintf("; not unique: %d nodes are equally good for the first member (%s), this plan takes the first by name "+
+				"and kube-scheduler, preempting member by member, may evict others", n, strings.Join(shown[:min(3, len(shown))], ", ")+moreOf(n, min(3, len(shown))))
 		}
 	}
 	return s, nil
@@ -193,4 +193,12 @@ func victimName(v Victim) string {
 		desc += ", " + v.Pod.Spec.PriorityClassName
 	}
 	return desc + ")"
+}
+
+// moreOf says how many of n are not listed, after listed of them.
+func moreOf(n, listed int) string {
+	if n > listed {
+		return fmt.Sprintf(" and %d more", n-listed)
+	}
+	return ""
 }
