@@ -289,6 +289,16 @@ func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string
 	if err := fromUnstructured(obj, job, what); err != nil {
 		return err
 	}
+	return m.addJobPods(ns, name, what, &job.Spec, nil)
+}
+
+// addJobPods adds the pods the Job controller creates at once for a Job
+// spec: parallelism (default 1), at most completions, named <name>-<i>. An
+// Indexed Job's pods carry their completion index (label and annotation)
+// and the hostname <name>-<i>, as the Job controller gives them. decorate,
+// when given, changes each pod after that.
+func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, decorate func(*corev1.Pod, int)) error {
+	job := &batchv1.Job{Spec: *spec}
 	n := int32(1)
 	if job.Spec.Parallelism != nil {
 		n = *job.Spec.Parallelism
@@ -309,6 +319,10 @@ func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string
 		if indexed {
 			pod.Labels[jobCompletionIndex] = strconv.Itoa(i)
 			pod.Annotations[jobCompletionIndex] = strconv.Itoa(i)
+			pod.Spec.Hostname = fmt.Sprintf("%s-%d", name, i)
+		}
+		if decorate != nil {
+			decorate(pod, i)
 		}
 	})
 }

@@ -171,7 +171,8 @@ spec:
 			want: &gangSummary{Source: gang.SourceFile, Namespace: "ml", Name: "train", MinMember: 1, Members: []memberSummary{
 				{Name: "train-0", Namespace: "ml", Labels: trainLabels("batch.kubernetes.io/job-name", "train", "job-name", "train",
 					"batch.kubernetes.io/job-completion-index", "0"),
-					Annotations: map[string]string{"batch.kubernetes.io/job-completion-index": "0"}, Phase: corev1.PodPending, Requests: cpu2}}},
+					Annotations: map[string]string{"batch.kubernetes.io/job-completion-index": "0"}, Phase: corev1.PodPending, Requests: cpu2,
+					Hostname: "train-0"}}},
 		},
 		{
 			name: "deployment and replica set",
