@@ -69,6 +69,7 @@ func gangFromFile(snap *schedule.Snapshot, g *gang.Gang) (*gang.Gang, error) {
 	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
 		return nil, err
 	}
+	gang.ApplyWebhooks(g.Members)
 	g.SortMembers()
 	return g, nil
 }

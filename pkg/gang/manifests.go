@@ -202,9 +202,11 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 		})
 	case gvk == VolcanoJobGVK:
 		return m.addVolcanoJob(obj, ns, name, what)
+	case gvk.Group == JobSetGroup && gvk.Kind == "JobSet":
+		return m.addJobSet(obj, ns, name, what)
 	}
 	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
-		"ReplicaSets, StatefulSets or Volcano Jobs", what, gvk.Kind, gvk.GroupVersion().String())
+		"ReplicaSets, StatefulSets, Volcano Jobs or JobSets", what, gvk.Kind, gvk.GroupVersion().String())
 }
 
 func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {

@@ -328,7 +328,11 @@ kind: Pod
 metadata: {name: b, namespace: prod}
 `, wantErr: `Pod "b" is in namespace "prod", the other objects in "dev": a gang lives in one namespace`},
 		{name: "unsupported kind", yaml: "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: t}\n",
-			wantErr: `PyTorchJob "t": kind PyTorchJob of kubeflow.org/v1 is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, ReplicaSets, StatefulSets or Volcano Jobs`},
+			wantErr: `PyTorchJob "t": kind PyTorchJob of kubeflow.org/v1 is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, ReplicaSets, StatefulSets, Volcano Jobs or JobSets`},
+		{name: "a JobSet version this build does not read", yaml: "apiVersion: jobset.x-k8s.io/v1\nkind: JobSet\nmetadata: {name: j}\n",
+			wantErr: `JobSet "j": jobset.x-k8s.io/v1 is not supported; this build reads JobSet jobset.x-k8s.io/v1alpha2`},
+		{name: "a JobSet without replicated Jobs", yaml: "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: j}\nspec: {}\n",
+			wantErr: `JobSet "j": spec.replicatedJobs is required`},
 		{name: "no pods", yaml: "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: a}\n",
 			wantErr: "the manifests (a) make no pods"},
 		{name: "duplicate pod names", yaml: `

@@ -1,0 +1,249 @@
+package gang
+
+import (
+	"cmp"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+)
+
+// JobSetGroup is the API group of JobSet (sigs.k8s.io/jobset); this build
+// reads its v1alpha2, the version its current releases serve.
+const (
+	JobSetGroup   = "jobset.x-k8s.io"
+	jobSetVersion = "v1alpha2"
+)
+
+// The labels and annotations the JobSet controller puts on child Jobs and
+// their pods (labelAndAnnotateObject), and the ones of exclusive placement.
+const (
+	jobSetNameKey           = "jobset.sigs.k8s.io/jobset-name"
+	jobSetUIDKey            = "jobset.sigs.k8s.io/jobset-uid"
+	jobSetReplicatedJobKey  = "jobset.sigs.k8s.io/replicatedjob-name"
+	jobSetRJobReplicasKey   = "jobset.sigs.k8s.io/replicatedjob-replicas"
+	jobSetGlobalReplicasKey = "jobset.sigs.k8s.io/global-replicas"
+	jobSetJobIndexKey       = "jobset.sigs.k8s.io/job-index"
+	jobSetJobGlobalIndexKey = "jobset.sigs.k8s.io/job-global-index"
+	jobSetJobKey            = "jobset.sigs.k8s.io/job-key"
+	jobSetGroupNameKey      = "jobset.sigs.k8s.io/group-name"
+	jobSetGroupReplicasKey  = "jobset.sigs.k8s.io/group-replicas"
+	jobSetJobGroupIndexKey  = "jobset.sigs.k8s.io/job-group-index"
+	jobSetRestartsKey       = "jobset.sigs.k8s.io/restart-attempt"
+	jobSetPriorityKey       = "jobset.sigs.k8s.io/priority"
+	// JobSetExclusiveKey asks for each child Job alone in one value of the
+	// node label it names (on the JobSet or a replicated Job's template).
+	JobSetExclusiveKey          = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+	jobSetNodeSelectorStrategy  = "alpha.jobset.sigs.k8s.io/node-selector"
+	jobSetNamespacedJobKey      = "alpha.jobset.sigs.k8s.io/namespaced-job"
+	jobSetNoScheduleTaintKey    = "alpha.jobset.sigs.k8s.io/no-schedule"
+	jobSetDefaultReplicatedJobs = "default"
+)
+
+// jobSet is the part of a jobset.x-k8s.io/v1alpha2 JobSet that decides its
+// pods.
+type jobSet struct {
+	Spec struct {
+		ReplicatedJobs []struct {
+			Name      string                  `json:"name"`
+			GroupName string                  `json:"groupName,omitempty"`
+			Replicas  *int32                  `json:"replicas,omitempty"`
+			Template  batchv1.JobTemplateSpec `json:"template"`
+		} `json:"replicatedJobs"`
+		Network *struct {
+			EnableDNSHostnames *bool  `json:"enableDNSHostnames,omitempty"`
+			Subdomain          string `json:"subdomain,omitempty"`
+		} `json:"network,omitempty"`
+	} `json:"spec"`
+}
+
+// addJobSet adds the pods of every child Job a JobSet's controller creates:
+// replicas (default 1) Jobs <jobset>-<replicatedJob>-<i> per replicated Job,
+// each with the pods the Job controller creates at once, named
+// <job>-<index>. The JobSet webhook's defaults apply (completionMode
+// Indexed, restartPolicy OnFailure, DNS hostnames on: the subdomain is
+// spec.network.subdomain or the JobSet's name), and the controller's labels
+// and annotations. Exclusive placement (JobSetExclusiveKey) is the pod
+// webhook's: see jobSetPodWebhook, applied once priorities are known. The
+// node-selector strategy adds the nodeSelector and toleration the
+// controller adds.
+func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what string) error {
+	if v := obj.GroupVersionKind().Version; v != jobSetVersion {
+		return fmt.Errorf("%s: %s/%s is not supported; this build reads JobSet %s/%s", what, JobSetGroup, v, JobSetGroup, jobSetVersion)
+	}
+	js := &jobSet{}
+	if err := fromUnstructured(obj, js, what); err != nil {
+		return err
+	}
+	rjobs := js.Spec.ReplicatedJobs
+	if len(rjobs) == 0 {
+		return fmt.Errorf("%s: spec.replicatedJobs is required", what)
+	}
+	replicas := func(i int) int32 { return ptr.Deref(rjobs[i].Replicas, 1) }
+	global, groups := 0, map[string]int{}
+	for i := range rjobs {
+		if rjobs[i].Name == "" {
+			return fmt.Errorf("%s: spec.replicatedJobs[%d].name is required", what, i)
+		}
+		if replicas(i) < 0 {
+			return fmt.Errorf("%s: spec.replicatedJobs[%d].replicas must not be negative, got %d", what, i, replicas(i))
+		}
+		global += int(replicas(i))
+		groups[cmp.Or(rjobs[i].GroupName, jobSetDefaultReplicatedJobs)] += int(replicas(i))
+	}
+	subdomain := ""
+	if n := js.Spec.Network; n == nil || n.EnableDNSHostnames == nil || *n.EnableDNSHostnames {
+		subdomain = name
+		if n != nil && n.Subdomain != "" {
+			subdomain = n.Subdomain
+		}
+	}
+	exclusive := obj.GetAnnotations()[JobSetExclusiveKey]
+	nodeSelectorStrategy, strategyGiven := obj.GetAnnotations()[jobSetNodeSelectorStrategy]
+	jobsBefore, groupBefore := 0, map[string]int{}
+	for i := range rjobs {
+		rjob := &rjobs[i]
+		group := cmp.Or(rjob.GroupName, jobSetDefaultReplicatedJobs)
+		topology, strategy, hasStrategy := exclusive, nodeSelectorStrategy, strategyGiven
+		if key, ok := rjob.Template.Annotations[JobSetExclusiveKey]; ok {
+			topology = key
+			strategy, hasStrategy = rjob.Template.Annotations[jobSetNodeSelectorStrategy]
+		}
+		spec := rjob.Template.Spec.DeepCopy()
+		if spec.CompletionMode == nil {
+			spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+		}
+		if spec.Template.Spec.RestartPolicy == "" {
+			spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		}
+		for jobIdx := range int(replicas(i)) {
+			jobName := fmt.Sprintf("%s-%s-%d", name, rjob.Name, jobIdx)
+			meta := map[string]string{
+				jobSetNameKey:           name,
+				jobSetUIDKey:            "",
+				jobSetReplicatedJobKey:  rjob.Name,
+				jobSetRestartsKey:       "0",
+				jobSetRJobReplicasKey:   strconv.Itoa(int(replicas(i))),
+				jobSetGlobalReplicasKey: strconv.Itoa(global),
+				jobSetJobIndexKey:       strconv.Itoa(jobIdx),
+				jobSetJobKey:            sha1Hex(ns + "/" + jobName),
+				jobSetJobGlobalIndexKey: strconv.Itoa(jobsBefore + jobIdx),
+				jobSetGroupNameKey:      group,
+				jobSetGroupReplicasKey:  strconv.Itoa(groups[group]),
+				jobSetJobGroupIndexKey:  strconv.Itoa(groupBefore[group] + jobIdx),
+			}
+			tmpl := spec.Template.DeepCopy()
+			tmpl.Labels = merged(tmpl.Labels, meta)
+			tmpl.Annotations = merged(tmpl.Annotations, meta)
+			if topology != "" {
+				tmpl.Annotations[JobSetExclusiveKey] = topology
+				if hasStrategy {
+					tmpl.Annotations[jobSetNodeSelectorStrategy] = strategy
+					tmpl.Spec.NodeSelector = merged(tmpl.Spec.NodeSelector, map[string]string{jobSetNamespacedJobKey: ns + "_" + jobName})
+					tmpl.Spec.Tolerations = append(tmpl.Spec.Tolerations, corev1.Toleration{
+						Key: jobSetNoScheduleTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+				}
+			}
+			if subdomain != "" {
+				tmpl.Spec.Subdomain = subdomain
+			}
+			jobSpec := spec.DeepCopy()
+			jobSpec.Template = *tmpl
+			if err := m.addJobPods(ns, jobName, what, jobSpec, nil); err != nil {
+				return err
+			}
+		}
+		jobsBefore += int(replicas(i))
+		groupBefore[group] += int(replicas(i))
+	}
+	return nil
+}
+
+// jobSetPodWebhook does what JobSet's pod webhook does to a pod of a child
+// Job with exclusive placement (and no node-selector strategy) when it is
+// created, after the Priority admission plugin: it records the priority
+// in a label, gives the leader (completion index 0) a required pod affinity
+// to its own Job's pods and a required anti-affinity to other Jobs' pods of
+// the same priority, both on the exclusive topology key. The webhook pins a
+// follower, created only once its leader is bound, to the leader's value
+// of the key with a nodeSelector; a what-if cannot know that value, so the
+// follower gets the equivalent: a required affinity to its Job's pods on
+// the key. Members sort leaders first (<job>-0), so each Job's leader is
+// placed before its followers, as the webhook's order has it.
+func jobSetPodWebhook(pod *corev1.Pod) {
+	if _, ok := pod.Annotations[jobSetNameKey]; !ok {
+		return
+	}
+	if _, ok := pod.Annotations[jobSetNodeSelectorStrategy]; ok {
+		return
+	}
+	if pod.Spec.Priority != nil {
+		pod.Labels[jobSetPriorityKey] = strconv.Itoa(int(*pod.Spec.Priority))
+	}
+	key, ok := pod.Annotations[JobSetExclusiveKey]
+	if !ok {
+		return
+	}
+	jobKey := pod.Labels[jobSetJobKey]
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	a := pod.Spec.Affinity
+	if a.PodAffinity == nil {
+		a.PodAffinity = &corev1.PodAffinity{}
+	}
+	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+		corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpIn, Values: []string{jobKey}},
+			}},
+			TopologyKey:       key,
+			NamespaceSelector: &metav1.LabelSelector{},
+		})
+	if pod.Annotations[jobCompletionIndex] != "0" {
+		return
+	}
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	}
+	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+		corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpExists},
+				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpNotIn, Values: []string{jobKey}},
+				{Key: jobSetPriorityKey, Operator: metav1.LabelSelectorOpIn, Values: []string{pod.Labels[jobSetPriorityKey]}},
+			}},
+			TopologyKey:       key,
+			NamespaceSelector: &metav1.LabelSelector{},
+		})
+}
+
+// ApplyWebhooks does to what-if pods what the workload controllers'
+// admission webhooks do when the pods are created, after ApplyPriorities
+// (the Priority admission plugin runs first): JobSet's exclusive placement.
+func ApplyWebhooks(pods []*corev1.Pod) {
+	for _, pod := range pods {
+		jobSetPodWebhook(pod)
+	}
+}
+
+// sha1Hex is the JobSet controller's job key: the SHA-1 of namespace/job.
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// merged returns base with extra's entries added (a new map).
+func merged(base, extra map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(extra))
+	maps.Copy(out, base)
+	maps.Copy(out, extra)
+	return out
+}

@@ -1,0 +1,165 @@
+package gang_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+var updateWorkloads = flag.Bool("update-workloads", false, "rewrite testdata/workloads/*.golden")
+
+// expandedPod is what a workload golden file records of each pod: what the
+// controllers and webhooks give it that scheduling reads.
+type expandedPod struct {
+	Name          string              `json:"name"`
+	Labels        map[string]string   `json:"labels,omitempty"`
+	Annotations   map[string]string   `json:"annotations,omitempty"`
+	Hostname      string              `json:"hostname,omitempty"`
+	Subdomain     string              `json:"subdomain,omitempty"`
+	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
+	Priority      *int32              `json:"priority,omitempty"`
+	NodeSelector  map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations   []corev1.Toleration `json:"tolerations,omitempty"`
+	Affinity      *corev1.Affinity    `json:"affinity,omitempty"`
+}
+
+// TestWorkloadExpansion expands every manifest in testdata/workloads into
+// the pods its controllers would create (after the Priority admission
+// plugin and the workloads' webhooks) and compares them with the golden
+// file beside it; -update-workloads rewrites them.
+func TestWorkloadExpansion(t *testing.T) {
+	files, err := filepath.Glob("testdata/workloads/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workloads: %v", err)
+	}
+	classes := []*schedulingv1.PriorityClass{{Value: 1000, GlobalDefault: true}}
+	classes[0].Name = "training"
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, err := gang.DecodeManifests(data, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := gang.FromManifests(objs, "default", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := gang.ApplyPriorities(g.Members, classes); err != nil {
+				t.Fatal(err)
+			}
+			gang.ApplyWebhooks(g.Members)
+			g.SortMembers()
+			var pods []expandedPod
+			for _, p := range g.Members {
+				pods = append(pods, expandedPod{Name: p.Namespace + "/" + p.Name, Labels: p.Labels, Annotations: p.Annotations,
+					Hostname: p.Spec.Hostname, Subdomain: p.Spec.Subdomain, RestartPolicy: p.Spec.RestartPolicy, Priority: p.Spec.Priority,
+					NodeSelector: p.Spec.NodeSelector, Tolerations: p.Spec.Tolerations, Affinity: p.Spec.Affinity})
+			}
+			out, err := yaml.Marshal(map[string]any{"gang": g.Key(), "minMember": g.MinMember, "pods": pods})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
+			if *updateWorkloads {
+				if err := os.WriteFile(golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./pkg/gang -run TestWorkloadExpansion -update-workloads writes it)", err)
+			}
+			if diff := cmp.Diff(string(want), string(out)); diff != "" {
+				t.Errorf("%s differs (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// A JobSet with exclusive placement puts each child Job alone in one value
+// of the key, through the affinities JobSet's pod webhook injects: two Jobs
+// of two 8-GPU pods take one block each; a third finds only a one-node
+// block, whose second pod has nowhere to go though a-2 is free: block a
+// is the first Job's.
+func TestJobSetExclusivePlacement(t *testing.T) {
+	const block = "network.topology.kubernetes.io/block"
+	var nodes []*corev1.Node
+	for _, b := range []struct {
+		name  string
+		count int
+	}{{"a", 3}, {"b", 2}, {"c", 1}} {
+		for i := range b.count {
+			nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("%s-%d", b.name, i)).Label(block, b.name).
+				Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
+		}
+	}
+	jobSet := func(jobs int) string {
+		return fmt.Sprintf(`apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: %s}}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: %d
+    template:
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            containers: [{name: c, image: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
+`, block, jobs)
+	}
+	place := func(jobs int) *gang.Placement {
+		objs, err := gang.DecodeManifests([]byte(jobSet(jobs)), "js.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gang.FromManifests(objs, "ml", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gang.ApplyPriorities(g.Members, nil); err != nil {
+			t.Fatal(err)
+		}
+		gang.ApplyWebhooks(g.Members)
+		g.SortMembers()
+		p, err := gang.Place(context.Background(), &schedule.Snapshot{Nodes: nodes}, g, gang.PlaceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := place(2)
+	var got []string
+	for _, a := range p.Assignments {
+		got = append(got, a.Pod.Name+"->"+a.Node)
+	}
+	want := []string{"js-w-0-0->a-0", "js-w-0-1->a-1", "js-w-1-0->b-0", "js-w-1-1->b-1"}
+	// Without exclusivity the second Job would take a-2 and b-0.
+	if diff := cmp.Diff(want, got); diff != "" || p.Verdict != gang.VerdictPlaced {
+		t.Errorf("two Jobs: %s (-want +got):\n%s", p.Verdict, diff)
+	}
+	p = place(3)
+	if p.Verdict != gang.VerdictUnschedulable || p.MaxPlaceable != 5 || p.Blocker == nil || p.Blocker.Pod.Name != "js-w-2-1" ||
+		!strings.Contains(p.Blocker.Message, "didn't match pod affinity rules") {
+		t.Errorf("three Jobs: %s, %d fit, blocker %v: %s", p.Verdict, p.MaxPlaceable, p.Blocker != nil, p.Message)
+	}
+}
