@@ -236,13 +236,13 @@ spec:
 	}
 	// 2 x 2 GPUs: the quota (91 of 96 used) takes them, and they fit.
 	code, out, stderr := run(t, job("2"), "explain", "-f", "-", "--snapshot", exampleSnapshot)
-	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: gang ml-research/small from manifests (what-if)\n") {
+	if code != ExitOK || !strings.HasPrefix(out, "Schedulable: gang ml-research/small from Job small (batch/v1) (what-if)\n") {
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
 	}
 	// 2 x 4 GPUs would fit the nodes, but the namespace's quota would
 	// refuse to create the pods: explain says so (exit 3); place warns.
 	code, out, _ = run(t, job("4"), "explain", "-f", "-", "--snapshot", exampleSnapshot)
-	want := "Unschedulable: gang ml-research/small from manifests (what-if)\nthe namespace's ResourceQuota would refuse the new members, so they would never exist: " +
+	want := "Unschedulable: gang ml-research/small from Job small (batch/v1) (what-if)\nthe namespace's ResourceQuota would refuse the new members, so they would never exist: " +
 		"exceeded quota: research-compute, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=91, limited: requests.nvidia.com/gpu=96\n"
 	// The screen wraps long lines at 120 columns.
 	unwrapped := strings.Join(strings.Fields(out), " ")

@@ -162,9 +162,24 @@ func describeGang(g *gang.Gang) string {
 	case gang.SourceSelector:
 		return fmt.Sprintf("gang of the pods matching %q in %s", g.Name, orAll(g.Namespace))
 	case gang.SourceFile:
-		return fmt.Sprintf("gang %s from manifests (what-if)", g.Key())
+		return fmt.Sprintf("gang %s from %s (what-if)", g.Key(), readFrom(g))
+	}
+	if len(g.Read) > 0 {
+		return fmt.Sprintf("gang %s (%s PodGroup) from %s (what-if)", g.Key(), g.Source, readFrom(g))
 	}
 	return fmt.Sprintf("gang %s (%s PodGroup)", g.Key(), g.Source)
+}
+
+// readFrom names the objects a what-if gang was read from: the one object
+// with its kind and version, or how many.
+func readFrom(g *gang.Gang) string {
+	switch len(g.Read) {
+	case 0:
+		return "manifests"
+	case 1:
+		return g.Read[0]
+	}
+	return fmt.Sprintf("%d manifests", len(g.Read))
 }
 
 func orAll(ns string) string {

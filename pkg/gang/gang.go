@@ -73,6 +73,9 @@ type Gang struct {
 	// Succeeded are members that finished successfully (metadata only).
 	// Volcano counts them toward the minimum, in validity and in placement.
 	Succeeded []*corev1.Pod
+	// Read names the objects a what-if gang was expanded from, each as
+	// "Kind name (group/version)", so that output says what was read.
+	Read []string
 }
 
 // Key is namespace/name.

@@ -108,6 +108,7 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.Members = m.pods
+	g.Read = m.read
 	if minMember > 0 && minMember != g.MinMember {
 		if m.podGroup != nil {
 			return nil, fmt.Errorf("--min-member applies to manifests without a PodGroup; the PodGroup %s sets the minimum (%d): change it there",
@@ -132,6 +133,7 @@ type manifests struct {
 	pods             []*corev1.Pod
 	podNames         map[string]bool
 	names            []string // the top-level objects' names
+	read             []string // and what they are, for Gang.Read
 	unevaluated      []Unevaluated
 }
 
@@ -155,6 +157,7 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 		return fmt.Errorf("%s is in namespace %q, the other objects in %q: a gang lives in one namespace", what, ns, m.namespace)
 	}
 	m.names = append(m.names, name)
+	m.read = append(m.read, fmt.Sprintf("%s %s (%s)", gvk.Kind, name, gvk.GroupVersion()))
 	switch {
 	case schedule.IsPodGroup(gvk):
 		pg := obj.DeepCopy()

@@ -65,7 +65,7 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 	}
 	if g := e.Gang; g != nil {
 		p, v := e.Placement, e.Validity
-		out.Gang = &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name}
+		out.Gang = refOf(g)
 		out.MinMember, out.MaxPlaceable = ptr.To(p.MinMember), ptr.To(p.MaxPlaceable)
 		out.Validity = &Validity{Valid: v.Valid, ValidCount: v.ValidCount, MinMember: v.MinMember, Reason: v.Reason, Message: v.Message}
 		for _, t := range v.Tasks {
@@ -168,7 +168,7 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 // FromPlacement converts place's result.
 func FromPlacement(p *gang.Placement) *Placement {
 	out := Placement{
-		Gang:         GangRef{Source: string(p.Gang.Source), Namespace: p.Gang.Namespace, Name: p.Gang.Name},
+		Gang:         *refOf(p.Gang),
 		Verdict:      string(p.Verdict),
 		MinMember:    p.MinMember,
 		MaxPlaceable: p.MaxPlaceable,
@@ -207,7 +207,7 @@ func FromPlacement(p *gang.Placement) *Placement {
 // FromBindReport converts bind's result.
 func FromBindReport(r *bind.Report) *BindReport {
 	out := BindReport{
-		Gang:         GangRef{Source: string(r.Gang.Source), Namespace: r.Gang.Namespace, Name: r.Gang.Name},
+		Gang:         *refOf(r.Gang),
 		Verdict:      string(r.Verdict),
 		Reason:       string(r.Reason),
 		Message:      r.Message,
@@ -224,7 +224,7 @@ func FromBindReport(r *bind.Report) *BindReport {
 
 // FromAdmission converts admit's result; u is what --ungate did, if it ran.
 func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
-	out := Admission{Gang: GangRef{Source: string(a.Gang.Source), Namespace: a.Gang.Namespace, Name: a.Gang.Name},
+	out := Admission{Gang: *refOf(a.Gang),
 		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement)}
 	for _, c := range a.Checks {
 		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, SchedulerMessage: c.SchedulerMessage, Figures: c.Figures})
@@ -243,9 +243,14 @@ func FromPending(lines []explain.Pending) *PendingList {
 		item := PendingItem{Namespace: l.Namespace, Name: l.Name(), MissingPodGroup: l.Group, Pending: int64(l.PendingMembers),
 			Members: int64(l.Members), Verdict: string(l.Verdict), Reason: l.Reason}
 		if g := l.Gang; g != nil {
-			item.Gang = &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name}
+			item.Gang = refOf(g)
 		}
 		out.Items = append(out.Items, item)
 	}
 	return &out
+}
+
+// refOf names a gang, and what a what-if gang was read from.
+func refOf(g *gang.Gang) *GangRef {
+	return &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name, Read: g.Read}
 }

@@ -292,6 +292,9 @@ type GangRef struct {
 	Source    string `json:"source"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+	// Read names the objects a what-if (-f) gang was expanded from:
+	// "Kind name (group/version)".
+	Read []string `json:"read,omitempty"`
 }
 
 // Member is a member already on a node.
