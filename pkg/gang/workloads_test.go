@@ -24,16 +24,16 @@ var updateWorkloads = flag.Bool("update-workloads", false, "rewrite testdata/wor
 // expandedPod is what a workload golden file records of each pod: what the
 // controllers and webhooks give it that scheduling reads.
 type expandedPod struct {
-	Name          string              `json:"name"`
-	Labels        map[string]string   `json:"labels,omitempty"`
-	Annotations   map[string]string   `json:"annotations,omitempty"`
-	Hostname      string              `json:"hostname,omitempty"`
-	Subdomain     string              `json:"subdomain,omitempty"`
+	Name          string               `json:"name"`
+	Labels        map[string]string    `json:"labels,omitempty"`
+	Annotations   map[string]string    `json:"annotations,omitempty"`
+	Hostname      string               `json:"hostname,omitempty"`
+	Subdomain     string               `json:"subdomain,omitempty"`
 	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
-	Priority      *int32              `json:"priority,omitempty"`
-	NodeSelector  map[string]string   `json:"nodeSelector,omitempty"`
-	Tolerations   []corev1.Toleration `json:"tolerations,omitempty"`
-	Affinity      *corev1.Affinity    `json:"affinity,omitempty"`
+	Priority      *int32               `json:"priority,omitempty"`
+	NodeSelector  map[string]string    `json:"nodeSelector,omitempty"`
+	Tolerations   []corev1.Toleration  `json:"tolerations,omitempty"`
+	Affinity      *corev1.Affinity     `json:"affinity,omitempty"`
 }
 
 // TestWorkloadExpansion expands every manifest in testdata/workloads into
