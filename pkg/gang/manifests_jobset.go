@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -106,6 +107,7 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 		}
 	}
 	exclusive := obj.GetAnnotations()[JobSetExclusiveKey]
+	keys := map[string]bool{}
 	nodeSelectorStrategy, strategyGiven := obj.GetAnnotations()[jobSetNodeSelectorStrategy]
 	jobsBefore, groupBefore := 0, map[string]int{}
 	for i := range rjobs {
@@ -115,6 +117,9 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 		if key, ok := rjob.Template.Annotations[JobSetExclusiveKey]; ok {
 			topology = key
 			strategy, hasStrategy = rjob.Template.Annotations[jobSetNodeSelectorStrategy]
+		}
+		if topology != "" && !hasStrategy {
+			keys[topology] = true
 		}
 		spec := rjob.Template.Spec.DeepCopy()
 		if spec.CompletionMode == nil {
@@ -162,6 +167,11 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 		}
 		jobsBefore += int(replicas(i))
 		groupBefore[group] += int(replicas(i))
+	}
+	// Placement looks for a value of the key per child Job; Jobs with
+	// another key (rare) are left to their affinities alone.
+	if len(keys) > 0 {
+		m.exclusive = &Exclusive{TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), SubGroupLabel: jobSetJobKey, Annotation: JobSetExclusiveKey}
 	}
 	return nil
 }

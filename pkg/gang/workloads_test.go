@@ -95,10 +95,10 @@ func TestWorkloadExpansion(t *testing.T) {
 }
 
 // A JobSet with exclusive placement puts each child Job alone in one value
-// of the key, through the affinities JobSet's pod webhook injects: two Jobs
-// of two 8-GPU pods take one block each; a third finds only a one-node
-// block, whose second pod has nowhere to go though a-2 is free: block a
-// is the first Job's.
+// of the key: the affinities JobSet's pod webhook injects enforce it, and
+// placement looks for a block per Job. Two Jobs of two 8-GPU pods take one
+// block each; a third finds only a one-node block, whose second pod has
+// nowhere to go though a-2 is free: block a is another Job's.
 func TestJobSetExclusivePlacement(t *testing.T) {
 	const block = "network.topology.kubernetes.io/block"
 	var nodes []*corev1.Node
@@ -152,8 +152,9 @@ spec:
 	for _, a := range p.Assignments {
 		got = append(got, a.Pod.Name+"->"+a.Node)
 	}
-	want := []string{"js-w-0-0->a-0", "js-w-0-1->a-1", "js-w-1-0->b-0", "js-w-1-1->b-1"}
-	// Without exclusivity the second Job would take a-2 and b-0.
+	// Each Job gets the block that holds it most tightly: the first b, the
+	// second a (c cannot hold two).
+	want := []string{"js-w-0-0->b-0", "js-w-0-1->b-1", "js-w-1-0->a-0", "js-w-1-1->a-1"}
 	if diff := cmp.Diff(want, got); diff != "" || p.Verdict != gang.VerdictPlaced {
 		t.Errorf("two Jobs: %s (-want +got):\n%s", p.Verdict, diff)
 	}
@@ -161,5 +162,56 @@ spec:
 	if p.Verdict != gang.VerdictUnschedulable || p.MaxPlaceable != 5 || p.Blocker == nil || p.Blocker.Pod.Name != "js-w-2-1" ||
 		!strings.Contains(p.Blocker.Message, "didn't match pod affinity rules") {
 		t.Errorf("three Jobs: %s, %d fit, blocker %v: %s", p.Verdict, p.MaxPlaceable, p.Blocker != nil, p.Message)
+	}
+}
+
+// kube-scheduler puts a child Job's leader on the best-scored node (at
+// random among ties) and the followers must join it; placement searches
+// the blocks instead, so a one-node block first by name does not sink a
+// Job that a two-node block holds.
+func TestJobSetExclusiveSearchesBlocks(t *testing.T) {
+	const block = "network.topology.kubernetes.io/block"
+	var nodes []*corev1.Node
+	for _, n := range []struct{ name, block string }{{"a-0", "a"}, {"b-0", "b"}, {"b-1", "b"}} {
+		nodes = append(nodes, testutil.MakeNode().Name(n.name).Label(block, n.block).
+			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
+	}
+	objs, err := gang.DecodeManifests([]byte(`apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: `+block+`}}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            containers: [{name: c, image: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
+`), "js.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gang.FromManifests(objs, "ml", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gang.ApplyPriorities(g.Members, nil); err != nil {
+		t.Fatal(err)
+	}
+	gang.ApplyWebhooks(g.Members)
+	snap := &schedule.Snapshot{Nodes: nodes}
+	p, err := gang.Place(context.Background(), snap, g, gang.PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Verdict != gang.VerdictPlaced || p.Assignments[0].Node != "b-0" || p.Assignments[1].Node != "b-1" {
+		t.Errorf("%s: %s", p.Verdict, p.Message)
+	}
+	// By the affinities alone (no search), the leader takes a-0 and the
+	// follower has nowhere to go.
+	g.Exclusive = nil
+	if p, err = gang.Place(context.Background(), snap, g, gang.PlaceOptions{}); err != nil || p.Verdict != gang.VerdictUnschedulable {
+		t.Errorf("without the search: %v, %v", p.Verdict, err)
 	}
 }
