@@ -36,6 +36,26 @@ type expandedPod struct {
 	Affinity      *corev1.Affinity     `json:"affinity,omitempty"`
 }
 
+// whatIf reads manifests as -f does: expanded, then priorities (from
+// classes) and the workloads' webhooks, members in queue order.
+func whatIf(t *testing.T, data []byte, source string, classes []*schedulingv1.PriorityClass) *gang.Gang {
+	t.Helper()
+	objs, err := gang.DecodeManifests(data, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gang.FromManifests(objs, "ml", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gang.ApplyPriorities(g.Members, classes); err != nil {
+		t.Fatal(err)
+	}
+	gang.ApplyWebhooks(g.Members)
+	g.SortMembers()
+	return g
+}
+
 // TestWorkloadExpansion expands every manifest in testdata/workloads into
 // the pods its controllers would create (after the Priority admission
 // plugin and the workloads' webhooks) and compares them with the golden
@@ -53,19 +73,7 @@ func TestWorkloadExpansion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			objs, err := gang.DecodeManifests(data, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := gang.FromManifests(objs, "default", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := gang.ApplyPriorities(g.Members, classes); err != nil {
-				t.Fatal(err)
-			}
-			gang.ApplyWebhooks(g.Members)
-			g.SortMembers()
+			g := whatIf(t, data, file, classes)
 			var pods []expandedPod
 			for _, p := range g.Members {
 				pods = append(pods, expandedPod{Name: p.Namespace + "/" + p.Name, Labels: p.Labels, Annotations: p.Annotations,
@@ -128,19 +136,7 @@ spec:
 `, block, jobs)
 	}
 	place := func(jobs int) *gang.Placement {
-		objs, err := gang.DecodeManifests([]byte(jobSet(jobs)), "js.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := gang.FromManifests(objs, "ml", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gang.ApplyPriorities(g.Members, nil); err != nil {
-			t.Fatal(err)
-		}
-		gang.ApplyWebhooks(g.Members)
-		g.SortMembers()
+		g := whatIf(t, []byte(jobSet(jobs)), "js.yaml", nil)
 		p, err := gang.Place(context.Background(), &schedule.Snapshot{Nodes: nodes}, g, gang.PlaceOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +172,7 @@ func TestJobSetExclusiveSearchesBlocks(t *testing.T) {
 		nodes = append(nodes, testutil.MakeNode().Name(n.name).Label(block, n.block).
 			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
 	}
-	objs, err := gang.DecodeManifests([]byte(`apiVersion: jobset.x-k8s.io/v1alpha2
+	g := whatIf(t, []byte(`apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: `+block+`}}
 spec:
@@ -188,18 +184,7 @@ spec:
         template:
           spec:
             containers: [{name: c, image: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
-`), "js.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gang.FromManifests(objs, "ml", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gang.ApplyPriorities(g.Members, nil); err != nil {
-		t.Fatal(err)
-	}
-	gang.ApplyWebhooks(g.Members)
+`), "js.yaml", nil)
 	snap := &schedule.Snapshot{Nodes: nodes}
 	p, err := gang.Place(context.Background(), snap, g, gang.PlaceOptions{})
 	if err != nil {
