@@ -111,16 +111,12 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	}
 	s.Message += "; " + fitsThen(g, then)
 	if n := len(s.EquallyGood); n > 0 {
-		shown := s.EquallyGood[:min(n, 5)]
-		list := strings.Join(shown, ", ")
-		if n > len(shown) {
-			list += fmt.Sprintf(" and %d more", n-len(shown))
-		}
 		if lone {
-			s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the node at random among %d equally good ones (%s), this one is the first by name", n, list)
+			s.Message += fmt.Sprintf("; the choice is not unique: kube-scheduler picks the node at random among %d equally good ones (%s), this one is the first by name",
+				n, listSome(s.EquallyGood, 5))
 		} else {
 			s.Message += fmt.Sprintf("; not unique: %d nodes are equally good for the first member (%s), this plan takes the first by name "+
-				"and kube-scheduler, preempting member by member, may evict others", n, strings.Join(shown[:min(3, len(shown))], ", ")+moreOf(n, min(3, len(shown))))
+				"and kube-scheduler, preempting member by member, may evict others", n, listSome(s.EquallyGood, 3))
 		}
 	}
 	return s, nil
@@ -195,10 +191,12 @@ func victimName(v Victim) string {
 	return desc + ")"
 }
 
-// moreOf says how many of n are not listed, after listed of them.
-func moreOf(n, listed int) string {
-	if n > listed {
-		return fmt.Sprintf(" and %d more", n-listed)
+// listSome joins the first limit of items and says how many more there
+// are: "a, b, c and 7 more".
+func listSome(items []string, limit int) string {
+	s := strings.Join(items[:min(limit, len(items))], ", ")
+	if len(items) > limit {
+		s += fmt.Sprintf(" and %d more", len(items)-limit)
 	}
-	return ""
+	return s
 }

@@ -170,15 +170,12 @@ func describeUnknown(key, value string, exists bool, idx *labelIndex) string {
 	}
 	values := sortedKeys(idx.values[key])
 	slices.SortStableFunc(values, func(a, b string) int { return cmp.Compare(idx.values[key][b], idx.values[key][a]) })
-	var listed []string
-	for _, v := range values[:min(len(values), maxListedValues)] {
-		listed = append(listed, fmt.Sprintf("%s (%d)", v, idx.values[key][v]))
+	// Only the values listed are worded; listSome counts the rest.
+	listed := slices.Clone(values)
+	for i, v := range listed[:min(len(listed), maxListedValues)] {
+		listed[i] = fmt.Sprintf("%s (%d)", v, idx.values[key][v])
 	}
-	more := ""
-	if len(values) > maxListedValues {
-		more = fmt.Sprintf(" and %d more", len(values)-maxListedValues)
-	}
-	return fmt.Sprintf("no node carries %s; nodes carry %s=%s%s", formatLabel(key, value), key, strings.Join(listed, ", "), more)
+	return fmt.Sprintf("no node carries %s; nodes carry %s=%s", formatLabel(key, value), key, listSome(listed, maxListedValues))
 }
 
 // formatLabel prints key=value, or the key alone for Exists.
