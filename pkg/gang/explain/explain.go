@@ -370,6 +370,19 @@ type explainer struct {
 const fitCycleBudget = 64
 
 func newExplainer(snap *schedule.Snapshot, opts Options) (*explainer, error) {
+	x, err := newJudge(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	if x.base, err = x.plain.WithAllFilters(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// newJudge is an explainer that only places and schedules (x.plain): no
+// node table, so no scheduler that runs every Filter plugin (x.base).
+func newJudge(snap *schedule.Snapshot, opts Options) (*explainer, error) {
 	if opts.Profile == nil {
 		p, err := schedule.DefaultProfile()
 		if err != nil {
@@ -381,11 +394,7 @@ func newExplainer(snap *schedule.Snapshot, opts Options) (*explainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := plain.WithAllFilters()
-	if err != nil {
-		return nil, err
-	}
-	return &explainer{snap: snap, opts: opts, plain: plain, base: base, cycles: fitCycleBudget}, nil
+	return &explainer{snap: snap, opts: opts, plain: plain, cycles: fitCycleBudget}, nil
 }
 
 // table runs pod's cycle after reserving before, confined to domain (a

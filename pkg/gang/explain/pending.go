@@ -53,7 +53,7 @@ func (p *Pending) Name() string {
 // Lines come in namespace and name order. No suggestions are made: that is
 // what explaining one of them is for.
 func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, opts gang.PlaceOptions) ([]Pending, error) {
-	x, err := newExplainer(snap, Options{PlaceOptions: opts})
+	x, err := newJudge(snap, Options{PlaceOptions: opts})
 	if err != nil {
 		return nil, err
 	}
