@@ -101,6 +101,15 @@ func fitColumn(columns []string, rows [][]any, i int, noHeaders bool) {
 	}
 }
 
+// printFitTable prints rows as printTable does, the last column cut to the
+// line width first unless wide.
+func printFitTable(out io.Writer, noHeaders, wide bool, columns []string, rows [][]any) error {
+	if !wide {
+		fitLastColumn(columns, rows, noHeaders)
+	}
+	return printTable(out, noHeaders, columns, rows)
+}
+
 // printTable prints rows under columns as kubectl get does.
 func printTable(out io.Writer, noHeaders bool, columns []string, rows [][]any) error {
 	t := &metav1.Table{}

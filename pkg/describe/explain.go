@@ -291,14 +291,17 @@ func (w *explainWriter) nodeTable(e *explain.Explanation) error {
 		}
 		rows = append(rows, row)
 	}
-	if !w.wide {
-		fitLastColumn(columns, rows, w.noHeaders)
-	}
-	if err := printTable(w.out, w.noHeaders, columns, rows); err != nil {
+	return w.table(columns, rows, len(e.Nodes)-limit, "node(s); -o wide or --max-rows=0 lists every node")
+}
+
+// table prints a section's table, its last column cut to the line width
+// unless -o wide, and says how many rows were left out (more, of what).
+func (w *explainWriter) table(columns []string, rows [][]any, more int, what string) error {
+	if err := printFitTable(w.out, w.noHeaders, w.wide, columns, rows); err != nil {
 		return err
 	}
-	if more := len(e.Nodes) - limit; more > 0 && !w.noHeaders {
-		fmt.Fprintf(w.out, "... and %d more node(s); -o wide or --max-rows=0 lists every node\n", more)
+	if more > 0 && !w.noHeaders {
+		fmt.Fprintf(w.out, "... and %d more %s\n", more, what)
 	}
 	return nil
 }
@@ -474,14 +477,8 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		}
 		rows = append(rows, append(row, orDash(note)))
 	}
-	if !w.wide {
-		fitLastColumn(columns, rows, w.noHeaders)
-	}
-	if err := printTable(w.out, w.noHeaders, columns, rows); err != nil {
+	if err := w.table(columns, rows, len(e.Domains)-limit, "domain(s); -o wide or --max-rows=0 lists them all"); err != nil {
 		return err
-	}
-	if more := len(e.Domains) - limit; more > 0 && !w.noHeaders {
-		fmt.Fprintf(w.out, "... and %d more domain(s); -o wide or --max-rows=0 lists them all\n", more)
 	}
 	if !w.noHeaders {
 		fmt.Fprintf(w.out, "NODES: the members may use / all (affinity, taints, cordons); FREE: free/allocatable on those, before placement\n")

@@ -42,10 +42,7 @@ func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Optio
 		row = append(row, l.Name(), kind, fmt.Sprintf("%d/%d", l.PendingMembers, l.Members), string(l.Verdict), l.Reason)
 		rows = append(rows, row)
 	}
-	if !o.Wide {
-		fitLastColumn(columns, rows, o.NoHeaders)
-	}
-	return printTable(out, o.NoHeaders, columns, rows)
+	return printFitTable(out, o.NoHeaders, o.Wide, columns, rows)
 }
 
 // gangKind names a gang's PodGroup kind briefly.
