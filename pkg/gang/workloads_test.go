@@ -102,23 +102,30 @@ func TestWorkloadExpansion(t *testing.T) {
 	}
 }
 
+// block is the node label the JobSet tests place exclusively on.
+const block = "network.topology.kubernetes.io/block"
+
+// blockNodes makes 8-GPU nodes in blocks a, b, c, ... of the given sizes,
+// named <block>-<i>.
+func blockNodes(sizes ...int) []*corev1.Node {
+	var nodes []*corev1.Node
+	for b, size := range sizes {
+		name := string(rune('a' + b))
+		for i := range size {
+			nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("%s-%d", name, i)).Label(block, name).
+				Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
+		}
+	}
+	return nodes
+}
+
 // A JobSet with exclusive placement puts each child Job alone in one value
 // of the key: the affinities JobSet's pod webhook injects enforce it, and
 // placement looks for a block per Job. Two Jobs of two 8-GPU pods take one
 // block each; a third finds only a one-node block, whose second pod has
 // nowhere to go though a-2 is free: block a is another Job's.
 func TestJobSetExclusivePlacement(t *testing.T) {
-	const block = "network.topology.kubernetes.io/block"
-	var nodes []*corev1.Node
-	for _, b := range []struct {
-		name  string
-		count int
-	}{{"a", 3}, {"b", 2}, {"c", 1}} {
-		for i := range b.count {
-			nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("%s-%d", b.name, i)).Label(block, b.name).
-				Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
-		}
-	}
+	nodes := blockNodes(3, 2, 1)
 	jobSet := func(jobs int) string {
 		return fmt.Sprintf(`apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
@@ -166,12 +173,7 @@ spec:
 // the blocks instead, so a one-node block first by name does not sink a
 // Job that a two-node block holds.
 func TestJobSetExclusiveSearchesBlocks(t *testing.T) {
-	const block = "network.topology.kubernetes.io/block"
-	var nodes []*corev1.Node
-	for _, n := range []struct{ name, block string }{{"a-0", "a"}, {"b-0", "b"}, {"b-1", "b"}} {
-		nodes = append(nodes, testutil.MakeNode().Name(n.name).Label(block, n.block).
-			Capacity(testutil.Res{"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"}).Obj())
-	}
+	nodes := blockNodes(1, 2)
 	g := whatIf(t, []byte(`apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {name: js, annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: `+block+`}}
