@@ -231,6 +231,61 @@ func randomCluster(rng *rand.Rand, topology bool) *Snapshot {
 	return snap
 }
 
+// cycles runs pods through a Sequence when incremental (the path under
+// test), else through full cycles of its scheduler, failing the test on an
+// error: the randomized tests compare the two.
+type cycles struct {
+	t           *testing.T
+	s           *Scheduler
+	seq         *Sequence
+	incremental bool
+}
+
+func newCycles(t *testing.T, s *Scheduler, incremental bool) *cycles {
+	return &cycles{t: t, s: s, seq: s.NewSequence(), incremental: incremental}
+}
+
+func (c *cycles) schedule(pod *corev1.Pod) *Result {
+	c.t.Helper()
+	var res *Result
+	var err error
+	if c.incremental {
+		res, err = c.seq.Schedule(context.Background(), pod)
+	} else {
+		res, err = c.s.Schedule(context.Background(), pod)
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return res
+}
+
+func (c *cycles) reserve(pod *corev1.Pod, node string) {
+	c.t.Helper()
+	var err error
+	if c.incremental {
+		err = c.seq.Reserve(context.Background(), pod, node)
+	} else {
+		err = c.s.Reserve(pod, node)
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *cycles) evict(victims []*corev1.Pod, node string) {
+	c.t.Helper()
+	var err error
+	if c.incremental {
+		err = c.seq.Evict(victims, node)
+	} else {
+		err = c.s.Evict(victims, node)
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // compareSequence schedules and reserves pods one by one with full cycles
 // and with a Sequence, requires the same outcome, and returns how many
 // cycles the Sequence ran incrementally.
@@ -244,18 +299,10 @@ func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine [
 		if confine != nil {
 			s.Confine(confine)
 		}
-		seq := s.NewSequence()
+		c := newCycles(t, s, incremental)
 		var out []string
 		for _, pod := range pods {
-			var res *Result
-			if incremental {
-				res, err = seq.Schedule(context.Background(), pod)
-			} else {
-				res, err = s.Schedule(context.Background(), pod)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := c.schedule(pod)
 			if res.Verdict != VerdictScheduled {
 				out = append(out, pod.Name+": "+res.Message)
 				continue
@@ -263,15 +310,10 @@ func compareSequence(t *testing.T, snap *Snapshot, pods []*corev1.Pod, confine [
 			out = append(out, fmt.Sprintf("%s: %s %d", pod.Name, res.SelectedNode, res.SelectedScore))
 			if incremental {
 				scheduled++
-				err = seq.Reserve(context.Background(), pod, res.SelectedNode)
-			} else {
-				err = s.Reserve(pod, res.SelectedNode)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			c.reserve(pod, res.SelectedNode)
 		}
-		hits += seq.hits
+		hits += c.seq.hits
 		return out
 	}
 	if diff := cmp.Diff(run(false), run(true)); diff != "" {
@@ -369,18 +411,10 @@ func TestSequenceRetriesPreemptionLikeFullCycles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seq := s.NewSequence()
+			c := newCycles(t, s, incremental)
 			var out []string
 			for _, pod := range pods {
-				var res *Result
-				if incremental {
-					res, err = seq.Schedule(context.Background(), pod)
-				} else {
-					res, err = s.Schedule(context.Background(), pod)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := c.schedule(pod)
 				node := res.SelectedNode
 				var victims []string
 				if res.Verdict != VerdictScheduled {
@@ -394,25 +428,11 @@ func TestSequenceRetriesPreemptionLikeFullCycles(t *testing.T) {
 					continue
 				}
 				if len(res.PreemptionVictims) > 0 {
-					if incremental {
-						err = seq.Evict(res.PreemptionVictims, node)
-					} else {
-						err = s.Evict(res.PreemptionVictims, node)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
+					c.evict(res.PreemptionVictims, node)
 				}
-				if incremental {
-					err = seq.Reserve(context.Background(), pod, node)
-				} else {
-					err = s.Reserve(pod, node)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				c.reserve(pod, node)
 			}
-			return out, seq.hits
+			return out, c.seq.hits
 		}
 		full, _ := run(false)
 		incr, hits := run(true)
