@@ -2,6 +2,7 @@ package gang
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,7 +40,8 @@ func (e *Exclusive) subGroupOf(pod *corev1.Pod) string {
 // best-scored node, picking at random among ties, and the others follow it,
 // so a value that cannot hold them all may be picked; this search says
 // whether a placement exists and where. Members no value holds are placed
-// unconfined, as their pods would go, so the attempt says what blocks them. Members of no sub-group come last, anywhere.
+// unconfined, as their pods would go, so the attempt says what blocks them.
+// Members of no sub-group come last, anywhere.
 func placeSubGroups(ctx context.Context, base *schedule.Scheduler, ex *Exclusive, pending []*corev1.Pod) (*attempt, error) {
 	s, err := base.Fork()
 	if err != nil {
@@ -65,13 +67,7 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, ex *Exclusive
 			domains[v] = append(domains[v], ni.Name())
 		}
 	}
-	values := slices.Sorted(func(yield func(string) bool) {
-		for v := range domains {
-			if !yield(v) {
-				return
-			}
-		}
-	})
+	values := slices.Sorted(maps.Keys(domains))
 	var requests []*framework.Resource
 	for _, pod := range pending {
 		requests = append(requests, framework.ComputePodResource(pod).Resource)
@@ -91,22 +87,57 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, ex *Exclusive
 		members := groups[sg]
 		var best *attempt
 		bestValue := ""
-		for _, v := range values {
-			if taken[v] {
-				continue
-			}
+		try := func(v string) error {
 			f, err := s.Fork()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			f.Confine(domains[v])
 			a, err := placeWith(ctx, f, v, members)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			a.free = freeFraction(f, domains[v], resources)
-			if len(a.assignments) > 0 && (best == nil || better(a, best, len(members), len(members))) {
+			n := len(members)
+			// Equal attempts go to the first value by name, whatever order
+			// they were tried in.
+			if len(a.assignments) > 0 && (best == nil || better(a, best, n, n) || (!better(best, a, n, n) && v < bestValue)) {
 				best, bestValue = a, v
+			}
+			return nil
+		}
+		// Values without the free capacity the whole sub-group needs cannot
+		// hold it: they are tried (for the one that holds the most) only
+		// when no other does. On many values most are skipped so.
+		infos := map[string][]*framework.NodeInfo{}
+		for _, ni := range s.NodeInfos() {
+			if v, ok := ni.Node().Labels[ex.TopologyKey]; ok {
+				infos[v] = append(infos[v], ni)
+			}
+		}
+		var subRequests []*framework.Resource
+		for _, pod := range members {
+			subRequests = append(subRequests, framework.ComputePodResource(pod).Resource)
+		}
+		lower, usable := lowerBound(subRequests, len(members)), usableNodes(members, s.NodeInfos())
+		var short []string
+		for _, v := range values {
+			if taken[v] {
+				continue
+			}
+			if shortfall(lower, infos[v], usable) != "" {
+				short = append(short, v)
+				continue
+			}
+			if err := try(v); err != nil {
+				return nil, err
+			}
+		}
+		if best == nil || len(best.unplaced) > 0 {
+			for _, v := range short {
+				if err := try(v); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if best == nil {
