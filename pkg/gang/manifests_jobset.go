@@ -41,11 +41,11 @@ const (
 	jobSetPriorityKey       = "jobset.sigs.k8s.io/priority"
 	// JobSetExclusiveKey asks for each child Job alone in one value of the
 	// node label it names (on the JobSet or a replicated Job's template).
-	JobSetExclusiveKey          = "alpha.jobset.sigs.k8s.io/exclusive-topology"
-	jobSetNodeSelectorStrategy  = "alpha.jobset.sigs.k8s.io/node-selector"
-	jobSetNamespacedJobKey      = "alpha.jobset.sigs.k8s.io/namespaced-job"
-	jobSetNoScheduleTaintKey    = "alpha.jobset.sigs.k8s.io/no-schedule"
-	jobSetDefaultReplicatedJobs = "default"
+	JobSetExclusiveKey         = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+	jobSetNodeSelectorStrategy = "alpha.jobset.sigs.k8s.io/node-selector"
+	jobSetNamespacedJobKey     = "alpha.jobset.sigs.k8s.io/namespaced-job"
+	jobSetNoScheduleTaintKey   = "alpha.jobset.sigs.k8s.io/no-schedule"
+	jobSetDefaultGroup         = "default"
 )
 
 // jobSet is the part of a jobset.x-k8s.io/v1alpha2 JobSet that decides its
@@ -97,7 +97,7 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 			return fmt.Errorf("%s: spec.replicatedJobs[%d].replicas must not be negative, got %d", what, i, replicas(i))
 		}
 		global += int(replicas(i))
-		groups[cmp.Or(rjobs[i].GroupName, jobSetDefaultReplicatedJobs)] += int(replicas(i))
+		groups[cmp.Or(rjobs[i].GroupName, jobSetDefaultGroup)] += int(replicas(i))
 	}
 	subdomain := ""
 	if n := js.Spec.Network; n == nil || n.EnableDNSHostnames == nil || *n.EnableDNSHostnames {
@@ -112,7 +112,7 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 	jobsBefore, groupBefore := 0, map[string]int{}
 	for i := range rjobs {
 		rjob := &rjobs[i]
-		group := cmp.Or(rjob.GroupName, jobSetDefaultReplicatedJobs)
+		group := cmp.Or(rjob.GroupName, jobSetDefaultGroup)
 		topology, strategy, hasStrategy := exclusive, nodeSelectorStrategy, strategyGiven
 		if key, ok := rjob.Template.Annotations[JobSetExclusiveKey]; ok {
 			topology = key

@@ -256,11 +256,10 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	p, err := x.placeBehindGate(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	p.ApplyGate(gang.SourceGate(snap, g, x.plain.NodeInfos()))
 	v := gang.Validate(g)
 	e := &Explanation{Gang: g, Placement: p, Validity: &v, TopologyKey: p.TopologyKey}
 	if m := opts.Member; m != nil {
@@ -328,6 +327,18 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		}
 	}
 	return e, nil
+}
+
+// placeBehindGate places g on the snapshot all or nothing, then holds it
+// back if its source's own gate would (coscheduling's minResources,
+// Volcano's queue), as its gang scheduler does.
+func (x *explainer) placeBehindGate(ctx context.Context, g *gang.Gang) (*gang.Placement, error) {
+	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	if err != nil {
+		return nil, err
+	}
+	p.ApplyGate(gang.SourceGate(x.snap, g, x.plain.NodeInfos()))
+	return p, nil
 }
 
 // gangVerdict is a placed gang's verdict and summary line: gated members

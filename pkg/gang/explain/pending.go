@@ -194,11 +194,10 @@ func nodeVerdicts(res *schedule.Result) string {
 // explain does, and words its verdict as explain's summary line.
 func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
 	g := line.Gang
-	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+	p, err := x.placeBehindGate(ctx, g)
 	if err != nil {
 		return err
 	}
-	p.ApplyGate(gang.SourceGate(x.snap, g, x.plain.NodeInfos()))
 	pending := g.Pending()
 	line.PendingMembers, line.Members = len(pending), len(g.Members)
 	line.Verdict, line.Reason = gangVerdict(p, gang.Validate(g), g.GatedCount(), gang.GateNames(pending))
