@@ -105,6 +105,9 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 		}
 	} else {
 		g = &Gang{Source: SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
+		if m.minMember > 0 {
+			g.MinMember = min(m.minMember, g.MinMember)
+		}
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.Members = m.pods
@@ -137,6 +140,10 @@ type manifests struct {
 	read             []string // and what they are, for Gang.Read
 	exclusive        *Exclusive
 	unevaluated      []Unevaluated
+	// minMember, when above 0, is the minimum a workload without a PodGroup
+	// asks for (a Kubeflow job's schedulingPolicy.minAvailable, a Ray
+	// cluster's head plus minimum workers); otherwise every pod must run.
+	minMember int32
 }
 
 func (m *manifests) add(obj *unstructured.Unstructured) error {
@@ -209,9 +216,20 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 		return m.addVolcanoJob(obj, ns, name, what)
 	case gvk.Group == JobSetGroup && gvk.Kind == "JobSet":
 		return m.addJobSet(obj, ns, name, what)
+	case gvk.Group == LeaderWorkerSetGroup && gvk.Kind == "LeaderWorkerSet":
+		return m.addLeaderWorkerSet(obj, ns, name, what)
+	case gvk.Group == KubeflowGroup && gvk.Kind == "MPIJob":
+		return m.addMPIJob(obj, ns, name, what)
+	case gvk.Group == KubeflowGroup && kubeflowJobKinds[gvk.Kind]:
+		return m.addKubeflowJob(obj, ns, name, what)
+	case gvk.Group == RayGroup && gvk.Kind == "RayCluster":
+		return m.addRayCluster(obj, ns, name, what)
+	case gvk.Group == RayGroup && gvk.Kind == "RayJob":
+		return m.addRayJob(obj, ns, name, what)
 	}
 	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
-		"ReplicaSets, StatefulSets, Volcano Jobs or JobSets", what, gvk.Kind, gvk.GroupVersion().String())
+		"ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, "+
+		"XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters or RayJobs", what, gvk.Kind, gvk.GroupVersion().String())
 }
 
 func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {
