@@ -62,9 +62,9 @@ type Gang struct {
 	TopologyKey string
 	// PreferredTopologyKey is tried first, falling back to the whole cluster.
 	PreferredTopologyKey string
-	// Exclusive is set when sub-groups of members each need a value of a
-	// node label to themselves (a JobSet's exclusive placement).
-	Exclusive *Exclusive
+	// SubGroups is set when sub-groups of members are placed as units (a
+	// JobSet's exclusive Jobs, a LeaderWorkerSet's groups).
+	SubGroups *SubGroups
 	// Unevaluated lists parts of the group's definition this build cannot
 	// honour (such as a Volcano networkTopology, which needs HyperNodes), so
 	// that output can report them as "not evaluated" instead of passing them

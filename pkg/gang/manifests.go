@@ -112,7 +112,7 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.Members = m.pods
 	g.Read = m.read
-	g.Exclusive = m.exclusive
+	g.SubGroups = m.subGroups
 	if minMember > 0 && minMember != g.MinMember {
 		if m.podGroup != nil {
 			return nil, fmt.Errorf("--min-member applies to manifests without a PodGroup; the PodGroup %s sets the minimum (%d): change it there",
@@ -138,7 +138,7 @@ type manifests struct {
 	podNames         map[string]bool
 	names            []string // the top-level objects' names
 	read             []string // and what they are, for Gang.Read
-	exclusive        *Exclusive
+	subGroups        *SubGroups
 	unevaluated      []Unevaluated
 	// minMember, when above 0, is the minimum a workload without a PodGroup
 	// asks for (a Kubeflow job's schedulingPolicy.minAvailable, a Ray

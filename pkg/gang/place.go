@@ -256,8 +256,8 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 			need = int(g.MinMember) - running - p.Succeeded
 			best, err = placeOn(ctx, base, "", pending)
 		}
-	case g.Exclusive != nil:
-		best, err = placeSubGroups(ctx, base, g.Exclusive, pending)
+	case g.SubGroups != nil:
+		best, err = placeSubGroups(ctx, base, g.SubGroups, pending)
 	default:
 		best, err = placeOn(ctx, base, "", pending)
 	}

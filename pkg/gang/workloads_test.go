@@ -197,7 +197,7 @@ spec:
 	}
 	// By the affinities alone (no search), the leader takes a-0 and the
 	// follower has nowhere to go.
-	g.Exclusive = nil
+	g.SubGroups = nil
 	if p, err = gang.Place(context.Background(), snap, g, gang.PlaceOptions{}); err != nil || p.Verdict != gang.VerdictUnschedulable {
 		t.Errorf("without the search: %v, %v", p.Verdict, err)
 	}
