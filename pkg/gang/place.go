@@ -107,6 +107,10 @@ type Placement struct {
 	// Blocker is the cycle of the first member that did not fit in the best
 	// attempt: its FailedScheduling message says what stopped it.
 	Blocker *schedule.Result
+	// BlockerAfter are the assignments the blocker's cycle ran after (the
+	// members placed before it; for sub-groups placed whole, those of its
+	// own sub-group too, which the plan leaves out).
+	BlockerAfter []Assignment
 	// BestAttempt are the assignments of the best attempt when the gang
 	// cannot be placed: what would fit, for explain.
 	BestAttempt []Assignment
@@ -194,8 +198,11 @@ type attempt struct {
 	assignments []Assignment
 	unplaced    []*corev1.Pod
 	blocker     *schedule.Result
-	free        float64
-	scoreSum    int64
+	// before are the assignments in effect, besides the state the attempt
+	// started from, when the blocker's cycle ran.
+	before   []Assignment
+	free     float64
+	scoreSum int64
 }
 
 // Place plans the gang all or nothing, as its own scheduler would. Running
@@ -288,7 +295,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		if res.Verdict != schedule.VerdictScheduled {
 			a.unplaced = append(a.unplaced, pod)
 			if a.blocker == nil {
-				a.blocker = res
+				a.blocker, a.before = res, slices.Clone(a.assignments)
 			}
 			continue
 		}
@@ -600,7 +607,7 @@ func (p *Placement) finish(best *attempt, need, running int) {
 	placed := 0
 	if best != nil {
 		placed = len(best.assignments)
-		p.Blocker = best.blocker
+		p.Blocker, p.BlockerAfter = best.blocker, best.before
 	}
 	p.MaxPlaceable = int32(running + p.Succeeded + placed)
 	if best != nil && placed >= need {

@@ -125,7 +125,7 @@ func (p *subGroupPlacer) units(s *schedule.Scheduler, sg *SubGroups, members []*
 		}
 		if sg.Whole && len(a.unplaced) > 0 {
 			p.taken = before
-			total.add(&attempt{unplaced: groups[id], blocker: a.blocker})
+			total.add(&attempt{unplaced: groups[id], blocker: a.blocker, before: a.before})
 			continue
 		}
 		if err := reserveAll(s, a.assignments); err != nil {
@@ -239,7 +239,7 @@ func (p *subGroupPlacer) unit(u *schedule.Scheduler, sg *SubGroups, members []*c
 	if err := reserveAll(u, best.assignments); err != nil {
 		return nil, err
 	}
-	out := &attempt{assignments: best.assignments, scoreSum: best.scoreSum, blocker: best.blocker}
+	out := &attempt{assignments: best.assignments, scoreSum: best.scoreSum, blocker: best.blocker, before: best.before}
 	if len(best.unplaced) > 0 {
 		// The value that holds the most holds not all: the others are
 		// tried where their pods could go, which says what blocks them.
@@ -247,7 +247,7 @@ func (p *subGroupPlacer) unit(u *schedule.Scheduler, sg *SubGroups, members []*c
 		if err != nil {
 			return nil, err
 		}
-		out.blocker = nil
+		out.blocker, out.before = nil, nil
 		out.add(a)
 	}
 	return out, nil
@@ -280,13 +280,14 @@ func reserveAll(s *schedule.Scheduler, assignments []Assignment) error {
 	return nil
 }
 
-// add appends b's assignments and unplaced members to a; the first blocker
-// stays.
+// add appends b, an attempt made after a's assignments were reserved, to
+// a: its assignments and unplaced members; the first blocker stays, with
+// the assignments its cycle ran after.
 func (a *attempt) add(b *attempt) {
+	if a.blocker == nil && b.blocker != nil {
+		a.blocker, a.before = b.blocker, append(slices.Clone(a.assignments), b.before...)
+	}
 	a.assignments = append(a.assignments, b.assignments...)
 	a.unplaced = append(a.unplaced, b.unplaced...)
 	a.scoreSum += b.scoreSum
-	if a.blocker == nil {
-		a.blocker = b.blocker
-	}
 }

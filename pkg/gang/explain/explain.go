@@ -286,7 +286,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		subject, before, domain := largest(pending), []gang.Assignment(nil), ""
 		if p.Verdict != gang.VerdictPlaced && p.Blocker != nil {
 			subject, e.Blocked = p.Blocker.Pod, true
-			before = assignmentsBefore(p.BestAttempt, pending, p.Blocker.Pod)
+			before = p.BlockerAfter
 			if p.TopologyKey != "" {
 				domain = p.Domain
 			}
@@ -590,25 +590,9 @@ func largest(pods []*corev1.Pod) *corev1.Pod {
 	return best
 }
 
-// assignmentsBefore returns the assignments of members that come before
-// blocker in queue order: the state the blocker's cycle ran in.
-func assignmentsBefore(assignments []gang.Assignment, pending []*corev1.Pod, blocker *corev1.Pod) []gang.Assignment {
-	idx := map[string]int{}
-	for i, pod := range pending {
-		idx[pod.Namespace+"/"+pod.Name] = i
-	}
-	limit := idx[blocker.Namespace+"/"+blocker.Name]
-	var out []gang.Assignment
-	for _, a := range assignments {
-		if idx[a.Pod.Namespace+"/"+a.Pod.Name] < limit {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // markPlaced counts, per node, the members that run there or that the plan
-// puts there.
+// puts there, and those the table's cycle ran after that the plan leaves
+// out (the blocker's own sub-group when sub-groups are placed whole).
 func markPlaced(e *Explanation, p *gang.Placement) {
 	if len(e.Nodes) == 0 {
 		return
@@ -617,8 +601,15 @@ func markPlaced(e *Explanation, p *gang.Placement) {
 	for _, pod := range p.Running {
 		counts[pod.Spec.NodeName]++
 	}
+	planned := map[*corev1.Pod]bool{}
 	for _, a := range p.Planned() {
 		counts[a.Node]++
+		planned[a.Pod] = true
+	}
+	for _, a := range e.PlacedBefore {
+		if !planned[a.Pod] {
+			counts[a.Node]++
+		}
 	}
 	for i := range e.Nodes {
 		e.Nodes[i].Placed = counts[e.Nodes[i].Name]
