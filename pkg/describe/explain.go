@@ -163,6 +163,11 @@ func describeGang(g *gang.Gang) string {
 		return fmt.Sprintf("gang of the pods matching %q in %s", g.Name, orAll(g.Namespace))
 	case gang.SourceFile:
 		return fmt.Sprintf("gang %s from %s (what-if)", g.Key(), readFrom(g))
+	case gang.SourceKueue:
+		if len(g.Read) > 0 {
+			return fmt.Sprintf("gang %s (Kueue pod group) from %s (what-if)", g.Key(), readFrom(g))
+		}
+		return fmt.Sprintf("gang %s (Kueue pod group)", g.Key())
 	}
 	if len(g.Read) > 0 {
 		return fmt.Sprintf("gang %s (%s PodGroup) from %s (what-if)", g.Key(), g.Source, readFrom(g))

@@ -54,6 +54,8 @@ func gangKind(src gang.Source) string {
 		return "volcano"
 	case gang.SourceCoscheduling:
 		return "coscheduling"
+	case gang.SourceKueue:
+		return "kueue"
 	}
 	return string(src)
 }

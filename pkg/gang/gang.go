@@ -24,6 +24,9 @@ const (
 	// SourceCoscheduling is a scheduling.x-k8s.io PodGroup; members carry the
 	// label scheduling.x-k8s.io/pod-group.
 	SourceCoscheduling Source = "scheduling.x-k8s.io"
+	// SourceKueue is a Kueue plain pod group: no PodGroup object; members
+	// carry the label kueue.x-k8s.io/pod-group-name (KueuePodGroupLabel).
+	SourceKueue Source = "kueue.x-k8s.io"
 	// SourceSelector is an ad hoc gang: the pods a label selector picks.
 	SourceSelector Source = "selector"
 	// SourceFile is a what-if gang from manifests given with -f.

@@ -67,7 +67,10 @@ const (
 // With a PodGroup (given or from a Volcano Job), every pod becomes its member
 // through the source's membership key; a pod naming another group is an
 // error. Without one the gang's source is SourceFile and all its pods must
-// run. A minMember above 0 overrides the minimum in either case.
+// run, unless they are the pods of one Kueue pod group (SourceKueue, its
+// total count the minimum). A minMember above 0 overrides the minimum in
+// any case. Kueue's topology annotations on the pods set the gang's
+// topology keys (readKueueTopology).
 //
 // Priorities are left for ApplyPriorities, which needs the cluster's
 // PriorityClasses; a suspended Job is expanded as if it were resumed.
@@ -103,6 +106,13 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 					pod.Namespace, pod.Name, podGroupResource(g.Source), name, g.Name)
 			}
 		}
+	} else if name := kueueGroupOfAll(m.pods); name != "" {
+		// Pods of one Kueue pod group: its total count is the minimum.
+		count, err := kueueTotalCount(m.pods, name)
+		if err != nil {
+			return nil, err
+		}
+		g = &Gang{Source: SourceKueue, Namespace: m.namespace, Name: name, MinMember: count}
 	} else {
 		g = &Gang{Source: SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
 		if m.minMember > 0 {
@@ -121,6 +131,7 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 		g.MinMember = minMember
 	}
 	g.SortMembers()
+	g.readKueueTopology()
 	return g, nil
 }
 

@@ -64,6 +64,8 @@ func GroupNameOf(pod *corev1.Pod, src Source) string {
 		return pod.Annotations[VolcanoGroupAnnotation]
 	case SourceCoscheduling:
 		return pod.Labels[CoschedulingLabel]
+	case SourceKueue:
+		return pod.Labels[KueuePodGroupLabel]
 	}
 	return ""
 }

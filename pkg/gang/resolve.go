@@ -193,11 +193,24 @@ func ResolveSelector(snap *schedule.Snapshot, namespace string, sel labels.Selec
 		return nil, fmt.Errorf("the pods matching %q belong to %s: name the group instead, so that its minimum and topology apply",
 			sel.String(), strings.Join(groups, ", "))
 	}
+	// The pods of one Kueue pod group, all of them, are that group (its
+	// total count the minimum); some of them, or of several, are refused
+	// as PodGroups' are.
+	if kg := kueueGroupsOf(g.Members); len(kg) > 0 {
+		if name := kueueGroupOfAll(g.Members); name != "" && namespace != "" && minMember == 0 {
+			if kueue, err := ResolveKueueGroup(snap, namespace, name); err != nil || len(kueue.Members) == len(g.Members) {
+				return kueue, err
+			}
+		}
+		return nil, fmt.Errorf("the pods matching %q belong to Kueue pod group(s) %s: select all of one group with -l %s=NAME, or name a member (pod/NAME), so that its total count applies",
+			sel.String(), strings.Join(kg, ", "), KueuePodGroupLabel)
+	}
 	g.SortMembers()
 	g.MinMember = minMember
 	if minMember == 0 {
 		g.MinMember = int32(len(g.Members))
 	}
+	g.readKueueTopology()
 	return g, nil
 }
 
@@ -250,6 +263,12 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 			return nil, pod, err
 		}
 		return g, pod, nil
+	}
+	if firstMissing == nil {
+		if name := GroupNameOf(pod, SourceKueue); name != "" {
+			g, err := ResolveKueueGroup(snap, namespace, name)
+			return g, pod, err
+		}
 	}
 	return nil, pod, firstMissing
 }

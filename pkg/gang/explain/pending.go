@@ -35,11 +35,20 @@ type Pending struct {
 }
 
 // Name is the subject as explain takes it: pod/NAME, or podgroup/NAME
-// (podgroups.<group>/NAME when PodGroups of two kinds share the name).
+// (podgroups.<group>/NAME when PodGroups of two kinds share the name); a
+// Kueue pod group by its first pending member.
 func (p *Pending) Name() string {
 	switch {
 	case p.Gang == nil:
 		return "pod/" + p.Pod.Name
+	case p.Gang.Source == gang.SourceKueue:
+		// No object names a Kueue pod group: explain takes it by a member.
+		for _, pod := range p.Gang.Members {
+			if gang.StateOf(pod) == gang.MemberPending {
+				return "pod/" + pod.Name
+			}
+		}
+		return "pod/" + p.Gang.Members[0].Name
 	case p.qualified:
 		return "podgroups." + string(p.Gang.Source) + "/" + p.Gang.Name
 	}
@@ -98,6 +107,20 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 			out = append(out, Pending{Namespace: pod.Namespace, Gang: found})
 			g = found
 			break
+		}
+		if name := gang.GroupNameOf(pod, gang.SourceKueue); g == nil && group == "" && name != "" {
+			key := groupKey{gang.SourceKueue, pod.Namespace, name}
+			if g = gangs[key]; g == nil {
+				found, err := gang.ResolveKueueGroup(snap, pod.Namespace, name)
+				if err != nil {
+					// Kueue's webhook refuses such a pod; say why.
+					out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, PendingMembers: 1, Members: 1,
+						Verdict: VerdictUnschedulable, Reason: err.Error()})
+					continue
+				}
+				gangs[key], g = found, found
+				out = append(out, Pending{Namespace: pod.Namespace, Gang: found})
+			}
 		}
 		if g != nil {
 			continue

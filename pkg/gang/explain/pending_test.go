@@ -34,6 +34,9 @@ func TestListPending(t *testing.T) {
 			pod("ml", "waiting").SchedulingGate("example.com/hold").Obj(),
 			pod("ml", "running").BoundTo("zone-a-1").Obj(),
 			pod("other", "elsewhere").Obj(),
+			pod("ml", "kq-0").Label(gang.KueuePodGroupLabel, "kq").Annotation(gang.KueueTotalCountAnnotation, "2").Obj(),
+			pod("ml", "kq-1").Label(gang.KueuePodGroupLabel, "kq").Annotation(gang.KueueTotalCountAnnotation, "2").Obj(),
+			pod("ml", "kq-bad").Label(gang.KueuePodGroupLabel, "bad").Obj(),
 		},
 		PodGroups: []*unstructured.Unstructured{
 			testutil.MakeNativePodGroup("ml", "big", 4).Obj(),
@@ -56,6 +59,9 @@ func TestListPending(t *testing.T) {
 	}
 	want := []row{
 		{"pod/huge", 1, 1, VerdictUnschedulable, "3 Insufficient nvidia.com/gpu"},
+		// A Kueue pod group has no object: explain takes it by a member.
+		{"pod/kq-0", 2, 2, VerdictUnschedulable, "1/2 fit: 3 Insufficient nvidia.com/gpu"},
+		{"pod/kq-bad", 1, 1, VerdictUnschedulable, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation"},
 		{"pod/orphan", 1, 1, VerdictUnschedulable, "its PodGroup gone does not exist, so no gang scheduler will place it"},
 		{"pod/solo", 1, 1, VerdictSchedulable, "fits 1 of 3 node(s); the best is zone-a-2 (score 399)"},
 		{"pod/waiting", 1, 1, VerdictGated, "scheduling gates: example.com/hold"},
@@ -76,7 +82,7 @@ func TestListPending(t *testing.T) {
 	for _, l := range lines {
 		names = append(names, l.Name())
 	}
-	if diff := cmp.Diff([]string{"pod/huge", "pod/orphan", "pod/solo", "pod/waiting", "podgroup/small",
+	if diff := cmp.Diff([]string{"pod/huge", "pod/kq-0", "pod/kq-bad", "pod/orphan", "pod/solo", "pod/waiting", "podgroup/small",
 		"podgroups.scheduling.k8s.io/big", "podgroups.scheduling.x-k8s.io/big"}, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
