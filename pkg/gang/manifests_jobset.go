@@ -171,7 +171,7 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 	// Placement looks for a value of the key per child Job; Jobs with
 	// another key (rare) are left to their affinities alone.
 	if len(keys) > 0 {
-		m.subGroups = &SubGroups{Label: jobSetJobKey, TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey}
+		m.subGroups = &SubGroups{Unit: "child Job", Label: jobSetJobKey, TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey}
 	}
 	return nil
 }

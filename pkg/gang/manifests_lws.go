@@ -148,9 +148,9 @@ func (m *manifests) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name,
 			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	sg := &SubGroups{Label: lwsGroupKey, TopologyKey: exclusive, Whole: true}
+	sg := &SubGroups{Unit: "LeaderWorkerSet group", Label: lwsGroupKey, TopologyKey: exclusive, Whole: true}
 	if subExclusive != "" {
-		sg.Inner = &SubGroups{Label: lwsSubGroupKey, TopologyKey: subExclusive, Annotation: LWSSubGroupExclusive}
+		sg.Inner = &SubGroups{Unit: "LeaderWorkerSet sub-group", Label: lwsSubGroupKey, TopologyKey: subExclusive, Annotation: LWSSubGroupExclusive}
 	}
 	if m.subGroups == nil {
 		m.subGroups = sg

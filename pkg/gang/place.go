@@ -647,6 +647,10 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		}
 	}
 	b.WriteString(p.preferredUnmet("the whole cluster was tried"))
+	if sg := p.Gang.SubGroups; sg != nil && sg.Whole && best != nil {
+		whole, total := wholeUnits(sg, p.Gang.Members, best.unplaced)
+		fmt.Fprintf(&b, " (each %s whole or none: %d of %d fit)", sg.Unit, whole, total)
+	}
 	if p.Blocker != nil {
 		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)
 	}

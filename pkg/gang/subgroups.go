@@ -20,6 +20,8 @@ import (
 // exclusivity node by node; SubGroups tells placement to search a value
 // per unit, and which units are all or nothing.
 type SubGroups struct {
+	// Unit names a sub-group in messages: "LeaderWorkerSet group".
+	Unit string
 	// Label's value names a member's sub-group.
 	Label string
 	// TopologyKey, when set, asks for each sub-group alone in one value of
@@ -290,4 +292,24 @@ func (a *attempt) add(b *attempt) {
 	a.assignments = append(a.assignments, b.assignments...)
 	a.unplaced = append(a.unplaced, b.unplaced...)
 	a.scoreSum += b.scoreSum
+}
+
+// wholeUnits counts sg's units among members, and those none of whose
+// members is unplaced.
+func wholeUnits(sg *SubGroups, members, unplaced []*corev1.Pod) (whole, total int) {
+	units, short := map[string]bool{}, map[string]bool{}
+	for _, pod := range members {
+		if id := sg.of(pod); id != "" {
+			units[id] = true
+		}
+	}
+	for _, pod := range unplaced {
+		short[sg.of(pod)] = true
+	}
+	for id := range units {
+		if !short[id] {
+			whole++
+		}
+	}
+	return whole, len(units)
 }

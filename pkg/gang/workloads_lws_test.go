@@ -67,6 +67,9 @@ func TestLWSGroupsWholeOrNothing(t *testing.T) {
 	if diff := cmp.Diff(want, placed(p)); diff != "" || p.Verdict != gang.VerdictUnschedulable || p.MaxPlaceable != 3 {
 		t.Errorf("%s, %d fit (-want +got):\n%s", p.Verdict, p.MaxPlaceable, diff)
 	}
+	if !strings.Contains(p.Message, "(each LeaderWorkerSet group whole or none: 1 of 2 fit)") {
+		t.Errorf("message: %s", p.Message)
+	}
 	if p.Blocker == nil || p.Blocker.Pod.Name != "infer-1-2" || !strings.Contains(p.Blocker.Message, "Insufficient nvidia.com/gpu") {
 		t.Errorf("blocker: %+v", p.Blocker)
 	}
