@@ -87,6 +87,9 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 			return nil, err
 		}
 	}
+	if err := m.addTrainJobs(m.trainer.runtimes); err != nil {
+		return nil, err
+	}
 	if len(m.pods) == 0 {
 		return nil, fmt.Errorf("the manifests (%s) make no pods", strings.Join(m.names, ", "))
 	}
@@ -155,6 +158,7 @@ type manifests struct {
 	// asks for (a Kubeflow job's schedulingPolicy.minAvailable, a Ray
 	// cluster's head plus minimum workers); otherwise every pod must run.
 	minMember int32
+	trainer   trainerObjects // TrainJobs and their runtimes, expanded once all objects are read
 }
 
 func (m *manifests) add(obj *unstructured.Unstructured) error {
@@ -166,6 +170,9 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	what := gvk.Kind + " " + strconv.Quote(name)
 	if name == "" {
 		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+	}
+	if isTrainingRuntime(gvk) { // cluster-scoped or looked up by namespace; makes no pods
+		return m.recordTrainingRuntime(obj, name, what)
 	}
 	ns := obj.GetNamespace()
 	if ns == "" {
@@ -237,10 +244,13 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 		return m.addRayCluster(obj, ns, name, what)
 	case gvk.Group == RayGroup && gvk.Kind == "RayJob":
 		return m.addRayJob(obj, ns, name, what)
+	case isTrainJob(gvk):
+		return m.recordTrainJob(obj, ns, name, what)
 	}
 	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
 		"ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, "+
-		"XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters or RayJobs", what, gvk.Kind, gvk.GroupVersion().String())
+		"XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters, RayJobs or Kubeflow Trainer TrainJobs (with their "+
+		"ClusterTrainingRuntime or TrainingRuntime)", what, gvk.Kind, gvk.GroupVersion().String())
 }
 
 func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {
