@@ -20,7 +20,7 @@ var admitLong = templates.LongDesc(`
 	Each check is reported with its figures.
 
 	With --ungate GATE, once admitted, that scheduling gate is removed from every
-	member (with resourceVersion preconditions) so the scheduler takes them.
+	member (with resourceVersion preconditions) so the scheduler takes them.` + workloadHelp + `
 
 	Exit code 0 when admitted, 3 when rejected.`)
 
@@ -47,13 +47,13 @@ func NewAdmitOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams
 func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewAdmitOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "admit (podgroup/NAME | -l SELECTOR | -f FILE) [--ungate GATE]",
+		Use:                   "admit (podgroup/NAME | WORKLOAD/NAME | -l SELECTOR | -f FILE) [--ungate GATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Decide whether a whole gang may start, and optionally release it",
 		Long:                  admitLong,
 		Example:               admitExample,
 		RunE:                  runE(o),
-		ValidArgsFunction:     completeSubject(snapshot, false),
+		ValidArgsFunction:     completeSubject(snapshot, false, true),
 	}
 	o.addFlags(cmd, "to admit")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")
@@ -76,6 +76,9 @@ func (o *AdmitOptions) Validate() error {
 		}
 		if o.subject.Kind == SubjectFile {
 			return usageErrorf("--ungate needs pods that exist; it cannot be used with -f")
+		}
+		if o.subject.Kind == SubjectWorkload {
+			return usageErrorf("--ungate needs pods that exist; a workload's members may not yet: give its pods with -l")
 		}
 		if o.Snapshot.Offline() {
 			return usageErrorf("--ungate writes to the cluster; it cannot be used with --snapshot")

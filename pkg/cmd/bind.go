@@ -82,7 +82,7 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 		Long:                  bindLong,
 		Example:               bindExample,
 		RunE:                  runE(o),
-		ValidArgsFunction:     completeSubject(snapshot, false),
+		ValidArgsFunction:     completeSubject(snapshot, false, false),
 	}
 	o.addFlags(cmd, "to bind")
 	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, re-check the plan against the cluster and write nothing; with server, also send every Binding with dryRun=All.`)

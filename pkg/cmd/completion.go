@@ -8,15 +8,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
 // completeSubject completes a verb's argument: the resource prefixes first
-// (pod/ where allowed, podgroup/ and the fully qualified podgroups.<group>/),
-// then the names in the namespace, read from --snapshot when it names a file
-// or directory, else from the cluster (metadata only). Completion never
-// prints errors and gives up after five seconds.
-func completeSubject(f *SnapshotFlags, allowPod bool) cobra.CompletionFunc {
+// (pod/ where allowed, podgroup/ and the fully qualified podgroups.<group>/,
+// the workloads' jobset/, ... where allowed), then the names in the
+// namespace, read from --snapshot when it names a file or directory, else
+// from the cluster (metadata only; a snapshot holds no workloads).
+// Completion never prints errors and gives up after five seconds.
+func completeSubject(f *SnapshotFlags, allowPod, allowWorkload bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -28,23 +30,37 @@ func completeSubject(f *SnapshotFlags, allowPod bool) cobra.CompletionFunc {
 		for _, g := range podGroupGroups {
 			prefixes = append(prefixes, "podgroups."+g+"/")
 		}
+		if allowWorkload {
+			for _, k := range gang.WorkloadKinds {
+				prefixes = append(prefixes, k.Names[0]+"/")
+			}
+		}
 		prefix, _, found := strings.Cut(toComplete, "/")
 		if !found {
 			return prefixes, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		}
+		ctx, cancel := context.WithTimeout(c.Context(), 5*time.Second)
+		defer cancel()
 		resource, group := "podgroups", ""
-		switch {
+		var names []string
+		var first map[string]bool
+		switch typ, qualifier, _ := strings.Cut(strings.ToLower(prefix), "."); {
 		case prefix == "pod" && allowPod:
 			resource = "pods"
 		case prefix == "podgroup":
 		case strings.HasPrefix(prefix, "podgroups.") && slices.Contains(podGroupGroups, strings.TrimPrefix(prefix, "podgroups.")):
 			group = strings.TrimPrefix(prefix, "podgroups.")
 		default:
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			k, ok := workloadKind(typ)
+			if !allowWorkload || !ok || (qualifier != "" && qualifier != k.Resource.Group) {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			resource = ""
+			names = f.workloadNames(ctx, k)
 		}
-		ctx, cancel := context.WithTimeout(c.Context(), 5*time.Second)
-		defer cancel()
-		names, first := f.subjectNames(ctx, resource, group)
+		if resource != "" {
+			names, first = f.subjectNames(ctx, resource, group)
+		}
 		// Pods that wait for a node come first: they are what one explains.
 		var out, rest []string
 		for _, name := range names {
@@ -67,6 +83,22 @@ func completeFormats(formats []string) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return formats, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// workloadNames lists the names of a workload kind's objects in the
+// namespace the flags pick, from the cluster: a snapshot holds none.
+func (f *SnapshotFlags) workloadNames(ctx context.Context, k gang.WorkloadKind) []string {
+	namespace, err := f.Namespace()
+	if err != nil || f.Offline() {
+		return nil
+	}
+	cfg, err := f.RESTConfig()
+	if err != nil {
+		return nil
+	}
+	cfg.Timeout = 5 * time.Second
+	names, _ := snapshot.ObjectNames(ctx, cfg, k.Resource, namespace)
+	return names
 }
 
 // subjectNames lists pod or PodGroup names in the namespace the flags

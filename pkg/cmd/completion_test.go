@@ -27,7 +27,8 @@ func complete(t *testing.T, args ...string) []string {
 
 func TestCompleteSubject(t *testing.T) {
 	snap := []string{"--snapshot", exampleSnapshot, "-n", "ml-research"}
-	kinds := []string{"podgroups.scheduling.k8s.io/", "podgroups.scheduling.volcano.sh/", "podgroups.scheduling.x-k8s.io/"}
+	kinds := []string{"podgroups.scheduling.k8s.io/", "podgroups.scheduling.volcano.sh/", "podgroups.scheduling.x-k8s.io/",
+		"job/", "jobset/", "leaderworkerset/", "pytorchjob/", "tfjob/", "xgboostjob/", "paddlejob/", "jaxjob/", "mpijob/", "raycluster/", "rayjob/"}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -41,6 +42,8 @@ func TestCompleteSubject(t *testing.T) {
 		{"pod names by prefix", append([]string{"explain"}, append(snap, "pod/llm-pretrain-worker-1")...), []string{"pod/llm-pretrain-worker-1"}},
 		{"no pods for place", append([]string{"place"}, append(snap, "pod/")...), nil},
 		{"one argument only", append([]string{"place"}, append(snap, "podgroup/llm-pretrain", "")...), nil},
+		{"bind offers no workloads", append([]string{"bind"}, append(snap, "")...), append([]string{"podgroup/"}, kinds[:3]...)},
+		{"a snapshot holds no workloads", append([]string{"place"}, append(snap, "jobset/")...), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, complete(t, tc.args...), cmpopts.EquateEmpty()); diff != "" {

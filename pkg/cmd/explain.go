@@ -49,7 +49,7 @@ var explainLong = templates.LongDesc(`
 	reason, each judged alone on the same snapshot. -o name prints the names
 	to explain next.
 
-	-v=6 logs every request to the API server, as kubectl does.
+	-v=6 logs every request to the API server, as kubectl does.` + workloadHelp + `
 
 	Exit code 0 when the subject is schedulable, 3 when it is not; 0 for a
 	list.`)
@@ -66,6 +66,9 @@ var explainExample = templates.Examples(`
 
 	# Every filter plugin's verdict on every node
 	kubectl gang explain podgroup/llm-pretrain -n ml-research -o wide
+
+	# Explain a JobSet: the pods its controllers created and the ones to come
+	kubectl gang explain jobset/pretrain -n ml-research
 
 	# Explain the pods a selector picks, as a gang of at least 4
 	kubectl gang explain -l app=mpi-job --min-member 4
@@ -98,13 +101,13 @@ func NewExplainOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStrea
 func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewExplainOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "explain [pod/NAME | podgroup/NAME | -l SELECTOR | -f FILE | -A]",
+		Use:                   "explain [pod/NAME | podgroup/NAME | WORKLOAD/NAME | -l SELECTOR | -f FILE | -A]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain why a pod or gang is Pending and what would make it fit",
 		Long:                  explainLong,
 		Example:               explainExample,
 		RunE:                  runE(o),
-		ValidArgsFunction:     completeSubject(snapshot, true),
+		ValidArgsFunction:     completeSubject(snapshot, true, true),
 	}
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
@@ -138,7 +141,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if o.list {
 		return o.runListing(ctx)
 	}
-	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	snap, err := o.loadSnapshot(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,20 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
 // resolveGang turns the parsed subject into a gang on the snapshot. A group
@@ -22,6 +29,8 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 		g, err = gang.ResolveSelector(snap, namespace, s.Selector, minMember)
 	case SubjectFile:
 		g, err = gangFromFile(snap, s.manifest)
+	case SubjectWorkload:
+		g, err = gangFromWorkload(snap, s.object, namespace)
 	case SubjectPod:
 		var pod = s.Name
 		g, _, err = gang.ResolvePod(snap, namespace, pod)
@@ -72,6 +81,42 @@ func gangFromFile(snap *schedule.Snapshot, g *gang.Gang) (*gang.Gang, error) {
 	gang.ApplyWebhooks(g.Members)
 	g.SortMembers()
 	return g, nil
+}
+
+// readWorkload reads a workload subject from the cluster, at the version
+// FromManifests reads, in namespace. A resource the server does not serve
+// or an object that is not there is bad input (exit 2), said in one line.
+func readWorkload(ctx context.Context, cfg *rest.Config, s *Subject, namespace string) (*unstructured.Unstructured, error) {
+	k := s.Workload
+	obj, err := snapshot.GetObject(ctx, cfg, k.Resource, namespace, s.Name)
+	var notServed *snapshot.NotServedError
+	switch {
+	case err == nil:
+		return obj, nil
+	case errors.As(err, &notServed) && len(notServed.Versions) > 0:
+		return nil, usageErrorf("the server serves %s at %s, not at %s, the version this build reads",
+			k.Qualified(), strings.Join(notServed.Versions, ", "), k.Resource.Version)
+	case errors.As(err, &notServed):
+		return nil, usageErrorf("the server does not serve %s (is %s installed?)", k.Qualified(), k.Kind)
+	case apierrors.IsNotFound(err):
+		return nil, asInputError(&gang.NotFoundError{Resource: k.Qualified(), Namespace: namespace, Name: s.Name})
+	}
+	return nil, err
+}
+
+// gangFromWorkload expands a workload read from the cluster exactly as -f
+// expands its manifest (names, labels, priorities, webhooks), then puts
+// the pods its controllers already created in the place of the members
+// they stand for (gang.MergeLive).
+func gangFromWorkload(snap *schedule.Snapshot, obj *unstructured.Unstructured, namespace string) (*gang.Gang, error) {
+	g, err := gang.FromManifests([]*unstructured.Unstructured{obj}, namespace, 0)
+	if err != nil {
+		return nil, err
+	}
+	if g, err = gangFromFile(snap, g); err != nil {
+		return nil, err
+	}
+	return gang.MergeLive(g, snap.Pods), nil
 }
 
 // asInputError marks resolution failures as bad input: a group or pod not in

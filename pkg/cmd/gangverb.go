@@ -67,12 +67,33 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 			return asInputError(err)
 		}
 	}
+	if s.Kind == SubjectWorkload && o.Snapshot.Offline() {
+		// A snapshot holds no workloads: its decoder reads the kinds
+		// the pipeline reads, and drops the others.
+		return usageErrorf("%s is read from the cluster; offline, give its manifest with -f", s.Arg)
+	}
 	return o.Scheduler.Complete()
+}
+
+// loadSnapshot reads the subject's workload from the cluster, when it
+// names one (first: a workload that is not there is reported before the
+// whole cluster is read), then the snapshot.
+func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot, error) {
+	if o.subject.Kind == SubjectWorkload {
+		cfg, err := o.Snapshot.RESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		if o.subject.object, err = readWorkload(ctx, cfg, o.subject, o.namespace); err != nil {
+			return nil, err
+		}
+	}
+	return o.Snapshot.Load(ctx, o.IOStreams)
 }
 
 // loadGang reads the snapshot and resolves the gang on it.
 func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *gang.Gang, error) {
-	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	snap, err := o.loadSnapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,8 +167,8 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *
 		if err != nil {
 			return nil, nil, err
 		}
-		if o.subject.Kind == SubjectFile && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
-			// One pod from a file is a pod, not a gang of one.
+		if (o.subject.Kind == SubjectFile || o.subject.Kind == SubjectWorkload) && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
+			// One pod from a file or a workload is a pod, not a gang of one.
 			return nil, g.Members[0], nil
 		}
 		return g, nil, nil

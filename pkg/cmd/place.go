@@ -20,7 +20,7 @@ var placeLong = templates.LongDesc(`
 	Members are ordered as kube-scheduler's queue orders them, placed one by one,
 	each reserved before the next, so the gang competes with itself for room.
 	Ties between equal scores break by node name, so every run prints the same
-	plan (kube-scheduler breaks them at random).
+	plan (kube-scheduler breaks them at random).` + workloadHelp + `
 
 	Exit code 0 when the gang is placed, 3 when it cannot be.`)
 
@@ -30,6 +30,9 @@ var placeExample = templates.Examples(`
 
 	# The plan as JSON for a script; the exit code says whether it fits
 	kubectl gang place podgroups.scheduling.volcano.sh/mpi-job -o json
+
+	# Where would the rest of a running JobSet go?
+	kubectl gang place jobset/pretrain -n ml-research
 
 	# What if this Job were submitted?
 	kubectl gang place -f job.yaml --min-member 8`)
@@ -48,13 +51,13 @@ func NewPlaceOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams
 func NewCmdPlace(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewPlaceOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "place (podgroup/NAME | -l SELECTOR | -f FILE)",
+		Use:                   "place (podgroup/NAME | WORKLOAD/NAME | -l SELECTOR | -f FILE)",
 		DisableFlagsInUseLine: true,
 		Short:                 "Print where every member of a gang would go, all or nothing",
 		Long:                  placeLong,
 		Example:               placeExample,
 		RunE:                  runE(o),
-		ValidArgsFunction:     completeSubject(snapshot, false),
+		ValidArgsFunction:     completeSubject(snapshot, false, true),
 	}
 	o.addFlags(cmd, "to place")
 	return cmd

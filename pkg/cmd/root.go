@@ -26,7 +26,8 @@ var rootLong = templates.LongDesc(`
 	explains, places, admits or binds a whole PodGroup.
 
 	A gang is a native scheduling.k8s.io PodGroup, a Volcano or a coscheduling
-	PodGroup, the pods a label selector picks, or manifests from a file.
+	PodGroup, the pods a label selector picks, a workload read from the cluster
+	(jobset/NAME, job/NAME, rayjob/NAME, ...), or manifests from a file.
 
 	Every verb reads the cluster your kubeconfig points at, or works offline on a
 	snapshot saved with 'kubectl gang snapshot' (--snapshot FILE|DIR|-).

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -20,19 +21,26 @@ const (
 	SubjectPodGroup                        // podgroup/NAME or podgroups.<group>/NAME
 	SubjectSelector                        // -l SELECTOR, an ad hoc gang
 	SubjectFile                            // -f FILE, a what-if gang
+	SubjectWorkload                        // jobset/NAME and other workloads, read from the cluster
 )
 
-// Subject is a parsed pod, PodGroup, selector or file argument.
+// Subject is a parsed pod, PodGroup, workload, selector or file argument.
 type Subject struct {
 	Kind SubjectKind
+	// Arg is the argument as given, TYPE/NAME.
+	Arg  string
 	Name string
 	// Group is the API group of a fully qualified podgroups.<group>/NAME; empty
 	// means whichever PodGroup kind exists under that name.
 	Group    string
 	Selector labels.Selector
 	Filename string
+	// Workload is the kind of a workload subject.
+	Workload gang.WorkloadKind
 	// manifest is the gang read from Filename (priorities not yet applied).
 	manifest *gang.Gang
+	// object is the workload read from the cluster.
+	object *unstructured.Unstructured
 }
 
 // SubjectFlags are the flags that name a subject instead of an argument.
@@ -52,8 +60,38 @@ func (f *SubjectFlags) AddFlags(flags *pflag.FlagSet, what string) {
 // podGroupGroups maps the API groups a podgroups.<group>/NAME may name.
 var podGroupGroups = []string{schedule.NativeGroup, schedule.VolcanoGroup, schedule.CoschedulingGroup}
 
+// subjectsWanted lists the subjects a verb accepts, for messages: pods
+// where allowPod, workloads and -f where allowFile (the verbs that take
+// members that do not exist yet).
+func subjectsWanted(allowPod, allowFile bool) string {
+	var want []string
+	if allowPod {
+		want = append(want, "pod/NAME")
+	}
+	want = append(want, "podgroup/NAME")
+	if allowFile {
+		want = append(want, "jobset/NAME (and other workloads)")
+	}
+	want = append(want, "-l SELECTOR")
+	if allowFile {
+		want = append(want, "-f FILE")
+	}
+	return strings.Join(want[:len(want)-1], ", ") + " or " + want[len(want)-1]
+}
+
+// workloadTypes lists the workload types a subject may name, for messages.
+func workloadTypes() string {
+	names := make([]string, len(gang.WorkloadKinds))
+	for i, k := range gang.WorkloadKinds {
+		names[i] = k.Names[0]
+	}
+	return strings.Join(names, ", ")
+}
+
 // parseSubject turns the verb's arguments and subject flags into a Subject.
-// allowPod says whether pod/NAME is accepted; allowFile whether -f is.
+// allowPod says whether pod/NAME is accepted; allowFile whether -f and
+// workloads (jobset/NAME, ...) are: both may stand for pods that do not
+// exist yet.
 func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Subject, error) {
 	// kubectl takes "TYPE NAME" as well as "TYPE/NAME".
 	if len(args) == 2 && !strings.Contains(args[0], "/") && !strings.Contains(args[1], "/") {
@@ -69,13 +107,7 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 	if f.Filename != "" {
 		given++
 	}
-	want := "podgroup/NAME, -l SELECTOR"
-	if allowPod {
-		want = "pod/NAME, " + want
-	}
-	if allowFile {
-		want += " or -f FILE"
-	}
+	want := subjectsWanted(allowPod, allowFile)
 	switch {
 	case given == 0:
 		return nil, usageErrorf("name the gang: %s ('kubectl gang explain' without one lists what is pending)", want)
@@ -86,7 +118,7 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 		return nil, usageErrorf("--min-member must not be negative, got %d", f.MinMember)
 	}
 	if f.MinMember > 0 && len(args) > 0 {
-		return nil, usageErrorf("--min-member applies to -l and -f input; a PodGroup carries its own minimum")
+		return nil, usageErrorf("--min-member applies to -l and -f input; a PodGroup or workload carries its own minimum")
 	}
 	switch {
 	case f.Selector != "":
@@ -118,12 +150,45 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 		if !allowPod {
 			return nil, usageErrorf("%q names a pod; give its gang: %s", args[0], want)
 		}
-		return &Subject{Kind: SubjectPod, Name: name}, nil
+		return &Subject{Kind: SubjectPod, Arg: args[0], Name: name}, nil
 	case "podgroup", "podgroups", "pg":
 		if group != "" && !slices.Contains(podGroupGroups, group) {
 			return nil, usageErrorf("unknown PodGroup group %q: expected one of %s", group, strings.Join(podGroupGroups, ", "))
 		}
-		return &Subject{Kind: SubjectPodGroup, Name: name, Group: group}, nil
+		return &Subject{Kind: SubjectPodGroup, Arg: args[0], Name: name, Group: group}, nil
+	}
+	if k, found := workloadKind(resource); found {
+		switch {
+		case group != "" && group != k.Resource.Group && group != k.Resource.Version+"."+k.Resource.Group:
+			return nil, usageErrorf("unknown resource type %q: this build reads %s as %s, version %s", typ, k.Kind, k.Qualified(), k.Resource.Version)
+		case !allowFile:
+			return nil, usageErrorf("%q names a workload, whose members may not exist yet; give %s (its pods: -l with their labels)", args[0], want)
+		}
+		return &Subject{Kind: SubjectWorkload, Arg: args[0], Name: name, Workload: k}, nil
+	}
+	if allowFile {
+		return nil, usageErrorf("unknown resource type %q: give %s; the workloads are %s", typ, want, workloadTypes())
 	}
 	return nil, usageErrorf("unknown resource type %q: give %s", typ, want)
 }
+
+// workloadKind finds the workload a resource name (singular, plural or
+// short, lower-case) names.
+func workloadKind(resource string) (gang.WorkloadKind, bool) {
+	for _, k := range gang.WorkloadKinds {
+		if slices.Contains(k.Names, resource) {
+			return k, true
+		}
+	}
+	return gang.WorkloadKind{}, false
+}
+
+// workloadHelp ends the help of the verbs that take workloads.
+var workloadHelp = `
+
+	WORKLOAD/NAME reads a workload from the cluster: ` + workloadTypes() + `
+	(lws for a LeaderWorkerSet), or TYPE.GROUP/NAME such as
+	jobsets.jobset.x-k8s.io/NAME. Its gang is the pods its controllers
+	created (matched by name, or by their Job, Ray group or Kubeflow role
+	where the names are random) plus those still to come, expanded as -f
+	expands its manifest. Offline (--snapshot), give the manifest with -f.`

@@ -162,17 +162,36 @@ func describeGang(g *gang.Gang) string {
 	case gang.SourceSelector:
 		return fmt.Sprintf("gang of the pods matching %q in %s", g.Name, orAll(g.Namespace))
 	case gang.SourceFile:
-		return fmt.Sprintf("gang %s from %s (what-if)", g.Key(), readFrom(g))
+		return fmt.Sprintf("gang %s from %s%s", g.Key(), readFrom(g), whatIf(g))
 	case gang.SourceKueue:
 		if len(g.Read) > 0 {
-			return fmt.Sprintf("gang %s (Kueue pod group) from %s (what-if)", g.Key(), readFrom(g))
+			return fmt.Sprintf("gang %s (Kueue pod group) from %s%s", g.Key(), readFrom(g), whatIf(g))
 		}
 		return fmt.Sprintf("gang %s (Kueue pod group)", g.Key())
 	}
 	if len(g.Read) > 0 {
-		return fmt.Sprintf("gang %s (%s PodGroup) from %s (what-if)", g.Key(), g.Source, readFrom(g))
+		return fmt.Sprintf("gang %s (%s PodGroup) from %s%s", g.Key(), g.Source, readFrom(g), whatIf(g))
 	}
 	return fmt.Sprintf("gang %s (%s PodGroup)", g.Key(), g.Source)
+}
+
+// whatIf says how much of a gang read from objects (-f, or a workload read
+// from the cluster) does not exist yet: the members the API server has not
+// seen have no UID.
+func whatIf(g *gang.Gang) string {
+	n := 0
+	for _, p := range g.Members {
+		if p.UID == "" {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case len(g.Members):
+		return " (what-if)"
+	}
+	return fmt.Sprintf(" (what-if: %d of %d members not created yet)", n, len(g.Members))
 }
 
 // readFrom names the objects a what-if gang was read from: the one object

@@ -1,0 +1,218 @@
+package gang
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// WorkloadKind is a workload FromManifests expands that a verb can also read
+// from the cluster (jobset/NAME): the resource at the one version
+// FromManifests reads, and the names a subject may call it by.
+type WorkloadKind struct {
+	Kind     string
+	Resource schema.GroupVersionResource
+	// Names are the singular, plural and short names, lower-case.
+	Names []string
+}
+
+// Qualified is the resource as kubectl names it in messages:
+// jobsets.jobset.x-k8s.io, jobs.batch.
+func (k WorkloadKind) Qualified() string {
+	return k.Resource.Resource + "." + k.Resource.Group
+}
+
+// WorkloadKinds are the workloads a verb reads from the cluster by name, in
+// the order help and completion list them.
+var WorkloadKinds = []WorkloadKind{
+	{Kind: "Job", Resource: batchv1.SchemeGroupVersion.WithResource("jobs"), Names: []string{"job", "jobs"}},
+	{Kind: "JobSet", Resource: schema.GroupVersionResource{Group: JobSetGroup, Version: jobSetVersion, Resource: "jobsets"},
+		Names: []string{"jobset", "jobsets"}},
+	{Kind: "LeaderWorkerSet", Resource: schema.GroupVersionResource{Group: LeaderWorkerSetGroup, Version: lwsVersion, Resource: "leaderworkersets"},
+		Names: []string{"leaderworkerset", "leaderworkersets", "lws"}},
+	kubeflowWorkload("PyTorchJob", kubeflowVersion),
+	kubeflowWorkload("TFJob", kubeflowVersion),
+	kubeflowWorkload("XGBoostJob", kubeflowVersion),
+	kubeflowWorkload("PaddleJob", kubeflowVersion),
+	kubeflowWorkload("JAXJob", kubeflowVersion),
+	kubeflowWorkload("MPIJob", mpiJobVersion),
+	{Kind: "RayCluster", Resource: schema.GroupVersionResource{Group: RayGroup, Version: rayVersion, Resource: "rayclusters"},
+		Names: []string{"raycluster", "rayclusters"}},
+	{Kind: "RayJob", Resource: schema.GroupVersionResource{Group: RayGroup, Version: rayVersion, Resource: "rayjobs"},
+		Names: []string{"rayjob", "rayjobs"}},
+}
+
+func kubeflowWorkload(kind, version string) WorkloadKind {
+	singular := strings.ToLower(kind)
+	return WorkloadKind{Kind: kind, Resource: schema.GroupVersionResource{Group: KubeflowGroup, Version: version, Resource: singular + "s"},
+		Names: []string{singular, singular + "s"}}
+}
+
+// The labels that tell which of a workload's pods a real pod is, where the
+// controllers name pods at random (generateName): a Job's pods
+// (<job>-<index>-<random> for an Indexed Job, <job>-<random> otherwise),
+// so a JobSet's, a RayJob's submitter and an MPIJob's launcher; KubeRay's
+// head and workers. Each family is a coarse identity (the pod's group:
+// its Job, its Ray node group, its Kubeflow replica type) and a fine one
+// (its index within the group).
+var liveIdentities = []struct {
+	present      string   // the label that selects the family
+	coarse, fine []string // label keys compared
+}{
+	{rayClusterKey, []string{rayClusterKey, rayNodeTypeKey, rayGroupKey}, []string{rayReplicaIndexKey, rayHostIndexKey}},
+	{kubeflowJobNameKey, []string{kubeflowOperatorNameKey, kubeflowJobNameKey, kubeflowReplicaTypeKey, kubeflowJobRoleKey}, []string{kubeflowReplicaIndexKey}},
+	{jobNameLabel, []string{jobNameLabel}, []string{jobCompletionIndex}},
+}
+
+// identityKeys are the label keys that identify an expanded pod among real
+// ones (only those it carries), fine adding its index; nil when its pods'
+// names are predictable and only the name identifies it.
+func identityKeys(pod *corev1.Pod, fine bool) []string {
+	for _, id := range liveIdentities {
+		if _, ok := pod.Labels[id.present]; !ok {
+			continue
+		}
+		keys := id.coarse
+		if fine {
+			keys = append(slices.Clone(keys), id.fine...)
+		}
+		return slices.DeleteFunc(slices.Clone(keys), func(k string) bool {
+			_, ok := pod.Labels[k]
+			return !ok
+		})
+	}
+	return nil
+}
+
+// MergeLive turns a gang expanded from a workload read from the cluster
+// (FromManifests on the live object, priorities and webhooks applied) into
+// the gang as it stands: the pods its controllers created plus the ones
+// still to come. Each expanded member that a pod of the snapshot (pods)
+// stands for is replaced by that pod, with its real state, node, gates, UID
+// and labels, so bound members count as running; the others stay what-if
+// members. A real pod stands for a member when it has the member's
+// namespace and name (StatefulSet-made pods: a LeaderWorkerSet's; the
+// Training Operator's and mpi-operator's workers), else when it carries
+// the member's identity labels (identityKeys): the same Job and completion
+// index, the same Ray cluster, node type, group and replica index, the same
+// Kubeflow job, replica type, role and index; else the same labels without
+// the index (another index of the same Job, a worker of the same Ray
+// group). Each real pod stands for one member at most, bound pods first.
+// Pods being deleted or finished stand for none: the controller replaces
+// them, and the replacement is a what-if member (a pod being deleted still
+// holds its node in the snapshot). Real pods beyond the expansion are left
+// out. The members still to come get a creation time a second after the
+// newest real member's (they will be created after it), so that they queue
+// after the pending ones that exist. The result is a new gang in queue
+// order; g and its pods are not changed.
+func MergeLive(g *Gang, pods []*corev1.Pod) *Gang {
+	out := *g
+	out.Members = slices.Clone(g.Members)
+	var candidates []*corev1.Pod
+	byName := map[string]*corev1.Pod{}
+	for _, p := range pods {
+		if p.Namespace != g.Namespace || p.DeletionTimestamp != nil ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		candidates = append(candidates, p)
+		byName[p.Name] = p
+	}
+	// Bound pods first, then the oldest, then by name: the order real
+	// pods are taken in when several could stand for one member.
+	slices.SortFunc(candidates, func(a, b *corev1.Pod) int {
+		return cmp.Or(
+			-cmp.Compare(boundRank(a), boundRank(b)),
+			a.CreationTimestamp.Compare(b.CreationTimestamp.Time),
+			strings.Compare(a.Name, b.Name))
+	})
+	used := map[*corev1.Pod]bool{}
+	replaced := make([]bool, len(out.Members))
+	for i, m := range out.Members {
+		if p := byName[m.Name]; p != nil {
+			out.Members[i], replaced[i], used[p] = p, true, true
+		}
+	}
+	for _, fine := range []bool{true, false} {
+		// Candidates by the values of a set of keys, per set of keys.
+		index := map[string]map[string][]*corev1.Pod{}
+		for i, m := range out.Members {
+			if replaced[i] {
+				continue
+			}
+			keys := identityKeys(m, fine)
+			if len(keys) == 0 {
+				continue
+			}
+			schemaKey := strings.Join(keys, "\x00")
+			byValues, ok := index[schemaKey]
+			if !ok {
+				byValues = map[string][]*corev1.Pod{}
+				for _, p := range candidates {
+					if v, ok := labelValues(p, keys); ok && !used[p] {
+						byValues[v] = append(byValues[v], p)
+					}
+				}
+				index[schemaKey] = byValues
+			}
+			v, _ := labelValues(m, keys)
+			list := byValues[v]
+			for len(list) > 0 && used[list[0]] {
+				list = list[1:]
+			}
+			if len(list) > 0 {
+				out.Members[i], replaced[i], used[list[0]] = list[0], true, true
+				list = list[1:]
+			}
+			byValues[v] = list
+		}
+	}
+	// The members still to come will be created after those that exist,
+	// and queue after them.
+	var latest metav1.Time
+	for i, m := range out.Members {
+		if replaced[i] && latest.Before(&m.CreationTimestamp) {
+			latest = m.CreationTimestamp
+		}
+	}
+	if !latest.IsZero() {
+		later := metav1.NewTime(latest.Add(time.Second))
+		for i, m := range out.Members {
+			if !replaced[i] && m.CreationTimestamp.Before(&later) {
+				c := m.DeepCopy()
+				c.CreationTimestamp = later
+				out.Members[i] = c
+			}
+		}
+	}
+	out.SortMembers()
+	return &out
+}
+
+// boundRank is 1 for a pod bound to a node, 0 otherwise.
+func boundRank(p *corev1.Pod) int {
+	if p.Spec.NodeName != "" {
+		return 1
+	}
+	return 0
+}
+
+// labelValues joins pod's values of keys; ok is false when it lacks one.
+func labelValues(pod *corev1.Pod, keys []string) (string, bool) {
+	var b strings.Builder
+	for _, k := range keys {
+		v, ok := pod.Labels[k]
+		if !ok {
+			return "", false
+		}
+		b.WriteString(v)
+		b.WriteByte(0)
+	}
+	return b.String(), true
+}
