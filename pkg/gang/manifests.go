@@ -278,6 +278,15 @@ func (m *manifests) addPod(pod *corev1.Pod) error {
 	return nil
 }
 
+// checkVersion refuses obj unless it is at the group and version this
+// build reads for its kind: another version is never guessed.
+func checkVersion(obj *unstructured.Unstructured, want schema.GroupVersion, what string) error {
+	if gvk := obj.GroupVersionKind(); gvk.GroupVersion() != want {
+		return fmt.Errorf("%s: %s is not supported; this build reads %s %s", what, gvk.GroupVersion(), gvk.Kind, want)
+	}
+	return nil
+}
+
 // fromUnstructured converts obj into a typed object, naming obj in errors.
 func fromUnstructured(obj *unstructured.Unstructured, into any, what string) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {

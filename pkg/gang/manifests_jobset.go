@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -76,8 +77,8 @@ type jobSet struct {
 // node-selector strategy adds the nodeSelector and toleration the
 // controller adds.
 func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what string) error {
-	if v := obj.GroupVersionKind().Version; v != jobSetVersion {
-		return fmt.Errorf("%s: %s/%s is not supported; this build reads JobSet %s/%s", what, JobSetGroup, v, JobSetGroup, jobSetVersion)
+	if err := checkVersion(obj, schema.GroupVersion{Group: JobSetGroup, Version: jobSetVersion}, what); err != nil {
+		return err
 	}
 	js := &jobSet{}
 	if err := fromUnstructured(obj, js, what); err != nil {

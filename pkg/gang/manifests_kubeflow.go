@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -146,8 +147,8 @@ type mpiJob struct {
 // (runPolicy.suspend) is expanded as if it were resumed.
 func (m *manifests) addKubeflowJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	gvk := obj.GroupVersionKind()
-	if gvk.Version != kubeflowVersion {
-		return fmt.Errorf("%s: %s/%s is not supported; this build reads %s %s/%s", what, KubeflowGroup, gvk.Version, gvk.Kind, KubeflowGroup, kubeflowVersion)
+	if err := checkVersion(obj, schema.GroupVersion{Group: KubeflowGroup, Version: kubeflowVersion}, what); err != nil {
+		return err
 	}
 	kind := kubeflowKinds[gvk.Kind]
 	job, err := decodeKubeflowJob(obj, kind.specs, what)
@@ -358,8 +359,8 @@ func (m *manifests) addMinAvailable(rp kubeflowRunPolicy, pods int, what string)
 // sets the gang's minimum as for the Training Operator's jobs. A suspended
 // MPIJob is expanded as if it were resumed.
 func (m *manifests) addMPIJob(obj *unstructured.Unstructured, ns, name, what string) error {
-	if v := obj.GroupVersionKind().Version; v != mpiJobVersion {
-		return fmt.Errorf("%s: %s/%s is not supported; this build reads MPIJob %s/%s", what, KubeflowGroup, v, KubeflowGroup, mpiJobVersion)
+	if err := checkVersion(obj, schema.GroupVersion{Group: KubeflowGroup, Version: mpiJobVersion}, what); err != nil {
+		return err
 	}
 	job := &mpiJob{}
 	if err := fromUnstructured(obj, job, what); err != nil {

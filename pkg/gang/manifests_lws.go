@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -94,8 +95,8 @@ type lwsGroup struct {
 // theirs within it (SubGroups). The gang's minimum stays every pod:
 // the question -f answers is whether the whole set fits.
 func (m *manifests) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, what string) error {
-	if v := obj.GroupVersionKind().Version; v != lwsVersion {
-		return fmt.Errorf("%s: %s/%s is not supported; this build reads LeaderWorkerSet %s/%s", what, LeaderWorkerSetGroup, v, LeaderWorkerSetGroup, lwsVersion)
+	if err := checkVersion(obj, schema.GroupVersion{Group: LeaderWorkerSetGroup, Version: lwsVersion}, what); err != nil {
+		return err
 	}
 	lws := &leaderWorkerSet{}
 	if err := fromUnstructured(obj, lws, what); err != nil {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -104,15 +105,6 @@ type rayJob struct {
 	} `json:"status"`
 }
 
-// checkRayVersion refuses a ray.io version other than the one this build reads.
-func checkRayVersion(obj *unstructured.Unstructured, what string) error {
-	gvk := obj.GroupVersionKind()
-	if gvk.Version != rayVersion {
-		return fmt.Errorf("%s: %s/%s is not supported; this build reads %s %s/%s", what, RayGroup, gvk.Version, gvk.Kind, RayGroup, rayVersion)
-	}
-	return nil
-}
-
 // addRayCluster adds the pods KubeRay's RayCluster controller creates: one
 // head pod and, per worker group, replicas (clamped to [minReplicas,
 // maxReplicas], defaults 0, 0 and MaxInt32) times numOfHosts (default 1)
@@ -134,7 +126,7 @@ func checkRayVersion(obj *unstructured.Unstructured, what string) error {
 // added. A suspended cluster (spec.suspend) or worker group is expanded as
 // if resumed.
 func (m *manifests) addRayCluster(obj *unstructured.Unstructured, ns, name, what string) error {
-	if err := checkRayVersion(obj, what); err != nil {
+	if err := checkVersion(obj, schema.GroupVersion{Group: RayGroup, Version: rayVersion}, what); err != nil {
 		return err
 	}
 	rc := &struct {
@@ -172,7 +164,7 @@ func (m *manifests) addRayCluster(obj *unstructured.Unstructured, ns, name, what
 // minReplicas x numOfHosts, and the submitter pod. A suspended RayJob is
 // expanded as if resumed.
 func (m *manifests) addRayJob(obj *unstructured.Unstructured, ns, name, what string) error {
-	if err := checkRayVersion(obj, what); err != nil {
+	if err := checkVersion(obj, schema.GroupVersion{Group: RayGroup, Version: rayVersion}, what); err != nil {
 		return err
 	}
 	rj := &rayJob{}

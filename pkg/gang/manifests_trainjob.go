@@ -97,10 +97,11 @@ func isTrainingRuntime(gvk schema.GroupVersionKind) bool {
 		(gvk.Kind == clusterTrainingRuntimeKind || gvk.Kind == trainingRuntimeKind)
 }
 
-func checkTrainerVersion(gvk schema.GroupVersionKind, what string) error {
-	if gvk.Group != TrainerGroup || gvk.Version != trainerVersion {
-		return fmt.Errorf("%s: %s is not supported; this build reads %s %s/%s (Kubeflow Trainer v2)",
-			what, gvk.GroupVersion(), gvk.Kind, TrainerGroup, trainerVersion)
+// checkTrainerVersion is checkVersion for Trainer's kinds, which also
+// existed in kubeflow.org.
+func checkTrainerVersion(obj *unstructured.Unstructured, what string) error {
+	if err := checkVersion(obj, schema.GroupVersion{Group: TrainerGroup, Version: trainerVersion}, what); err != nil {
+		return fmt.Errorf("%w (Kubeflow Trainer v2)", err)
 	}
 	return nil
 }
@@ -113,7 +114,7 @@ func checkTrainerVersion(gvk schema.GroupVersionKind, what string) error {
 // the TrainJob's.
 func (m *manifests) recordTrainingRuntime(obj *unstructured.Unstructured, name, what string) error {
 	gvk := obj.GroupVersionKind()
-	if err := checkTrainerVersion(gvk, what); err != nil {
+	if err := checkTrainerVersion(obj, what); err != nil {
 		return err
 	}
 	key := trainingRuntimeKey{kind: gvk.Kind, name: name}
@@ -134,7 +135,7 @@ func (m *manifests) recordTrainingRuntime(obj *unstructured.Unstructured, name, 
 
 // recordTrainJob keeps a TrainJob for addTrainJobs.
 func (m *manifests) recordTrainJob(obj *unstructured.Unstructured, ns, name, what string) error {
-	if err := checkTrainerVersion(obj.GroupVersionKind(), what); err != nil {
+	if err := checkTrainerVersion(obj, what); err != nil {
 		return err
 	}
 	m.trainer.jobs = append(m.trainer.jobs, recordedTrainJob{obj: obj, ns: ns, name: name, what: what})
