@@ -202,7 +202,36 @@ func jobSetPodWebhook(pod *corev1.Pod) {
 	if !ok {
 		return
 	}
-	jobKey := pod.Labels[jobSetJobKey]
+	// JobSet's terms match pods of every namespace; the leader's
+	// anti-affinity only pods of its priority.
+	affinity, anti := exclusiveTerms(jobSetJobKey, pod.Labels[jobSetJobKey], key, &metav1.LabelSelector{},
+		metav1.LabelSelectorRequirement{Key: jobSetPriorityKey, Operator: metav1.LabelSelectorOpIn, Values: []string{pod.Labels[jobSetPriorityKey]}})
+	if pod.Annotations[jobCompletionIndex] != "0" {
+		requireTerms(pod, affinity)
+		return
+	}
+	requireTerms(pod, affinity, anti)
+}
+
+// exclusiveTerms are the required terms the workloads' webhooks use for
+// exclusive placement on key (JobSet's setExclusiveAffinities, LWS's
+// SetExclusiveAffinities): an affinity to the pods whose label holds value,
+// and an anti-affinity to pods whose label holds another value (and that
+// meet extra), both in the namespaces namespaces selects (nil: the pod's).
+func exclusiveTerms(label, value, key string, namespaces *metav1.LabelSelector, extra ...metav1.LabelSelectorRequirement) (affinity, anti corev1.PodAffinityTerm) {
+	affinity = corev1.PodAffinityTerm{TopologyKey: key, NamespaceSelector: namespaces,
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: label, Operator: metav1.LabelSelectorOpIn, Values: []string{value}}}}}
+	anti = corev1.PodAffinityTerm{TopologyKey: key, NamespaceSelector: namespaces,
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: append([]metav1.LabelSelectorRequirement{
+			{Key: label, Operator: metav1.LabelSelectorOpExists},
+			{Key: label, Operator: metav1.LabelSelectorOpNotIn, Values: []string{value}}}, extra...)}}
+	return affinity, anti
+}
+
+// requireTerms adds a required pod affinity term and, when given, a
+// required anti-affinity term to pod.
+func requireTerms(pod *corev1.Pod, affinity corev1.PodAffinityTerm, anti ...corev1.PodAffinityTerm) {
 	if pod.Spec.Affinity == nil {
 		pod.Spec.Affinity = &corev1.Affinity{}
 	}
@@ -210,30 +239,14 @@ func jobSetPodWebhook(pod *corev1.Pod) {
 	if a.PodAffinity == nil {
 		a.PodAffinity = &corev1.PodAffinity{}
 	}
-	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpIn, Values: []string{jobKey}},
-			}},
-			TopologyKey:       key,
-			NamespaceSelector: &metav1.LabelSelector{},
-		})
-	if pod.Annotations[jobCompletionIndex] != "0" {
+	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, affinity)
+	if len(anti) == 0 {
 		return
 	}
 	if a.PodAntiAffinity == nil {
 		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
 	}
-	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpExists},
-				{Key: jobSetJobKey, Operator: metav1.LabelSelectorOpNotIn, Values: []string{jobKey}},
-				{Key: jobSetPriorityKey, Operator: metav1.LabelSelectorOpIn, Values: []string{pod.Labels[jobSetPriorityKey]}},
-			}},
-			TopologyKey:       key,
-			NamespaceSelector: &metav1.LabelSelector{},
-		})
+	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, anti...)
 }
 
 // ApplyWebhooks does to what-if pods what the workload controllers'

@@ -2,10 +2,10 @@ package gang
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -224,42 +224,23 @@ func lwsSubGroupIndex(size, subGroupSize, j int) string {
 	return strconv.Itoa(j / subGroupSize)
 }
 
-// addExclusiveTerms adds LWS's SetExclusiveAffinities terms: a required
-// pod affinity to the pods whose label holds value on key and, when
-// exclusive, a required anti-affinity to pods whose label holds another
-// value. A pod that already has both terms on key is left alone.
+// addExclusiveTerms adds LWS's SetExclusiveAffinities terms on key
+// (exclusiveTerms; both only when exclusive, the affinity alone
+// otherwise), unless the pod already has terms on key, as the webhook
+// checks (exclusiveAffinityApplied).
 func addExclusiveTerms(pod *corev1.Pod, label, value, key string, exclusive bool) {
-	if pod.Spec.Affinity == nil {
-		pod.Spec.Affinity = &corev1.Affinity{}
-	}
-	a := pod.Spec.Affinity
-	if a.PodAffinity == nil {
-		a.PodAffinity = &corev1.PodAffinity{}
-	}
-	if has(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, key) &&
-		(!exclusive || (a.PodAntiAffinity != nil && has(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, key))) {
+	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil && hasTermOn(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, key) &&
+		(!exclusive || (a.PodAntiAffinity != nil && hasTermOn(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, key))) {
 		return
 	}
-	a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: label, Operator: metav1.LabelSelectorOpIn, Values: []string{value}}}}})
+	affinity, anti := exclusiveTerms(label, value, key, nil)
 	if !exclusive {
+		requireTerms(pod, affinity)
 		return
 	}
-	if a.PodAntiAffinity == nil {
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
-	}
-	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: label, Operator: metav1.LabelSelectorOpExists},
-			{Key: label, Operator: metav1.LabelSelectorOpNotIn, Values: []string{value}}}}})
+	requireTerms(pod, affinity, anti)
 }
 
-func has(terms []corev1.PodAffinityTerm, key string) bool {
-	for _, t := range terms {
-		if t.TopologyKey == key {
-			return true
-		}
-	}
-	return false
+func hasTermOn(terms []corev1.PodAffinityTerm, key string) bool {
+	return slices.ContainsFunc(terms, func(t corev1.PodAffinityTerm) bool { return t.TopologyKey == key })
 }
