@@ -35,6 +35,9 @@ type frameworkImpl struct {
 	preScore   []framework.PreScorePlugin
 	score      []framework.ScorePlugin
 	reserve    []framework.ReservePlugin
+	// assume are the PreFilter plugins that keep allocations in the
+	// working copy when a pod is reserved (framework.AssumePlugin).
+	assume     []framework.AssumePlugin
 	permit     []framework.PermitPlugin
 	weights    map[string]int64
 	// nominator holds the snapshot's nominated pods (nil: none).
@@ -103,6 +106,11 @@ func newFramework(p *Profile, snapshotHandle *framework.SnapshotHandle) (*framew
 	fw.queueSort = queueSort[0]
 	if fw.preFilter, err = expand[framework.PreFilterPlugin](p.Plugins.PreFilter, multi, instances); err != nil {
 		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}
+	}
+	for _, pl := range fw.preFilter {
+		if a, ok := pl.(framework.AssumePlugin); ok {
+			fw.assume = append(fw.assume, a)
+		}
 	}
 	if fw.filter, err = expand[framework.FilterPlugin](p.Plugins.Filter, multi, instances); err != nil {
 		return nil, &ConfigError{Source: "profile " + p.Name, Err: err}

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
@@ -43,6 +44,7 @@ type Scheduler struct {
 	fw       *frameworkImpl
 	handle   *framework.SnapshotHandle
 	objects  framework.SnapshotObjects
+	dra      *framework.DRA
 	nodes    []*framework.NodeInfo // by name
 	byName   map[string]int
 	opts     Options
@@ -92,17 +94,19 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 	for i, n := range infos {
 		byName[n.Name()] = i
 	}
-	return newScheduler(infos, byName, objects, newNominator(snap.Pods, opts.Profile.Name), opts)
+	dra := framework.NewDRA(snap.ResourceSlices, snap.DeviceClasses, snap.ResourceClaims, snap.ResourceClaimTemplates, snap.Unreadable)
+	return newScheduler(infos, byName, objects, dra, newNominator(snap.Pods, opts.Profile.Name), opts)
 }
 
-func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, nom *nominator, opts Options) (*Scheduler, error) {
+func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, dra *framework.DRA, nom *nominator, opts Options) (*Scheduler, error) {
 	h := framework.NewSnapshotHandle(infos, objects, opts.Parallelism)
+	h.SetDRA(dra)
 	fw, err := newFramework(opts.Profile, h)
 	if err != nil {
 		return nil, err
 	}
 	fw.nominator = nom
-	return &Scheduler{fw: fw, handle: h, objects: objects, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos)}, nil
+	return &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos)}, nil
 }
 
 // Fork returns an independent working copy: reservations in one are not
@@ -138,7 +142,7 @@ func (s *Scheduler) WithEveryPreemptionCandidate() (*Scheduler, error) {
 }
 
 func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
-	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.fw.nominator.clone(), opts)
+	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.dra.Fork(), s.fw.nominator.clone(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +189,11 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	if !ok {
 		return fmt.Errorf("node %q is not in the snapshot", nodeName)
 	}
+	for _, pl := range s.fw.assume {
+		if st := pl.Assume(context.Background(), pod, s.nodes[i]); !st.IsSuccess() {
+			return fmt.Errorf("reserving pod %s/%s on node %q: %s: %s", pod.Namespace, pod.Name, nodeName, pl.Name(), st.Message())
+		}
+	}
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = nodeName
 	ni := s.nodes[i].Clone()
@@ -202,6 +211,12 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	// An assumed pod is no longer nominated.
 	s.fw.nominator.forget(pod)
 	return nil
+}
+
+// Claims returns the ResourceClaims this working copy allocated or reserved
+// for pod when it was reserved, with their allocations, by name.
+func (s *Scheduler) Claims(pod *corev1.Pod) []*resourcev1.ResourceClaim {
+	return s.dra.AssumedFor(pod)
 }
 
 // Evict takes pods off nodeName in the working copy, the inverse of Reserve:

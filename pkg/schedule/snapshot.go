@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,6 +50,15 @@ type Snapshot struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	PersistentVolumes      []*corev1.PersistentVolume
 	StorageClasses         []*storagev1.StorageClass
+	// The Dynamic Resource Allocation objects (resource.k8s.io/v1) the
+	// DynamicResources plugin reads: drivers' ResourceSlices, DeviceClasses,
+	// ResourceClaims (with their allocations, which hold devices) and the
+	// ResourceClaimTemplates pods' claims are made from
+	// (docs/design.md#dynamic-resource-allocation).
+	ResourceSlices         []*resourcev1.ResourceSlice
+	DeviceClasses          []*resourcev1.DeviceClass
+	ResourceClaims         []*resourcev1.ResourceClaim
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
 	// The workloads whose selectors PodTopologySpread's default constraints
 	// use, as kube-scheduler derives them (only metadata and selectors are
 	// kept).
@@ -93,6 +103,10 @@ func (s *Snapshot) Sort() {
 	})
 	slices.SortFunc(s.PersistentVolumes, func(a, b *corev1.PersistentVolume) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.StorageClasses, func(a, b *storagev1.StorageClass) int { return cmp.Compare(a.Name, b.Name) })
+	sortNamespaced(s.ResourceSlices)
+	sortNamespaced(s.DeviceClasses)
+	sortNamespaced(s.ResourceClaims)
+	sortNamespaced(s.ResourceClaimTemplates)
 	sortNamespaced(s.Services)
 	sortNamespaced(s.ReplicationControllers)
 	sortNamespaced(s.ReplicaSets)

@@ -151,6 +151,15 @@ type ReservePlugin interface {
 	Unreserve(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string)
 }
 
+// AssumePlugin keeps what a plugin allocates for a pod in the working copy
+// when the pod is reserved on a node: kube-scheduler's Reserve for state that
+// lives beyond the node (DynamicResources' device allocations). The
+// scheduler calls it from Reserve, before the pod is added to the node.
+type AssumePlugin interface {
+	Plugin
+	Assume(ctx context.Context, pod *corev1.Pod, nodeInfo *NodeInfo) *Status
+}
+
 // PermitPlugin may hold a pod back (gang checks).
 type PermitPlugin interface {
 	Plugin
@@ -187,6 +196,9 @@ type Handle interface {
 	Storage() StorageLister
 	// PodDisruptionBudgets returns the budgets of the snapshot.
 	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
+	// DRA returns the resource.k8s.io objects and the claims this working
+	// copy allocated; nil when the handle has none.
+	DRA() *DRA
 	Parallelizer() Parallelizer
 }
 

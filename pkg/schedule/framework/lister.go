@@ -25,6 +25,7 @@ type SnapshotHandle struct {
 	storage      *storageIndex
 	pdbs         []*policyv1.PodDisruptionBudget
 	workloads    Workloads
+	dra          *DRA
 	parallelizer Parallelizer
 }
 
@@ -134,6 +135,12 @@ func (h *SnapshotHandle) Storage() StorageLister { return h.storage }
 
 // PodDisruptionBudgets returns the budgets.
 func (h *SnapshotHandle) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget { return h.pdbs }
+
+// DRA returns the resource.k8s.io state of this working copy.
+func (h *SnapshotHandle) DRA() *DRA { return h.dra }
+
+// SetDRA gives the handle its working copy's resource.k8s.io state.
+func (h *SnapshotHandle) SetDRA(d *DRA) { h.dra = d }
 
 // Parallelizer returns the parallelizer.
 func (h *SnapshotHandle) Parallelizer() Parallelizer { return h.parallelizer }

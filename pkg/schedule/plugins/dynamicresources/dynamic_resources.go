@@ -1,27 +1,44 @@
-// Package dynamicresources is kube-scheduler's DynamicResources plugin as far
-// as a snapshot can take it: the snapshot holds no ResourceClaims,
-// ResourceSlices or DeviceClasses, so a pod that references resource claims
-// is not evaluated. PreFilter returns framework.NotEvaluated for it, with a
-// reason that starts with NotEvaluatedReason, which the runner reports
-// instead of letting the pod pass silently. A pod without claims skips the
-// plugin, as in kube-scheduler, and scores 0 on every node.
+// Package dynamicresources is kube-scheduler v1.37's DynamicResources plugin
+// on a snapshot (docs/design.md#dynamic-resource-allocation): a pod's
+// ResourceClaims are looked up (or, for a claim its template has not produced
+// yet, made from the ResourceClaimTemplate as the resourceclaim controller
+// would), allocated claims confine the pod to the nodes their devices are on,
+// and unallocated ones are allocated per node by k8s.io/dynamic-resource-
+// allocation's structured allocator, the one kube-scheduler itself runs, with
+// the allocator features v1.37's default gates turn on. Assume keeps the
+// allocation of the node a pod is reserved on in the working copy, so gang
+// members compete for devices.
 //
-// Extended resources backed by DRA (DRAExtendedResource, GA in v1.37) need
-// DeviceClasses too; without them a pod's extended resources are left to
-// NodeResourcesFit, as in a cluster that maps none of them to a class.
+// Not reproduced, and reported as not evaluated where they matter: a
+// snapshot that could not list the resource.k8s.io kinds; extended resources
+// backed by DRA (DeviceClasses with extendedResourceName). Not reproduced
+// silently: DeviceTaintRules (a cluster-wide patch of slices the snapshot
+// does not read), device binding conditions of claims allocated already, and
+// the filter timeout (a slow allocation is not cut short here).
 package dynamicresources
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
@@ -31,24 +48,48 @@ const (
 	Name = "DynamicResources"
 
 	// NotEvaluatedReason starts the reason of the not-evaluated status
-	// PreFilter returns (framework.NotEvaluated, a Skip whose
-	// IsNotEvaluated is true) for a pod with resource claims; the rest of
-	// the reason names the claims.
+	// PreFilter returns (framework.NotEvaluated) for a pod with resource
+	// claims when the snapshot could not read what allocating them needs.
 	NotEvaluatedReason = "DynamicResources not evaluated"
+
+	// The reasons kube-scheduler's plugin gives, word for word.
+	ReasonCannotAllocate = "cannot allocate all claims"
+	ReasonNotAvailable   = "resourceclaim not available on the node"
+	ReasonInUse          = "resourceclaim in use"
 
 	stateKey framework.StateKey = Name
 )
+
+// Features are the allocator features kube-scheduler v1.37 enables with its
+// default feature gates (AllocatorFeatures): DRAAdminAccess (GA),
+// DRAPrioritizedList (GA), DRAPartitionableDevices (beta), DRADeviceTaints
+// (GA), DRADeviceBindingConditions with DRAResourceClaimDeviceStatus (beta,
+// GA), DRAConsumableCapacity (beta) and DRAFractionalCapacityRange (beta);
+// list-type attributes, optional node operations, derived attributes and
+// compatibility groups are alpha, off.
+var Features = structured.Features{
+	AdminAccess:             true,
+	PrioritizedList:         true,
+	PartitionableDevices:    true,
+	DeviceTaints:            true,
+	DeviceBindingAndStatus:  true,
+	ConsumableCapacity:      true,
+	FractionalCapacityRange: true,
+}
 
 var (
 	_ framework.PreFilterPlugin = &DynamicResources{}
 	_ framework.FilterPlugin    = &DynamicResources{}
 	_ framework.ScorePlugin     = &DynamicResources{}
 	_ framework.ScoreExtensions = &DynamicResources{}
+	_ framework.AssumePlugin    = &DynamicResources{}
 )
 
-// DynamicResources recognises pods with resource claims.
+// DynamicResources allocates pods' resource claims.
 type DynamicResources struct {
 	framework.DefaultNormalizer
+	handle   framework.Handle
+	celCache *cel.Cache
 }
 
 // New builds the plugin from *configv1.DynamicResourcesArgs; nil args mean
@@ -56,7 +97,7 @@ type DynamicResources struct {
 // validates them (DRASchedulerFilterTimeout, DRADeviceBindingConditions and
 // DRAResourceClaimDeviceStatus on), though the timeouts have nothing to time
 // here.
-func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	if args != nil {
 		typed, ok := args.(*configv1.DynamicResourcesArgs)
 		if !ok {
@@ -68,7 +109,9 @@ func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
 			}
 		}
 	}
-	return &DynamicResources{}, nil
+	// kube-scheduler keeps the 10 most recent compiled CEL expressions;
+	// a gang's members repeat a few, so more would not help.
+	return &DynamicResources{handle: h, celCache: cel.NewCache(10, cel.Features{EnableConsumableCapacity: Features.ConsumableCapacity})}, nil
 }
 
 func validate(a *configv1.DynamicResourcesArgs) error {
@@ -85,50 +128,388 @@ func validate(a *configv1.DynamicResourcesArgs) error {
 // Name returns the plugin's name.
 func (pl *DynamicResources) Name() string { return Name }
 
-type stateData struct{}
+// stateData is what PreFilter finds out for Filter, Score and Assume.
+type stateData struct {
+	// claims are the pod's claims, in the order of pod.spec.resourceClaims
+	// (those whose template produced no claim on purpose left out).
+	claims []*resourcev1.ResourceClaim
+	// availableOnNodes is, for an allocated claim, the node selector of its
+	// allocation (nil: every node).
+	availableOnNodes []*nodeaffinity.NodeSelector
+	// allocator allocates the claims that are not allocated yet; nil when
+	// all are.
+	allocator structured.Allocator
 
-// Clone returns the state itself: it holds nothing.
+	mu sync.Mutex
+	// nodeAllocations holds, per feasible node, the allocation of each
+	// unallocated claim (in claims order).
+	nodeAllocations map[string][]resourcev1.AllocationResult
+}
+
+// Clone returns the state itself, as kube-scheduler's does: Filter only adds
+// per-node results, which any clone may share.
 func (s *stateData) Clone() framework.StateData { return s }
 
-// PreFilter skips the plugin for a pod without resource claims and returns
-// the not-evaluated status for a pod with some.
-func (pl *DynamicResources) PreFilter(_ context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	cycleState.Write(stateKey, &stateData{})
+func (s *stateData) toAllocate() []*resourcev1.ResourceClaim {
+	var out []*resourcev1.ResourceClaim
+	for _, c := range s.claims {
+		if c.Status.Allocation == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// PreFilter finds the pod's claims and prepares their allocation.
+func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
+	cycleState.Write(stateKey, s)
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
+	var dra *framework.DRA
+	if pl.handle != nil {
+		dra = pl.handle.DRA()
+	}
+	if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
+		// A snapshot without any resource.k8s.io object (a file written
+		// by kubectl get, or by an older build) cannot tell "none" from
+		// "not read".
+		what := "the snapshot holds no ResourceClaims, ResourceSlices or DeviceClasses"
+		if dra != nil && len(dra.Unreadable()) > 0 {
+			what = "the snapshot could not list " + strings.Join(dra.Unreadable(), ", ")
+		}
+		return nil, framework.NotEvaluated(fmt.Sprintf("%s: resource claim(s) %s: %s, so device allocation is not evaluated",
+			NotEvaluatedReason, claimNames(pod), what))
+	}
+	claims, st := podClaims(dra, pod)
+	if st != nil {
+		return nil, st
+	}
+	if len(claims) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s.claims = claims
+	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
+	toAllocate := 0
+	for i, claim := range claims {
+		if claim.Status.Allocation != nil {
+			if !resourceclaim.CanBeReserved(claim) && !reservedFor(claim, pod) {
+				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInUse)
+			}
+			if sel := claim.Status.Allocation.NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return nil, framework.AsStatus(err)
+				}
+				s.availableOnNodes[i] = ns
+			}
+			continue
+		}
+		toAllocate++
+		for _, request := range claim.Spec.Devices.Requests {
+			switch {
+			case request.Exactly != nil:
+				if st := validateDeviceClass(dra, request.Exactly.DeviceClassName, request.Name); st != nil {
+					return nil, st
+				}
+			case len(request.FirstAvailable) > 0:
+				for _, sub := range request.FirstAvailable {
+					if st := validateDeviceClass(dra, sub.DeviceClassName, request.Name+"/"+sub.Name); st != nil {
+						return nil, st
+					}
+				}
+			default:
+				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+					fmt.Sprintf("resource claim %s/%s, request %s: unknown request type", claim.Namespace, claim.Name, request.Name))
+			}
+		}
+	}
+	if toAllocate > 0 {
+		a, err := structured.NewAllocator(ctx, Features, dra.AllocatedState(), dra, dra.ResourceSlices(), pl.celCache)
+		if err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		s.allocator = a
+	}
+	return nil, nil
+}
+
+func claimNames(pod *corev1.Pod) string {
 	names := make([]string, len(pod.Spec.ResourceClaims))
 	for i, c := range pod.Spec.ResourceClaims {
 		names[i] = fmt.Sprintf("%q", c.Name)
 	}
-	return nil, framework.NotEvaluated(fmt.Sprintf("%s: resource claim(s) %s: ResourceClaims, ResourceSlices and DeviceClasses are not in the snapshot, so device allocation is not evaluated",
-		NotEvaluatedReason, strings.Join(names, ", ")))
+	return strings.Join(names, ", ")
 }
 
-// PreFilterExtensions returns nil: nothing is evaluated that other pods change.
-func (pl *DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { return nil }
-
-// Filter accepts every node for a pod without claims; a pod with claims
-// never gets here, because PreFilter skipped the plugin for it.
-func (pl *DynamicResources) Filter(_ context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ *framework.NodeInfo) *framework.Status {
-	if _, err := cycleState.Read(stateKey); err != nil {
-		return framework.AsStatus(fmt.Errorf("reading %q from cycleState: %w", stateKey, err))
+// podClaims returns the pod's claims, as kube-scheduler's
+// foreachPodResourceClaim finds them. A claim its template has not produced
+// yet (no entry in status.resourceClaimStatuses: a what-if, or a pod the
+// resourceclaim controller has not got to) is the claim that controller
+// would make (NewClaimFromTemplate), or this working copy's assumed version
+// of it.
+func podClaims(dra *framework.DRA, pod *corev1.Pod) ([]*resourcev1.ResourceClaim, *framework.Status) {
+	var claims []*resourcev1.ResourceClaim
+	for i := range pod.Spec.ResourceClaims {
+		pc := &pod.Spec.ResourceClaims[i]
+		name, mustCheckOwner, err := resourceclaim.Name(pod, pc)
+		if errors.Is(err, resourceclaim.ErrClaimNotFound) {
+			c, st := claimFromTemplate(dra, pod, pc)
+			if st != nil {
+				return nil, st
+			}
+			claims = append(claims, c)
+			continue
+		}
+		if err != nil {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+		}
+		if name == nil {
+			// The template deliberately produced no claim.
+			continue
+		}
+		claim, ok := dra.Claim(pod.Namespace, *name)
+		if !ok {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("resourceclaim.resource.k8s.io %q not found", *name))
+		}
+		if claim.DeletionTimestamp != nil {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("resourceclaim %q is being deleted", claim.Name))
+		}
+		if mustCheckOwner {
+			if err := resourceclaim.IsForPod(pod, claim, false); err != nil {
+				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+			}
+		}
+		claims = append(claims, claim)
 	}
-	if len(pod.Spec.ResourceClaims) > 0 {
-		return framework.AsStatus(errors.New("resource claims are not evaluated"))
+	return claims, nil
+}
+
+// PodClaimAnnotation is the annotation the resourceclaim controller puts on
+// a claim it makes from a template: the pod's name for the claim.
+const PodClaimAnnotation = "resource.kubernetes.io/pod-claim-name"
+
+// ClaimNameFromTemplate is the name given here to the claim a template will
+// produce for a pod: the controller's generateName prefix without its random
+// suffix (a stand-in: the real name ends in five random characters).
+func ClaimNameFromTemplate(pod *corev1.Pod, podClaimName string) string {
+	name := pod.Name + "-" + podClaimName
+	if len(name) > 57 {
+		name = name[:57]
+	}
+	return name
+}
+
+// claimFromTemplate makes the claim the resourceclaim controller would make
+// for pod's claim pc from its ResourceClaimTemplate (the controller's
+// handleClaim: the template's metadata and spec, the pod as controlling
+// owner, the pod-claim-name annotation), unless this working copy assumed it
+// already.
+func claimFromTemplate(dra *framework.DRA, pod *corev1.Pod, pc *corev1.PodResourceClaim) (*resourcev1.ResourceClaim, *framework.Status) {
+	name := ClaimNameFromTemplate(pod, pc.Name)
+	if c, ok := dra.Claim(pod.Namespace, name); ok && isTemplateClaimOf(c, pod, pc.Name) {
+		return c, nil
+	}
+	t, ok := dra.ClaimTemplate(pod.Namespace, *pc.ResourceClaimTemplateName)
+	if !ok {
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("resourceclaimtemplate.resource.k8s.io %q not found", *pc.ResourceClaimTemplateName))
+	}
+	annotations := map[string]string{PodClaimAnnotation: pc.Name}
+	for k, v := range t.Spec.Annotations {
+		annotations[k] = v
+	}
+	c := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   pod.Namespace,
+			UID:         types.UID("what-if/" + pod.Namespace + "/" + name),
+			Labels:      t.Spec.Labels,
+			Annotations: annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: *t.Spec.Spec.DeepCopy(),
+	}
+	return c, nil
+}
+
+func isTemplateClaimOf(c *resourcev1.ResourceClaim, pod *corev1.Pod, podClaimName string) bool {
+	ref := metav1.GetControllerOfNoCopy(c)
+	return ref != nil && ref.Kind == "Pod" && ref.Name == pod.Name && ref.UID == pod.UID && c.Annotations[PodClaimAnnotation] == podClaimName
+}
+
+// reservedFor is resourceclaim.IsReservedForPod, by name as well as UID:
+// pods from manifests have no UID yet.
+func reservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
+	return slices.ContainsFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
+	})
+}
+
+// validateDeviceClass is kube-scheduler's: a request without a class is an
+// error, a class that does not exist keeps the pod off every node.
+func validateDeviceClass(dra *framework.DRA, className, requestName string) *framework.Status {
+	if className == "" {
+		return framework.AsStatus(fmt.Errorf("request %s: unsupported request type", requestName))
+	}
+	if _, err := dra.Get(className); err != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("request %s: device class %s does not exist", requestName, className))
 	}
 	return nil
 }
 
-// Score is 0 for every node: kube-scheduler scores only the allocations it
-// made for the pod's claims (with DRAPrioritizedList), and a pod scored here
-// has none.
-func (pl *DynamicResources) Score(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, _ *framework.NodeInfo) (int64, *framework.Status) {
-	return 0, nil
+// PreFilterExtensions returns nil: other pods do not change what the plugin
+// computes (their claims do, through the working copy).
+func (pl *DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+func getState(cycleState *framework.CycleState) (*stateData, error) {
+	v, err := cycleState.Read(stateKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q from cycleState: %w", stateKey, err)
+	}
+	s, ok := v.(*stateData)
+	if !ok {
+		return nil, fmt.Errorf("%q has type %T", stateKey, v)
+	}
+	return s, nil
+}
+
+// Filter checks that the pod's allocated claims are available on the node
+// and that the others can be allocated there, and keeps that allocation.
+func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getState(cycleState)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if len(s.claims) == 0 {
+		return nil
+	}
+	node := nodeInfo.Node()
+	unavailable := false
+	for i := range s.claims {
+		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+			unavailable = true
+		}
+	}
+	var allocations []resourcev1.AllocationResult
+	if s.allocator != nil {
+		toAllocate := s.toAllocate()
+		result, err := s.allocator.Allocate(ctx, node, toAllocate)
+		switch {
+		case errors.Is(err, structured.ErrFailedAllocationOnNode):
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
+		case ctx.Err() != nil:
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+		case err != nil:
+			return framework.AsStatus(err)
+		}
+		if len(result) != len(toAllocate) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
+		}
+		allocations = result
+	}
+	if unavailable {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonNotAvailable)
+	}
+	if s.allocator != nil {
+		s.mu.Lock()
+		s.nodeAllocations[node.Name] = allocations
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// Score favours the nodes where a claim's prioritized alternatives
+// (firstAvailable) got an earlier choice, as kube-scheduler's computeScore.
+func (pl *DynamicResources) Score(_ context.Context, cycleState *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := getState(cycleState)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	if len(s.claims) == 0 {
+		return 0, nil
+	}
+	s.mu.Lock()
+	allocations, found := s.nodeAllocations[nodeInfo.Name()]
+	s.mu.Unlock()
+	if !found {
+		return 0, nil
+	}
+	var score int64
+	next := 0
+	for _, claim := range s.claims {
+		allocation := claim.Status.Allocation
+		if allocation == nil {
+			if next >= len(allocations) {
+				return 0, framework.AsStatus(fmt.Errorf("number of allocations %d is smaller than number of claims needing allocation", len(allocations)))
+			}
+			allocation = &allocations[next]
+			next++
+		}
+		subRequests := sets.New[string]()
+		for _, r := range allocation.Devices.Results {
+			if resourceclaim.IsSubRequestRef(r.Request) {
+				subRequests.Insert(r.Request)
+			}
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			for i, sub := range req.FirstAvailable {
+				if subRequests.Has(resourceclaim.CreateSubRequestRef(req.Name, sub.Name)) {
+					score += int64(resourcev1.FirstAvailableDeviceRequestMaxSize - i)
+				}
+			}
+		}
+	}
+	return score, nil
 }
 
 var _ framework.RangeNormalizer = &DynamicResources{}
 
 // ScoreExtensions returns the plugin itself: it normalizes its scores with
-// the embedded DefaultNormalizer (all-zero scores stay 0).
+// the embedded DefaultNormalizer, as kube-scheduler's NormalizeScore does.
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// Assume is Reserve for a working copy: it allocates the pod's claims on
+// the node it is reserved on (the allocation the cycle's Filter found there:
+// the allocator is deterministic) and records them, allocated and reserved
+// for the pod, in the handle's DRA state. A pod without claims costs nothing.
+func (pl *DynamicResources) Assume(ctx context.Context, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	if len(pod.Spec.ResourceClaims) == 0 || pl.handle == nil || pl.handle.DRA() == nil {
+		return nil
+	}
+	state := framework.NewCycleState()
+	if _, st := pl.PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
+		if st.IsSkip() {
+			return nil
+		}
+		return st
+	}
+	if st := pl.Filter(ctx, state, pod, nodeInfo); !st.IsSuccess() {
+		return st
+	}
+	s, err := getState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	allocations := s.nodeAllocations[nodeInfo.Name()]
+	dra := pl.handle.DRA()
+	next := 0
+	for _, claim := range s.claims {
+		c := claim
+		if c.Status.Allocation == nil {
+			c = c.DeepCopy()
+			c.Status.Allocation = &allocations[next]
+			next++
+			if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
+				c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
+			}
+		}
+		dra.Assume(c, pod)
+	}
+	return nil
+}

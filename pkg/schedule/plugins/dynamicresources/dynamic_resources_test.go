@@ -67,10 +67,10 @@ func TestPodWithoutClaims(t *testing.T) {
 	}
 }
 
-func TestPodWithClaimsIsNotEvaluated(t *testing.T) {
+func TestPodWithClaimsIsNotEvaluatedWithoutDRAObjects(t *testing.T) {
 	pl := newPlugin(t)
 	_, status := pl.PreFilter(context.Background(), framework.NewCycleState(), podWithClaims("gpu", "nic"), nil)
-	want := `DynamicResources not evaluated: resource claim(s) "gpu", "nic": ResourceClaims, ResourceSlices and DeviceClasses are not in the snapshot, so device allocation is not evaluated`
+	want := `DynamicResources not evaluated: resource claim(s) "gpu", "nic": the snapshot holds no ResourceClaims, ResourceSlices or DeviceClasses, so device allocation is not evaluated`
 	if !status.IsNotEvaluated() || !status.IsSkip() || status.Message() != want {
 		t.Errorf("PreFilter = %v, want not evaluated: %q", status, want)
 	}
@@ -79,17 +79,11 @@ func TestPodWithClaimsIsNotEvaluated(t *testing.T) {
 	}
 }
 
-func TestFilterErrors(t *testing.T) {
+func TestFilterWithoutPreFilter(t *testing.T) {
 	pl := newPlugin(t)
 	node := framework.NewNodeInfo(testutil.MakeNode().Name("n").Obj())
 	if s := pl.Filter(context.Background(), framework.NewCycleState(), testutil.MakePod().Obj(), node); s.Code() != framework.Error {
 		t.Errorf("Filter without PreFilter = %v, want an Error", s)
-	}
-	state := framework.NewCycleState()
-	pod := podWithClaims("gpu")
-	pl.PreFilter(context.Background(), state, pod, nil)
-	if s := pl.Filter(context.Background(), state, pod, node); s.Code() != framework.Error {
-		t.Errorf("Filter of a pod with claims = %v, want an Error", s)
 	}
 }
 

@@ -1,0 +1,232 @@
+package framework
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+)
+
+// DRAKinds are the resource.k8s.io resources the DynamicResources plugin
+// reads, as a live snapshot names them when it cannot list one
+// (Snapshot.Unreadable).
+var DRAKinds = []string{
+	"resourceslices.resource.k8s.io",
+	"deviceclasses.resource.k8s.io",
+	"resourceclaims.resource.k8s.io",
+	"resourceclaimtemplates.resource.k8s.io",
+}
+
+// DRA is what the DynamicResources plugin reads: the snapshot's
+// ResourceSlices, DeviceClasses, ResourceClaims and ResourceClaimTemplates,
+// plus the claims a working copy allocated for the pods it reserved
+// (kube-scheduler's claim tracker with its in-flight allocations). Fork
+// copies the assumed claims; the snapshot's objects are shared and never
+// changed.
+type DRA struct {
+	base *draBase
+	// assumed holds the claims this working copy allocated or reserved,
+	// by namespace/name; a fork gets a copy of the map.
+	assumed map[string]*resourcev1.ResourceClaim
+	// state is every device held, by the snapshot's claims and the assumed
+	// ones; shared with base until the first assumption (copy on write).
+	state      structured.AllocatedState
+	stateOwned bool
+}
+
+// draBase is the part of DRA taken from the snapshot once.
+type draBase struct {
+	slices     []*resourcev1.ResourceSlice
+	classes    map[string]*resourcev1.DeviceClass
+	claims     map[string]*resourcev1.ResourceClaim
+	templates  map[string]*resourcev1.ResourceClaimTemplate
+	state      structured.AllocatedState
+	unreadable []string
+}
+
+// NewDRA indexes the snapshot's resource.k8s.io objects. unreadable names
+// the DRAKinds a live snapshot could not list: pods with claims are then
+// not evaluated.
+func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.DeviceClass, claims []*resourcev1.ResourceClaim, templates []*resourcev1.ResourceClaimTemplate, unreadable []string) *DRA {
+	b := &draBase{
+		slices:    resourceSlices,
+		classes:   make(map[string]*resourcev1.DeviceClass, len(classes)),
+		claims:    make(map[string]*resourcev1.ResourceClaim, len(claims)),
+		templates: make(map[string]*resourcev1.ResourceClaimTemplate, len(templates)),
+		state: structured.AllocatedState{
+			AllocatedDevices:         sets.New[structured.DeviceID](),
+			AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+			AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+		},
+	}
+	for _, u := range unreadable {
+		if slices.Contains(DRAKinds, u) {
+			b.unreadable = append(b.unreadable, u)
+		}
+	}
+	for _, c := range classes {
+		b.classes[c.Name] = c
+	}
+	for _, c := range claims {
+		b.claims[c.Namespace+"/"+c.Name] = c
+		addAllocatedDevices(b.state, c)
+	}
+	for _, t := range templates {
+		b.templates[t.Namespace+"/"+t.Name] = t
+	}
+	return &DRA{base: b, state: b.state}
+}
+
+// addAllocatedDevices records the devices an allocated claim holds, as
+// kube-scheduler's allocatedDevices does with DRAConsumableCapacity on (the
+// v1.37 default): a device allocated with admin access holds nothing, a
+// shared one (shareID) holds its share and the capacity it consumes, any
+// other the whole device.
+func addAllocatedDevices(state structured.AllocatedState, claim *resourcev1.ResourceClaim) {
+	if claim.Status.Allocation == nil {
+		return
+	}
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if r.ShareID != nil {
+			state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+			if r.ConsumedCapacity != nil {
+				state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			}
+			continue
+		}
+		state.AllocatedDevices.Insert(id)
+	}
+}
+
+// Fork returns a working copy whose assumptions are its own.
+func (d *DRA) Fork() *DRA {
+	if d == nil {
+		return nil
+	}
+	// Both copies now share state: the next Assume of either copies it.
+	d.stateOwned = false
+	return &DRA{base: d.base, assumed: maps.Clone(d.assumed), state: d.state}
+}
+
+// Empty reports whether the snapshot holds no resource.k8s.io object at all.
+func (d *DRA) Empty() bool {
+	b := d.base
+	return len(b.slices) == 0 && len(b.classes) == 0 && len(b.claims) == 0 && len(b.templates) == 0 && len(d.assumed) == 0
+}
+
+// Unreadable names the resource.k8s.io kinds the snapshot could not list.
+func (d *DRA) Unreadable() []string { return d.base.unreadable }
+
+// ResourceSlices returns every ResourceSlice.
+func (d *DRA) ResourceSlices() []*resourcev1.ResourceSlice { return d.base.slices }
+
+// AllocatedState returns the devices every allocated claim holds, assumed
+// ones included. The allocator only reads it.
+func (d *DRA) AllocatedState() structured.AllocatedState { return d.state }
+
+// Claim returns a claim: the working copy's assumed version if there is one.
+func (d *DRA) Claim(namespace, name string) (*resourcev1.ResourceClaim, bool) {
+	key := namespace + "/" + name
+	if c, ok := d.assumed[key]; ok {
+		return c, true
+	}
+	c, ok := d.base.claims[key]
+	return c, ok
+}
+
+// ClaimTemplate returns a ResourceClaimTemplate.
+func (d *DRA) ClaimTemplate(namespace, name string) (*resourcev1.ResourceClaimTemplate, bool) {
+	t, ok := d.base.templates[namespace+"/"+name]
+	return t, ok
+}
+
+// Get returns a DeviceClass, or a NotFound error (structured.DeviceClassLister).
+func (d *DRA) Get(name string) (*resourcev1.DeviceClass, error) {
+	if c, ok := d.base.classes[name]; ok {
+		return c, nil
+	}
+	return nil, apierrors.NewNotFound(resourcev1.Resource("deviceclasses"), name)
+}
+
+// List returns every DeviceClass (structured.DeviceClassLister).
+func (d *DRA) List() ([]*resourcev1.DeviceClass, error) {
+	return slices.Collect(maps.Values(d.base.classes)), nil
+}
+
+var _ structured.DeviceClassLister = &DRA{}
+
+// Assume records claim, with the allocation a Reserve made and pod added to
+// its reservedFor, in this working copy: later cycles see its devices held,
+// and the claim allocated where they are.
+func (d *DRA) Assume(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
+	c := claim.DeepCopy()
+	ref := resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
+	if !slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
+	}) {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, ref)
+	}
+	if d.assumed == nil {
+		d.assumed = map[string]*resourcev1.ResourceClaim{}
+	}
+	key := c.Namespace + "/" + c.Name
+	prev, had := d.assumed[key]
+	if !had {
+		prev = d.base.claims[key]
+	}
+	d.assumed[key] = c
+	if prev != nil && prev.Status.Allocation != nil {
+		return // already holding its devices
+	}
+	if !d.stateOwned {
+		d.state = structured.AllocatedState{
+			AllocatedDevices:         d.state.AllocatedDevices.Clone(),
+			AllocatedSharedDeviceIDs: d.state.AllocatedSharedDeviceIDs.Clone(),
+			AggregatedCapacity:       d.state.AggregatedCapacity.Clone(),
+		}
+		d.stateOwned = true
+	}
+	addAllocatedDevices(d.state, c)
+}
+
+// AssumedFor returns the claims this working copy allocated or reserved for
+// pod, by namespace/name order.
+func (d *DRA) AssumedFor(pod *corev1.Pod) []*resourcev1.ResourceClaim {
+	var out []*resourcev1.ResourceClaim
+	for _, c := range d.assumed {
+		if c.Namespace != pod.Namespace {
+			continue
+		}
+		for _, r := range c.Status.ReservedFor {
+			if r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *resourcev1.ResourceClaim) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// String names the DRA state for debugging.
+func (d *DRA) String() string {
+	return fmt.Sprintf("DRA{%d slices, %d classes, %d claims, %d assumed}", len(d.base.slices), len(d.base.classes), len(d.base.claims), len(d.assumed))
+}
