@@ -37,9 +37,9 @@ type frameworkImpl struct {
 	reserve    []framework.ReservePlugin
 	// assume are the PreFilter plugins that keep allocations in the
 	// working copy when a pod is reserved (framework.AssumePlugin).
-	assume     []framework.AssumePlugin
-	permit     []framework.PermitPlugin
-	weights    map[string]int64
+	assume  []framework.AssumePlugin
+	permit  []framework.PermitPlugin
+	weights map[string]int64
 	// nominator holds the snapshot's nominated pods (nil: none).
 	nominator *nominator
 }
