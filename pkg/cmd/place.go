@@ -102,5 +102,5 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 			}
 			return podNames(pods)
 		}})
-	return exitNoUnless(err, p.Verdict == gang.VerdictPlaced)
+	return exitNoUnless(err, p.Verified())
 }

@@ -3,6 +3,7 @@ package describe
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
@@ -11,13 +12,22 @@ import (
 // member with its node, score and status. -o wide adds each member's
 // requests and, for the member that blocks the gang, why no node takes it.
 func Placement(out io.Writer, p *gang.Placement, o Options) error {
-	fmt.Fprintf(out, "%s: %s\n", p.Verdict, p.Message)
+	verdict := string(p.Verdict)
+	if p.Verdict == gang.VerdictPlaced && !p.Verified() {
+		verdict += " (not verified)"
+	}
+	fmt.Fprintf(out, "%s: %s\n", verdict, p.Message)
+	members := p.Members()
+	devices := slices.ContainsFunc(members, func(m gang.MemberPlan) bool { return len(m.Claims) > 0 })
 	columns := []string{"Pod", "Node", "Score", "Status"}
+	if devices {
+		columns = append(columns, "Devices")
+	}
 	if o.Wide {
 		columns = append(columns, "Requests", "Message")
 	}
 	var rows [][]any
-	for _, m := range p.Members() {
+	for _, m := range members {
 		node, score := m.Node, ""
 		if node == "" {
 			node = "<none>"
@@ -26,6 +36,9 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 			score = fmt.Sprint(m.Score)
 		}
 		row := []any{m.Pod.Namespace + "/" + m.Pod.Name, node, score, string(m.Status)}
+		if devices {
+			row = append(row, gang.FormatDevices(m.Claims))
+		}
 		if o.Wide {
 			msg := "-"
 			if b := p.Blocker; b != nil && b.Pod.UID == m.Pod.UID && b.Pod.Namespace == m.Pod.Namespace && b.Pod.Name == m.Pod.Name {
@@ -35,5 +48,15 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 		}
 		rows = append(rows, row)
 	}
-	return printTable(out, o.NoHeaders, columns, rows)
+	if err := printTable(out, o.NoHeaders, columns, rows); err != nil {
+		return err
+	}
+	notEvaluated := p.AllNotEvaluated()
+	if len(notEvaluated) > 0 {
+		fmt.Fprintln(out, "Not evaluated (the plan does not take these into account):")
+		for _, n := range notEvaluated {
+			fmt.Fprintf(out, "  - %s\n", n)
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -43,6 +44,10 @@ type Assignment struct {
 	Pod   *corev1.Pod
 	Node  string
 	Score int64
+	// Claims are the member's ResourceClaims as its reservation allocated
+	// them (devices on Node or reachable from it), by name; none for a
+	// member without claims (docs/design.md#dynamic-resource-allocation).
+	Claims []*resourcev1.ResourceClaim
 }
 
 // DomainResult is how one topology domain did as a candidate placement.
@@ -119,10 +124,59 @@ type Placement struct {
 	// Conflict says why no topology domain can hold the gang whatever fits:
 	// its members already run in several.
 	Conflict string
+	// NotEvaluated lists what the members' cycles could not evaluate
+	// (plugins' not-evaluated reasons, once each): a placement with any is
+	// not a plain yes (Verified).
+	NotEvaluated []string
 	// Gate is the source's own gate when it holds the gang back
 	// (ApplyGate): then nothing is placed, whatever would fit.
 	Gate    *GateResult
 	Message string
+}
+
+// FormatDevices words the devices a member's claims are allocated, by
+// driver and pool: "gpu.example.com/node-a: gpu0,gpu1"; "-" for none.
+func FormatDevices(claims []*resourcev1.ResourceClaim) string {
+	var parts []string
+	index := map[string]int{}
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			key := r.Driver + "/" + r.Pool
+			i, ok := index[key]
+			if !ok {
+				i = len(parts)
+				index[key] = i
+				parts = append(parts, key+": ")
+			} else {
+				parts[i] += ","
+			}
+			parts[i] += r.Device
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+// AllNotEvaluated lists everything a placement could not evaluate: what the
+// members' cycles reported, then the parts of the gang's definition.
+func (p *Placement) AllNotEvaluated() []string {
+	out := slices.Clone(p.NotEvaluated)
+	for _, u := range p.Gang.Unevaluated {
+		out = append(out, u.String())
+	}
+	return out
+}
+
+// Verified reports whether the placement is a plain yes: placed, with
+// nothing the pipeline or the gang's definition left unevaluated
+// (docs/design.md#pipeline).
+func (p *Placement) Verified() bool {
+	return p.Verdict == VerdictPlaced && len(p.NotEvaluated) == 0 && len(p.Gang.Unevaluated) == 0
 }
 
 // Planned are the pending members the placement puts on nodes: its
@@ -158,6 +212,8 @@ type MemberPlan struct {
 	Node   string
 	Score  int64
 	Status PlanStatus
+	// Claims are a planned member's claims as allocated (Assignment.Claims).
+	Claims []*resourcev1.ResourceClaim
 }
 
 // Members lists every member with its status: running ones first, then the
@@ -176,7 +232,7 @@ func (p *Placement) Members() []MemberPlan {
 	// of gated ones), so members are matched by namespace/name.
 	planned := map[string]bool{}
 	for _, a := range p.Planned() {
-		out = append(out, MemberPlan{Pod: a.Pod, Node: a.Node, Score: a.Score, Status: status})
+		out = append(out, MemberPlan{Pod: a.Pod, Node: a.Node, Score: a.Score, Status: status, Claims: a.Claims})
 		planned[a.Pod.Namespace+"/"+a.Pod.Name] = true
 	}
 	for _, pod := range p.Gang.Members {
@@ -203,6 +259,17 @@ type attempt struct {
 	before   []Assignment
 	free     float64
 	scoreSum int64
+	// notEvaluated is what the members' cycles could not evaluate.
+	notEvaluated []string
+}
+
+// noteUnevaluated adds what a cycle did not evaluate, once each.
+func (a *attempt) noteUnevaluated(what []string) {
+	for _, w := range what {
+		if !slices.Contains(a.notEvaluated, w) {
+			a.notEvaluated = append(a.notEvaluated, w)
+		}
+	}
 }
 
 // Place plans the gang all or nothing, as its own scheduler would. Running
@@ -292,6 +359,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		if err != nil {
 			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
+		a.noteUnevaluated(res.NotEvaluated)
 		if res.Verdict != schedule.VerdictScheduled {
 			a.unplaced = append(a.unplaced, pod)
 			if a.blocker == nil {
@@ -303,7 +371,11 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		if err := seq.Reserve(ctx, pod, res.SelectedNode); err != nil {
 			return nil, err
 		}
-		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score})
+		var claims []*resourcev1.ResourceClaim
+		if len(pod.Spec.ResourceClaims) > 0 {
+			claims = s.Claims(pod)
+		}
+		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims})
 		a.scoreSum += score
 	}
 	return a, nil
@@ -608,6 +680,7 @@ func (p *Placement) finish(best *attempt, need, running int) {
 	if best != nil {
 		placed = len(best.assignments)
 		p.Blocker, p.BlockerAfter = best.blocker, best.before
+		p.NotEvaluated = best.notEvaluated
 	}
 	p.MaxPlaceable = int32(running + p.Succeeded + placed)
 	if best != nil && placed >= need {

@@ -31,6 +31,9 @@ type Unevaluated struct {
 	Reason string
 }
 
+// String words it as explain, place and admit list it: "FIELD (VALUE): REASON".
+func (u Unevaluated) String() string { return fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason) }
+
 // The reasons given for the fields kubectl-gang cannot evaluate.
 const (
 	UnevaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +

@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	"fmt"
 
+	resourcev1 "k8s.io/api/resource/v1"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -165,6 +167,15 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 	return o
 }
 
+// claimAllocations lists claims with their allocations.
+func claimAllocations(claims []*resourcev1.ResourceClaim) []ClaimAllocation {
+	var out []ClaimAllocation
+	for _, c := range claims {
+		out = append(out, ClaimAllocation{Name: c.Name, Allocation: c.Status.Allocation})
+	}
+	return out
+}
+
 // FromPlacement converts place's result.
 func FromPlacement(p *gang.Placement) *Placement {
 	out := Placement{
@@ -185,8 +196,9 @@ func FromPlacement(p *gang.Placement) *Placement {
 		out.Running = append(out.Running, Member{Pod: pod.Namespace + "/" + pod.Name, Node: pod.Spec.NodeName})
 	}
 	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score})
+		out.Assignments = append(out.Assignments, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score, Claims: claimAllocations(a.Claims)})
 	}
+	out.NotEvaluated = p.AllNotEvaluated()
 	for _, pod := range p.Unplaced {
 		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
 	}

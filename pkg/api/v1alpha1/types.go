@@ -5,6 +5,8 @@
 // The conversions from the core's results are in conversion.go.
 package v1alpha1
 
+import resourcev1 "k8s.io/api/resource/v1"
+
 // GroupVersion is the apiVersion of every result kubectl gang prints with -o.
 const GroupVersion = "kubectl-gang.github.io/v1alpha1"
 
@@ -260,6 +262,10 @@ type Placement struct {
 	Preferred *PreferredTopology `json:"preferredTopology,omitempty"`
 	Domains   []Domain           `json:"domains,omitempty"`
 	Message   string             `json:"message"`
+	// NotEvaluated lists what the placement could not evaluate (a plugin's
+	// reason, or a part of the gang's definition): a placement with any is
+	// not a plain yes, and place exits 3.
+	NotEvaluated []string `json:"notEvaluated,omitempty"`
 }
 
 // PreferredTopology says whether the preferred topology held the gang.
@@ -308,6 +314,18 @@ type Assignment struct {
 	Pod   string `json:"pod"`
 	Node  string `json:"node"`
 	Score int64  `json:"score"`
+	// Claims are the member's ResourceClaims with the devices the plan
+	// allocates them, as kube-scheduler would write them into each
+	// claim's status.allocation.
+	Claims []ClaimAllocation `json:"claims,omitempty"`
+}
+
+// ClaimAllocation is one ResourceClaim and its allocation.
+type ClaimAllocation struct {
+	// Name is the claim's name; a claim its template has not produced
+	// yet gets the stand-in name <pod>-<pod claim>.
+	Name       string                       `json:"name"`
+	Allocation *resourcev1.AllocationResult `json:"allocation,omitempty"`
 }
 
 // Domain is one topology domain tried.

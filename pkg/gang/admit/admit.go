@@ -7,6 +7,7 @@ package admit
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -135,8 +136,14 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 		return nil, err
 	}
 	a.Placement = p
-	a.Checks = append(a.Checks, Check{Name: CheckPlacement, Result: passedIf(p.Verdict == gang.VerdictPlaced), Reason: string(p.Verdict), Message: p.Message,
-		Figures: map[string]string{"maxPlaceable": fmt.Sprint(p.MaxPlaceable), "minMember": fmt.Sprint(p.MinMember)}})
+	placement := Check{Name: CheckPlacement, Result: passedIf(p.Verdict == gang.VerdictPlaced), Reason: string(p.Verdict), Message: p.Message,
+		Figures: map[string]string{"maxPlaceable": fmt.Sprint(p.MaxPlaceable), "minMember": fmt.Sprint(p.MinMember)}}
+	if p.Verdict == gang.VerdictPlaced && !p.Verified() {
+		// Placed as far as evaluated is not a pass (docs/design.md#pipeline).
+		placement.Result, placement.Reason = ResultNotEvaluated, string(ResultNotEvaluated)
+		placement.Message += "; not evaluated: " + strings.Join(p.AllNotEvaluated(), "; ")
+	}
+	a.Checks = append(a.Checks, placement)
 
 	a.Verdict = VerdictAdmitted
 	for _, c := range a.Checks {

@@ -38,7 +38,20 @@ const (
 	// kube-scheduler does not try it; the rest of the explanation says what
 	// would happen once they are removed.
 	VerdictGated Verdict = "Gated"
+	// VerdictUnverified: everything evaluated says schedulable, but
+	// something the pod or gang needs was not evaluated (NotEvaluated says
+	// what): never a plain yes (docs/design.md#pipeline).
+	VerdictUnverified Verdict = "Unverified"
 )
+
+// unverified turns a Schedulable verdict into Unverified when something was
+// not evaluated.
+func (e *Explanation) unverified() {
+	if e.Verdict == VerdictSchedulable && len(e.NotEvaluated) > 0 {
+		e.Verdict = VerdictUnverified
+		e.Message += fmt.Sprintf("; not verified: %d thing(s) not evaluated", len(e.NotEvaluated))
+	}
+}
 
 // Options tune Explain.
 type Options struct {
@@ -222,18 +235,19 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Verdict = VerdictUnschedulable
 		e.Message = res.Message
 	}
+	e.unverified()
 	lone := &gang.Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
 	// A pod that does not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first.
 	if q := gang.Quota(snap, lone); q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
-		if e.Verdict == VerdictSchedulable {
+		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
 			e.Message = fmt.Sprintf("the namespace's ResourceQuota would refuse the pod, so it would never exist: %s", q.Message)
 			return e, nil
 		}
 	}
-	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
+	if e.Verdict != VerdictSchedulable && e.Verdict != VerdictUnverified && !opts.NoSuggestions {
 		// A lone pod knows no topology: the gang flags do not apply.
 		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
 		p, err := gang.PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
@@ -275,7 +289,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		}
 	}
 	for _, u := range g.Unevaluated {
-		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason))
+		e.NotEvaluated = append(e.NotEvaluated, u.String())
 	}
 	pending := g.Pending()
 	e.GatedMembers = g.GatedCount()
@@ -309,19 +323,25 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	}
 	markPlaced(e, p)
 
+	for _, n := range p.NotEvaluated {
+		if !slices.Contains(e.NotEvaluated, n) {
+			e.NotEvaluated = append(e.NotEvaluated, n)
+		}
+	}
 	e.Verdict, e.Message = gangVerdict(p, v, e.GatedMembers, e.Gates)
+	e.unverified()
 	// Members that do not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first: pods it refuses are never created.
 	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
-		if e.Verdict == VerdictSchedulable {
+		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
 			e.Message = fmt.Sprintf("the namespace's ResourceQuota would refuse the new members, so they would never exist: %s", q.Message)
 			e.Suggestions = []Suggestion{{Kind: SuggestQuota, Message: fmt.Sprintf("raise the quota or free what it counts; then the gang fits: %s", p.Message)}}
 			return e, nil
 		}
 	}
-	if e.Verdict != VerdictSchedulable && !opts.NoSuggestions {
+	if e.Verdict != VerdictSchedulable && e.Verdict != VerdictUnverified && !opts.NoSuggestions {
 		if e.Suggestions, err = x.suggest(ctx, g, p, e); err != nil {
 			return nil, err
 		}
