@@ -147,8 +147,9 @@ func TestSnapshotSummaryOfExample(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"RESOURCE", "nodes                               35      2 zone(s), 1 unschedulable",
-		"podgroups.scheduling.k8s.io         1       ml-research/llm-pretrain",
+		"RESOURCE", "nodes                                    35      2 zone(s), 1 unschedulable",
+		"podgroups.scheduling.k8s.io              1       ml-research/llm-pretrain",
+		"resourceslices.resource.k8s.io           0       0 device(s) on 0 node(s)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)

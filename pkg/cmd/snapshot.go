@@ -25,7 +25,9 @@ import (
 var snapshotLong = templates.LongDesc(`
 	Write every object the pipeline reads (Nodes, non-terminal Pods,
 	PriorityClasses, Namespaces, ResourceQuotas, PodDisruptionBudgets,
-	PersistentVolumeClaims, PersistentVolumes, StorageClasses, and the
+	PersistentVolumeClaims, PersistentVolumes, StorageClasses, the Dynamic
+	Resource Allocation ResourceSlices, DeviceClasses, ResourceClaims and
+	ResourceClaimTemplates, the workloads default spreading reads, and the
 	native, Volcano and coscheduling PodGroups and Volcano Queues that exist) as
 	one v1 List, for offline use with --snapshot and for bug reports.
 
@@ -178,6 +180,23 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 	row("persistentvolumeclaims", len(s.PersistentVolumeClaims), "")
 	row("persistentvolumes", len(s.PersistentVolumes), "")
 	row("storageclasses.storage.k8s.io", len(s.StorageClasses), "")
+	devices, sliceNodes := 0, map[string]bool{}
+	for _, rs := range s.ResourceSlices {
+		devices += len(rs.Spec.Devices)
+		if rs.Spec.NodeName != nil {
+			sliceNodes[*rs.Spec.NodeName] = true
+		}
+	}
+	row("resourceslices.resource.k8s.io", len(s.ResourceSlices), fmt.Sprintf("%d device(s) on %d node(s)", devices, len(sliceNodes)))
+	row("deviceclasses.resource.k8s.io", len(s.DeviceClasses), "")
+	allocated := 0
+	for _, c := range s.ResourceClaims {
+		if c.Status.Allocation != nil {
+			allocated++
+		}
+	}
+	row("resourceclaims.resource.k8s.io", len(s.ResourceClaims), fmt.Sprintf("%d allocated", allocated))
+	row("resourceclaimtemplates.resource.k8s.io", len(s.ResourceClaimTemplates), "")
 
 	byGroup := map[string][]string{}
 	for _, pg := range s.PodGroups {

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,10 @@ var (
 	pvcGVK           = corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")
 	pvGVK            = corev1.SchemeGroupVersion.WithKind("PersistentVolume")
 	storageClassGVK  = storagev1.SchemeGroupVersion.WithKind("StorageClass")
+	resourceSliceGVK = resourcev1.SchemeGroupVersion.WithKind("ResourceSlice")
+	deviceClassGVK   = resourcev1.SchemeGroupVersion.WithKind("DeviceClass")
+	claimGVK         = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
+	claimTemplateGVK = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
 	serviceGVK       = corev1.SchemeGroupVersion.WithKind("Service")
 	rcGVK            = corev1.SchemeGroupVersion.WithKind("ReplicationController")
 	replicaSetGVK    = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
@@ -178,6 +183,30 @@ func (b *builder) addPV(v *corev1.PersistentVolume) {
 func (b *builder) addStorageClass(c *storagev1.StorageClass) {
 	normalize(&c.ObjectMeta, &c.TypeMeta)
 	put(b, &b.snap.StorageClasses, objectKey{group: "storage.k8s.io", kind: "StorageClass", name: c.Name}, c)
+}
+
+// The Dynamic Resource Allocation objects are kept whole: the scheduler reads
+// most of each, and a claim's status (allocation, reservedFor) says which
+// devices are taken.
+
+func (b *builder) addResourceSlice(s *resourcev1.ResourceSlice) {
+	normalize(&s.ObjectMeta, &s.TypeMeta)
+	put(b, &b.snap.ResourceSlices, objectKey{group: resourcev1.GroupName, kind: "ResourceSlice", name: s.Name}, s)
+}
+
+func (b *builder) addDeviceClass(c *resourcev1.DeviceClass) {
+	normalize(&c.ObjectMeta, &c.TypeMeta)
+	put(b, &b.snap.DeviceClasses, objectKey{group: resourcev1.GroupName, kind: "DeviceClass", name: c.Name}, c)
+}
+
+func (b *builder) addResourceClaim(c *resourcev1.ResourceClaim) {
+	normalize(&c.ObjectMeta, &c.TypeMeta)
+	put(b, &b.snap.ResourceClaims, objectKey{group: resourcev1.GroupName, kind: "ResourceClaim", namespace: c.Namespace, name: c.Name}, c)
+}
+
+func (b *builder) addResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) {
+	normalize(&t.ObjectMeta, &t.TypeMeta)
+	put(b, &b.snap.ResourceClaimTemplates, objectKey{group: resourcev1.GroupName, kind: "ResourceClaimTemplate", namespace: t.Namespace, name: t.Name}, t)
 }
 
 // The workloads keep only what default topology spreading reads: metadata

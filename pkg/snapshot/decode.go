@@ -15,8 +15,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -239,6 +241,18 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		return decodeInto(raw, gvk, &corev1.PersistentVolume{}, b.addPV)
 	case gvk == storageClassGVK:
 		return decodeInto(raw, gvk, &storagev1.StorageClass{}, b.addStorageClass)
+	case gvk == resourceSliceGVK:
+		return decodeInto(raw, gvk, &resourcev1.ResourceSlice{}, b.addResourceSlice)
+	case gvk == deviceClassGVK:
+		return decodeInto(raw, gvk, &resourcev1.DeviceClass{}, b.addDeviceClass)
+	case gvk == claimGVK:
+		return decodeInto(raw, gvk, &resourcev1.ResourceClaim{}, b.addResourceClaim)
+	case gvk == claimTemplateGVK:
+		return decodeInto(raw, gvk, &resourcev1.ResourceClaimTemplate{}, b.addResourceClaimTemplate)
+	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
+		// Another version is never guessed: v1beta1 differs from v1, and
+		// v1beta2 is not what the API server returns once v1 exists.
+		return unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
 	case gvk == serviceGVK:
 		return decodeInto(raw, gvk, &corev1.Service{}, b.addService)
 	case gvk == rcGVK:
@@ -260,6 +274,21 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	}
 	b.ignore(gvk)
 	return nil
+}
+
+// draKinds are the Dynamic Resource Allocation kinds a snapshot holds, at
+// resource.k8s.io/v1.
+var draKinds = []string{resourceSliceGVK.Kind, deviceClassGVK.Kind, claimGVK.Kind, claimTemplateGVK.Kind}
+
+// unsupportedVersion refuses an object of a kind this build reads at want
+// only, naming the object when it has a name.
+func unsupportedVersion(gvk schema.GroupVersionKind, raw []byte, want schema.GroupVersion) error {
+	what := gvk.Kind
+	var m metav1.PartialObjectMetadata
+	if json.Unmarshal(raw, &m) == nil && m.Name != "" {
+		what += " " + objectName(&m)
+	}
+	return fmt.Errorf("%s: %s is not supported; this build reads %s %s", what, gvk.GroupVersion(), gvk.Kind, want)
 }
 
 // namedObject is what decodeInto needs of a typed object to name it in errors.

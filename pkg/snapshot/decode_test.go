@@ -10,7 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
@@ -21,12 +25,14 @@ import (
 type counts struct {
 	Nodes, Pods, Namespaces, PriorityClasses, Quotas, PDBs, PodGroups, Queues int
 	Workloads, Succeeded                                                      int
+	Slices, DeviceClasses, Claims, ClaimTemplates                             int
 }
 
 func countsOf(s *schedule.Snapshot) counts {
 	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
 		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues),
-		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets), len(s.SucceededPods)}
+		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets), len(s.SucceededPods),
+		len(s.ResourceSlices), len(s.DeviceClasses), len(s.ResourceClaims), len(s.ResourceClaimTemplates)}
 }
 
 func TestLoadFilesFormats(t *testing.T) {
@@ -113,6 +119,52 @@ metadata: {name: default}
 			want:  counts{Nodes: 2},
 		},
 		{
+			name: "Dynamic Resource Allocation kinds in a List, as kubectl get -o yaml writes them",
+			input: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {selectors: [{cel: {expression: "device.driver == 'gpu.example.com'"}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices:
+    - name: gpu-0
+      attributes: {model: {string: a100}, gpu.example.com/index: {int: 0}}
+      capacity: {memory: {value: 80Gi}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: c, namespace: ml}, spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: t, namespace: ml}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
+`,
+			want: counts{Slices: 1, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1},
+		},
+		{
+			name: "Dynamic Resource Allocation kinds as YAML documents and typed lists",
+			input: `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSliceList
+items:
+- {metadata: {name: a}, spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, generation: 1, resourceSliceCount: 2}}}
+- {metadata: {name: b}, spec: {driver: gpu.example.com, allNodes: true, pool: {name: p, generation: 1, resourceSliceCount: 2}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimList
+items:
+- {metadata: {name: c, namespace: ml}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplateList
+items:
+- {metadata: {name: t, namespace: ml}}
+`,
+			want: counts{Slices: 2, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1},
+		},
+		{
 			name: "workloads keep their selectors for default topology spreading",
 			input: `apiVersion: v1
 kind: List
@@ -190,6 +242,10 @@ func TestLoadFilesErrors(t *testing.T) {
 		{"no name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: a}\n", "<stdin>: document 1 (line 1): Pod has no metadata.name"},
 		{"PodGroup without name", "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {}\n", "<stdin>: document 1 (line 1): PodGroup has no metadata.name"},
 		{"a scalar", "just words\n", "<stdin>: document 1 (line 1): not a Kubernetes object: the document is a string, not a mapping with apiVersion and kind"},
+		{"a resource.k8s.io kind at another version", "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ml}\n",
+			"<stdin>: document 1 (line 1): ResourceClaim ml/c: resource.k8s.io/v1beta1 is not supported; this build reads ResourceClaim resource.k8s.io/v1"},
+		{"a typed list at another version", "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceSliceList\nitems:\n- metadata: {name: s}\n",
+			"<stdin>: document 1 (line 1): item 1: ResourceSlice s: resource.k8s.io/v1beta2 is not supported; this build reads ResourceSlice resource.k8s.io/v1"},
 		{"items: [] alone", "items: []\n", "<stdin>: empty snapshot"},
 		{"a separator alone", "---\n", "<stdin>: empty snapshot"},
 		{"an empty List", "apiVersion: v1\nkind: List\nitems: []\n", "<stdin>: empty snapshot"},
@@ -267,6 +323,7 @@ func TestToListRoundTrip(t *testing.T) {
 			testutil.MakeVolcanoPodGroup("ml", "v", 3).Field("research", "queue").Obj(),
 		},
 	}
+	addDRAObjects(want)
 	want.Sort()
 	for _, p := range want.Pods {
 		schedule.DefaultPod(p) // as LoadFiles does; then the round trip changes nothing
@@ -299,6 +356,69 @@ func TestToListRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addDRAObjects adds one object of each Dynamic Resource Allocation kind,
+// with the fields the scheduler reads set: a slice's devices with
+// attributes of every type and capacity, a claim's allocation.
+func addDRAObjects(s *schedule.Snapshot) {
+	class := &resourcev1.DeviceClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu.example.com"},
+		Spec: resourcev1.DeviceClassSpec{
+			Selectors:            []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "gpu.example.com"`}}},
+			ExtendedResourceName: ptr.To("example.com/gpu"),
+		},
+	}
+	slice := &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-1-gpu.example.com"},
+		Spec: resourcev1.ResourceSliceSpec{
+			Driver:   "gpu.example.com",
+			NodeName: ptr.To("gpu-1"),
+			Pool:     resourcev1.ResourcePool{Name: "gpu-1", Generation: 2, ResourceSliceCount: 1},
+			Devices: []resourcev1.Device{{
+				Name: "gpu-0",
+				Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+					"model":                 {StringValue: ptr.To("a100")},
+					"gpu.example.com/index": {IntValue: ptr.To[int64](0)},
+					"mig":                   {BoolValue: ptr.To(true)},
+					"driverVersion":         {VersionValue: ptr.To("1.2.3")},
+				},
+				Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{
+					"memory": {Value: resource.MustParse("80Gi")},
+				},
+			}, {Name: "gpu-1"}},
+		},
+	}
+	request := resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name:    "gpu",
+		Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class.Name, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+	}}}
+	claim := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "w-0-gpu", Namespace: "ml"},
+		Spec:       resourcev1.ResourceClaimSpec{Devices: request},
+		Status: resourcev1.ResourceClaimStatus{
+			Allocation: &resourcev1.AllocationResult{
+				Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{
+					{Request: "gpu", Driver: "gpu.example.com", Pool: "gpu-1", Device: "gpu-0"},
+				}},
+				NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"gpu-1"}}},
+				}}},
+			},
+			ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "running", UID: "uid-running"}},
+		},
+	}
+	template := &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: "ml"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "train"}},
+			Spec:       resourcev1.ResourceClaimSpec{Devices: request},
+		},
+	}
+	s.DeviceClasses = append(s.DeviceClasses, class)
+	s.ResourceSlices = append(s.ResourceSlices, slice)
+	s.ResourceClaims = append(s.ResourceClaims, claim)
+	s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, template)
 }
 
 func yamlOf(t *testing.T, jsonData []byte) []byte {

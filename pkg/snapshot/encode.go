@@ -76,6 +76,16 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 			return err
 		}
 	}
+	for _, o := range s.DeviceClasses {
+		if err := add(deviceClassGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceSlices {
+		if err := add(resourceSliceGVK, o); err != nil {
+			return err
+		}
+	}
 	for _, o := range s.Queues {
 		if err := f(o.DeepCopy()); err != nil {
 			return err
@@ -93,6 +103,16 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 	}
 	for _, o := range s.PersistentVolumeClaims {
 		if err := add(pvcGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceClaimTemplates {
+		if err := add(claimTemplateGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceClaims {
+		if err := add(claimGVK, o); err != nil {
 			return err
 		}
 	}

@@ -25,6 +25,8 @@ func TestWriteStreamsWhatThePrinterPrints(t *testing.T) {
 	pod.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}}
 	pod.Annotations = map[string]string{"note": "first line\n\nthird line\n", "html": "<a & b>"}
 	example.Pods[0] = pod
+	addDRAObjects(example)
+	example.Sort()
 
 	for name, snap := range map[string]*schedule.Snapshot{"example": example, "empty": {}} {
 		for _, showManaged := range []bool{false, true} {

@@ -2,16 +2,19 @@ package snapshot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,7 +78,9 @@ var succeededPods = fields.OneTermEqualSelector("status.phase", string(corev1.Po
 // paginated, as consistent reads (no resourceVersion, so never a stale cache),
 // built-in kinds in protobuf. PodGroup kinds whose CRDs are not installed are
 // simply absent. Kinds the pipeline can do without (PodGroups, Queues, quotas,
-// budgets) that the user may not list give a warning, not an error.
+// budgets, volumes, device claims) that the user may not list give a warning,
+// not an error. The Dynamic Resource Allocation kinds are read at
+// resource.k8s.io/v1, or at v1beta2 on a server that serves no v1.
 func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Snapshot, []string, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
@@ -103,7 +108,7 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		return nil, nil, fmt.Errorf("creating a client: %w", err)
 	}
 
-	custom, warnings, err := discoverCustomKinds(clientset.Discovery(), cfg.Host)
+	kinds, warnings, err := discoverKinds(clientset.Discovery(), cfg.Host)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -159,7 +164,12 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 			return clientset.AppsV1().StatefulSets(metav1.NamespaceAll).List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addStatefulSet(obj.(*appsv1.StatefulSet)) }},
 	}
-	for _, gvr := range custom {
+	dra, warning := r.draTasks(clientset, kinds)
+	tasks = append(tasks, dra...)
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
+	for _, gvr := range kinds.custom {
 		tasks = append(tasks, listTask{
 			resource: gvr.Resource + "." + gvr.Group,
 			run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -175,6 +185,70 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 	}
 	snap := r.b.snapshot()
 	return snap, append(warnings, r.b.warnings()...), nil
+}
+
+// draTasks lists the Dynamic Resource Allocation kinds at the version
+// kinds.draVersion gives, v1 or v1beta2; both are kept as v1. A server that
+// serves resource.k8s.io at other versions only gets no tasks: the four
+// resources are recorded as unreadable, with a warning.
+func (r *liveReader) draTasks(clientset kubernetes.Interface, kinds served) ([]listTask, string) {
+	version := kinds.draVersion()
+	v1, v1beta2 := clientset.ResourceV1(), clientset.ResourceV1beta2()
+	all := metav1.NamespaceAll
+	tasks := []listTask{
+		{resource: "deviceclasses.resource.k8s.io", run: listAt(version, v1.DeviceClasses().List, v1beta2.DeviceClasses().List),
+			each: func(obj runtime.Object) { r.b.addDeviceClass(obj.(*resourcev1.DeviceClass)) }},
+		{resource: "resourceslices.resource.k8s.io", run: listAt(version, v1.ResourceSlices().List, v1beta2.ResourceSlices().List),
+			each: func(obj runtime.Object) { r.b.addResourceSlice(obj.(*resourcev1.ResourceSlice)) }},
+		{resource: "resourceclaims.resource.k8s.io", run: listAt(version, v1.ResourceClaims(all).List, v1beta2.ResourceClaims(all).List),
+			each: func(obj runtime.Object) { r.b.addResourceClaim(obj.(*resourcev1.ResourceClaim)) }},
+		{resource: "resourceclaimtemplates.resource.k8s.io", run: listAt(version, v1.ResourceClaimTemplates(all).List, v1beta2.ResourceClaimTemplates(all).List),
+			each: func(obj runtime.Object) { r.b.addResourceClaimTemplate(obj.(*resourcev1.ResourceClaimTemplate)) }},
+	}
+	switch {
+	case version != "":
+		return tasks, ""
+	case len(kinds.resourceVersions) == 0:
+		return nil, "" // no Dynamic Resource Allocation on this server, so no objects
+	}
+	// A server before Kubernetes 1.34 that serves v1beta1 (or v1alpha3)
+	// only: claims may exist, and this build cannot read them.
+	for _, t := range tasks {
+		r.b.snap.Unreadable = append(r.b.snap.Unreadable, t.resource)
+	}
+	return nil, fmt.Sprintf("the server serves resource.k8s.io only at %s, which this build does not read; device claims are not evaluated",
+		strings.Join(kinds.resourceVersions, ", "))
+}
+
+// listAt lists with v1, or, when version is v1beta2, with v1beta2 and
+// converts each page to its v1 list type, V1, by a JSON round trip: the two
+// versions have the same schema.
+func listAt[V1 any, PV1 interface {
+	*V1
+	runtime.Object
+}, Beta runtime.Object](
+	version string,
+	v1 func(context.Context, metav1.ListOptions) (PV1, error),
+	v1beta2 func(context.Context, metav1.ListOptions) (Beta, error),
+) func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	if version == "v1" {
+		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return v1(ctx, o) }
+	}
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		page, err := v1beta2(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(page)
+		if err != nil {
+			return nil, err
+		}
+		out := PV1(new(V1))
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("converting resource.k8s.io/v1beta2 to v1: %w", err)
+		}
+		return out, nil
+	}
 }
 
 // listTask is one paginated LIST.
@@ -245,10 +319,33 @@ var customKinds = []struct {
 	{schedule.CoschedulingGroup, "podgroups"},
 }
 
-// discoverCustomKinds finds which PodGroup and Queue resources the server
-// serves, at the version the server prefers among those that serve them. It is
-// also the first request, so an unreachable server is reported here.
-func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema.GroupVersionResource, []string, error) {
+// served is what discovery tells a snapshot about the kinds it may read.
+type served struct {
+	// custom are the PodGroup and Queue resources, each at the version the
+	// server prefers among those that serve it.
+	custom []schema.GroupVersionResource
+	// resourceVersions are the versions resource.k8s.io is served at, in the
+	// server's order of preference; empty when it is not served.
+	resourceVersions []string
+}
+
+// draVersion is the version of resource.k8s.io the Dynamic Resource
+// Allocation kinds are read at: v1, or v1beta2 on a server before
+// Kubernetes 1.34 (the same schema, converted to v1). Empty when the server
+// serves neither.
+func (s served) draVersion() string {
+	for _, v := range []string{"v1", "v1beta2"} {
+		if slices.Contains(s.resourceVersions, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// discoverKinds finds which PodGroup and Queue resources the server serves,
+// and at which versions it serves resource.k8s.io. It is also the first
+// request, so an unreachable server is reported here.
+func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []string, error) {
 	groups, resourceLists, err := dc.ServerGroupsAndResources()
 	var warnings []string
 	if err != nil {
@@ -256,9 +353,9 @@ func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema
 		if !errors.As(err, &failed) {
 			var urlErr *url.Error
 			if errors.As(err, &urlErr) {
-				return nil, nil, &ServerUnreachableError{Host: host, Err: urlErr.Err}
+				return served{}, nil, &ServerUnreachableError{Host: host, Err: urlErr.Err}
 			}
-			return nil, nil, fmt.Errorf("discovering the API: %w", err)
+			return served{}, nil, fmt.Errorf("discovering the API: %w", err)
 		}
 		for gv := range failed.Groups {
 			for _, k := range customKinds {
@@ -269,7 +366,7 @@ func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema
 			}
 		}
 	}
-	served := map[schema.GroupVersion]map[string]bool{}
+	listable := map[schema.GroupVersion]map[string]bool{}
 	for _, rl := range resourceLists {
 		gv, err := schema.ParseGroupVersion(rl.GroupVersion)
 		if err != nil {
@@ -281,9 +378,19 @@ func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema
 				names[r.Name] = true
 			}
 		}
-		served[gv] = names
+		listable[gv] = names
 	}
-	var out []schema.GroupVersionResource
+	var out served
+	for _, g := range groups {
+		if g.Name != resourcev1.GroupName {
+			continue
+		}
+		// The group list, not the resource lists: a group version whose
+		// resources could not be discovered is still served.
+		for _, v := range g.Versions {
+			out.resourceVersions = append(out.resourceVersions, v.Version)
+		}
+	}
 	for _, k := range customKinds {
 		for _, g := range groups {
 			if g.Name != k.group {
@@ -292,8 +399,8 @@ func discoverCustomKinds(dc discovery.DiscoveryInterface, host string) ([]schema
 			// Versions come in the server's order of preference.
 			for _, v := range g.Versions {
 				gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
-				if served[gv][k.resource] {
-					out = append(out, gv.WithResource(k.resource))
+				if listable[gv][k.resource] {
+					out.custom = append(out.custom, gv.WithResource(k.resource))
 					break
 				}
 			}

@@ -42,11 +42,11 @@ func names(ctx context.Context, cfg *rest.Config, namespace, resource, group, fi
 		if err != nil {
 			return nil, err
 		}
-		kinds, _, err := discoverCustomKinds(dc, cfg.Host)
+		kinds, _, err := discoverKinds(dc, cfg.Host)
 		if err != nil {
 			return nil, err
 		}
-		for _, gvr := range kinds {
+		for _, gvr := range kinds.custom {
 			if gvr.Resource == resource && (group == "" || gvr.Group == group) {
 				gvrs = append(gvrs, gvr)
 			}

@@ -14,17 +14,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
@@ -50,7 +54,9 @@ type cluster struct {
 // seedCluster creates, in a namespace of its own, one object of every kind a
 // snapshot reads: nodes with capacity and taints, bound, pending and gated
 // pods, terminal pods, a quota, a budget, a priority class, and a PodGroup of
-// each source with a Volcano Queue.
+// each source with a Volcano Queue, and the Dynamic Resource Allocation
+// objects of a GPU driver (a DeviceClass, a ResourceSlice, an allocated
+// ResourceClaim and a ResourceClaimTemplate).
 func seedCluster(ctx context.Context, t *testing.T, prefix string) cluster {
 	t.Helper()
 	cs := env.Clientset()
@@ -137,7 +143,66 @@ func seedCluster(ctx context.Context, t *testing.T, prefix string) cluster {
 	_, err = dyn.Resource(coschedulingPodGroups).Namespace(ns).Create(ctx,
 		testutil.MakeCoschedulingPodGroup(ns, "cs", 1).Obj(), metav1.CreateOptions{})
 	must(err)
+	seedDRA(ctx, t, prefix, ns, c.nodes[0])
 	return c
+}
+
+// gpuDriver is the DRA driver seedDRA publishes devices for.
+const gpuDriver = "gpu.example.com"
+
+// seedDRA creates a DeviceClass and a ResourceSlice of two GPUs on node, both
+// named after prefix, and in ns a ResourceClaim allocated one of them and a
+// ResourceClaimTemplate.
+func seedDRA(ctx context.Context, t *testing.T, prefix, ns, node string) {
+	t.Helper()
+	rv1 := env.Clientset().ResourceV1()
+	class, err := rv1.DeviceClasses().Create(ctx, &resourcev1.DeviceClass{
+		ObjectMeta: metav1.ObjectMeta{Name: prefix + "-gpu"},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{
+			{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "` + gpuDriver + `"`}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := func(name string, index int64) resourcev1.Device {
+		return resourcev1.Device{Name: name,
+			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+				"model": {StringValue: ptr.To("a100")}, gpuDriver + "/index": {IntValue: ptr.To(index)},
+				"driverVersion": {VersionValue: ptr.To("1.2.3")}},
+			Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{"memory": {Value: resource.MustParse("80Gi")}}}
+	}
+	_, err = rv1.ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-" + gpuDriver},
+		Spec: resourcev1.ResourceSliceSpec{Driver: gpuDriver, NodeName: ptr.To(node),
+			Pool:    resourcev1.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1},
+			Devices: []resourcev1.Device{gpu("gpu-0", 0), gpu("gpu-1", 1)}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimSpec := resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class.Name}}}}}
+	claim, err := rv1.ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "running-gpu"}, Spec: claimSpec}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Allocated as kube-scheduler would allocate it, to the pod "running".
+	claim.Status.Allocation = &resourcev1.AllocationResult{
+		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{
+			{Request: "gpu", Driver: gpuDriver, Pool: node, Device: "gpu-0"}}},
+		NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}},
+	}
+	claim.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "running", UID: "uid-running"}}
+	if _, err := rv1.ResourceClaims(ns).UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = rv1.ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.ResourceClaimTemplateSpec{Spec: claimSpec}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func podNames(pods []*corev1.Pod, namespace string) []string {
@@ -243,6 +308,62 @@ func TestLiveSnapshotReadsTheCluster(t *testing.T) {
 	has("built-in priority class", slices.ContainsFunc(snap.PriorityClasses, func(p *schedulingv1.PriorityClass) bool { return p.Name == "system-node-critical" }))
 	has("resource quota", slices.ContainsFunc(snap.ResourceQuotas, func(q *corev1.ResourceQuota) bool { return q.Namespace == c.namespace }))
 	has("budget", slices.ContainsFunc(snap.PodDisruptionBudgets, func(b *policyv1.PodDisruptionBudget) bool { return b.Namespace == c.namespace }))
+
+	// The Dynamic Resource Allocation objects, each as the API returns it.
+	rv1 := cs.ResourceV1()
+	get := metav1.GetOptions{}
+	sameAsAPI(t, "device class", snap.DeviceClasses, func(o *resourcev1.DeviceClass) bool { return o.Name == "live-gpu" },
+		func(o *resourcev1.DeviceClass) (*resourcev1.DeviceClass, error) {
+			return rv1.DeviceClasses().Get(ctx, o.Name, get)
+		})
+	sameAsAPI(t, "resource claim template", snap.ResourceClaimTemplates, func(o *resourcev1.ResourceClaimTemplate) bool { return o.Namespace == c.namespace },
+		func(o *resourcev1.ResourceClaimTemplate) (*resourcev1.ResourceClaimTemplate, error) {
+			return rv1.ResourceClaimTemplates(o.Namespace).Get(ctx, o.Name, get)
+		})
+	slice := sameAsAPI(t, "resource slice", snap.ResourceSlices, func(o *resourcev1.ResourceSlice) bool { return o.Name == c.nodes[0]+"-"+gpuDriver },
+		func(o *resourcev1.ResourceSlice) (*resourcev1.ResourceSlice, error) {
+			return rv1.ResourceSlices().Get(ctx, o.Name, get)
+		})
+	if slice != nil {
+		if s := slice.Spec; len(s.Devices) != 2 || *s.NodeName != c.nodes[0] || *s.Devices[1].Attributes[gpuDriver+"/index"].IntValue != 1 {
+			t.Errorf("resource slice spec = %+v, want two devices on %s", s, c.nodes[0])
+		}
+	}
+	claim := sameAsAPI(t, "resource claim", snap.ResourceClaims, func(o *resourcev1.ResourceClaim) bool { return o.Namespace == c.namespace },
+		func(o *resourcev1.ResourceClaim) (*resourcev1.ResourceClaim, error) {
+			return rv1.ResourceClaims(o.Namespace).Get(ctx, o.Name, get)
+		})
+	if claim != nil {
+		if a := claim.Status.Allocation; a == nil || len(a.Devices.Results) != 1 || a.Devices.Results[0].Device != "gpu-0" {
+			t.Errorf("claim allocation = %+v, want device gpu-0", a)
+		}
+	}
+}
+
+// sameAsAPI returns the object of list that match picks, checking that it
+// equals what get returns for it from the API, less what a snapshot drops
+// (managed fields, type metadata); nil, with an error, if it is missing.
+func sameAsAPI[T interface {
+	runtime.Object
+	metav1.Object
+}](t *testing.T, what string, list []T, match func(T) bool, get func(T) (T, error)) T {
+	t.Helper()
+	var zero T
+	i := slices.IndexFunc(list, match)
+	if i < 0 {
+		t.Errorf("%s missing from the snapshot", what)
+		return zero
+	}
+	want, err := get(list[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.SetManagedFields(nil)
+	want.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	if diff := testutil.Diff(want, list[i]); diff != "" {
+		t.Errorf("%s %s (-api +snapshot):\n%s", what, list[i].GetName(), diff)
+	}
+	return list[i]
 }
 
 // runCLI runs kubectl gang in-process, as main does, and returns its exit
@@ -385,7 +506,8 @@ func TestSnapshotErrorsAreOneLine(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		for _, want := range []string{"Warning: cannot list resourcequotas (Forbidden)", "Warning: cannot list podgroups.scheduling.volcano.sh (Forbidden)"} {
+		for _, want := range []string{"Warning: cannot list resourcequotas (Forbidden)", "Warning: cannot list podgroups.scheduling.volcano.sh (Forbidden)",
+			"Warning: cannot list resourceclaims.resource.k8s.io (Forbidden)"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr %q lacks %q", stderr, want)
 			}
