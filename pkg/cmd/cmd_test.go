@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,14 +296,28 @@ func TestShippedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	snapshots := map[string]string{"dra-job.yaml": "../../examples/dra-cluster.yaml"}
 	for _, f := range files {
-		if filepath.Base(f) == "gpu-cluster.yaml" {
+		if base := filepath.Base(f); base == "gpu-cluster.yaml" || base == "dra-cluster.yaml" {
 			continue
 		}
-		code, _, stderr := run(t, "", "explain", "-f", f, "--snapshot", exampleSnapshot)
+		snap := cmp.Or(snapshots[filepath.Base(f)], exampleSnapshot)
+		code, _, stderr := run(t, "", "explain", "-f", f, "--snapshot", snap)
 		if code != ExitOK && code != ExitNo {
 			t.Errorf("explain -f %s: exit %d: %s", f, code, stderr)
 		}
+	}
+	// The DRA example: 5 members of 8 GPUs, 36 GPUs free but on 4 nodes
+	// with 8 free; the plan shows each member's devices, the explanation
+	// what each node lacks and the node to add.
+	code, out, _ := run(t, "", "place", "-f", "../../examples/dra-job.yaml", "--snapshot", "../../examples/dra-cluster.yaml")
+	if code != ExitNo || !strings.Contains(out, "ml/llm-finetune-0   dgx-2    450     Fits (gang not placed)   gpu.nvidia.com/dgx-2: gpu-0,") {
+		t.Errorf("place dra-job.yaml: exit %d, output %q", code, out)
+	}
+	code, out, _ = run(t, "", "explain", "-f", "../../examples/dra-job.yaml", "--snapshot", "../../examples/dra-cluster.yaml")
+	if code != ExitNo || !strings.Contains(out, "dgx-0   -        -       0      cannot allocate all claims (gpus: 8 gpu.nvidia.com wanted, 4 of 8 free)") ||
+		!strings.Contains(out, "adding 1 node(s) like dgx-0 (allocatable 220 cpu, 1990Gi memory; 8 gpu.nvidia.com device(s))") {
+		t.Errorf("explain dra-job.yaml: exit %d, output %q", code, out)
 	}
 	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||
 		!strings.Contains(out, "all in topology.kubernetes.io/zone=us-east-1a") {

@@ -111,6 +111,9 @@ func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*gang.Gang, erro
 	if err != nil {
 		return nil, err
 	}
+	// The ResourceClaimTemplates and ResourceClaims of -f manifests join
+	// the verb's snapshot, as if applied with the workload.
+	*snap = *g.WithObjects(snap)
 	return g, o.checkOverrides(g)
 }
 

@@ -36,6 +36,9 @@ func FormatRequests(pod *corev1.Pod) string {
 	if r.EphemeralStorage > 0 {
 		parts = append(parts, FormatQuantity(corev1.ResourceEphemeralStorage, r.EphemeralStorage)+" ephemeral-storage")
 	}
+	for _, c := range pod.Spec.ResourceClaims {
+		parts = append(parts, "claim "+c.Name)
+	}
 	if len(parts) == 0 {
 		return "no requests"
 	}

@@ -7,8 +7,14 @@
 package gang
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 // Source says where a gang's definition comes from.
@@ -73,6 +79,12 @@ type Gang struct {
 	// that output can report them as "not evaluated" instead of passing them
 	// silently.
 	Unevaluated []Unevaluated
+	// ClaimTemplates and Claims are the ResourceClaimTemplates and
+	// ResourceClaims manifests from -f bring along with their workload
+	// (what-ifs: not in the cluster yet); WithObjects adds them to a
+	// snapshot so that the members' claims find them.
+	ClaimTemplates []*resourcev1.ResourceClaimTemplate
+	Claims         []*resourcev1.ResourceClaim
 	// Members are the gang's pods in the order kube-scheduler's queue would
 	// take them: priority, then creation time, then namespace/name.
 	Members []*corev1.Pod
@@ -90,4 +102,27 @@ func (g *Gang) Key() string {
 		return g.Name
 	}
 	return g.Namespace + "/" + g.Name
+}
+
+// WithObjects returns snap with the gang's own ResourceClaimTemplates and
+// ResourceClaims (from -f) added, each replacing an object of the same
+// namespace and name: the cluster as it would be once the manifests are
+// applied. snap itself is not changed; without such objects it is returned
+// as it is.
+func (g *Gang) WithObjects(snap *schedule.Snapshot) *schedule.Snapshot {
+	if len(g.ClaimTemplates) == 0 && len(g.Claims) == 0 {
+		return snap
+	}
+	out := *snap
+	out.ResourceClaimTemplates = replaceNamespaced(snap.ResourceClaimTemplates, g.ClaimTemplates)
+	out.ResourceClaims = replaceNamespaced(snap.ResourceClaims, g.Claims)
+	out.Sort()
+	return &out
+}
+
+func replaceNamespaced[T metav1.Object](have, add []T) []T {
+	out := slices.DeleteFunc(slices.Clone(have), func(o T) bool {
+		return slices.ContainsFunc(add, func(a T) bool { return a.GetNamespace() == o.GetNamespace() && a.GetName() == o.GetName() })
+	})
+	return append(out, add...)
 }

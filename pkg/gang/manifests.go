@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,12 +11,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -23,11 +26,13 @@ import (
 
 // The workload kinds FromManifests expands into pods.
 var (
-	podGVK         = corev1.SchemeGroupVersion.WithKind("Pod")
-	jobGVK         = batchv1.SchemeGroupVersion.WithKind("Job")
-	deploymentGVK  = appsv1.SchemeGroupVersion.WithKind("Deployment")
-	statefulSetGVK = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
-	replicaSetGVK  = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	podGVK           = corev1.SchemeGroupVersion.WithKind("Pod")
+	claimTemplateGVK = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
+	claimGVK         = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
+	jobGVK           = batchv1.SchemeGroupVersion.WithKind("Job")
+	deploymentGVK    = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	statefulSetGVK   = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	replicaSetGVK    = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
 	// VolcanoJobGVK is Volcano's batch Job, which its controller turns into a
 	// PodGroup and one pod per task replica.
 	VolcanoJobGVK = schema.GroupVersionKind{Group: "batch.volcano.sh", Version: "v1alpha1", Kind: "Job"}
@@ -123,6 +128,7 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 		}
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
+	g.ClaimTemplates, g.Claims = m.claimTemplates, m.claims
 	g.Members = m.pods
 	g.Read = m.read
 	g.SubGroups = m.subGroups
@@ -159,6 +165,9 @@ type manifests struct {
 	// cluster's head plus minimum workers); otherwise every pod must run.
 	minMember int32
 	trainer   trainerObjects // TrainJobs and their runtimes, expanded once all objects are read
+	// claimTemplates and claims are the manifests' resource.k8s.io objects.
+	claimTemplates []*resourcev1.ResourceClaimTemplate
+	claims         []*resourcev1.ResourceClaim
 }
 
 func (m *manifests) add(obj *unstructured.Unstructured) error {
@@ -173,6 +182,9 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	}
 	if isTrainingRuntime(gvk) { // cluster-scoped or looked up by namespace; makes no pods
 		return m.recordTrainingRuntime(obj, name, what)
+	}
+	if gvk == claimTemplateGVK || gvk == claimGVK { // what the members' claims refer to; makes no pods
+		return m.addClaimObject(obj, gvk, name, what)
 	}
 	ns := obj.GetNamespace()
 	if ns == "" {
@@ -250,7 +262,32 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
 		"ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, "+
 		"XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters, RayJobs or Kubeflow Trainer TrainJobs (with their "+
-		"ClusterTrainingRuntime or TrainingRuntime)", what, gvk.Kind, gvk.GroupVersion().String())
+		"ClusterTrainingRuntime or TrainingRuntime), and the ResourceClaimTemplates and ResourceClaims (resource.k8s.io/v1) they use", what, gvk.Kind, gvk.GroupVersion().String())
+}
+
+// addClaimObject keeps a ResourceClaimTemplate or ResourceClaim of the
+// manifests, in the namespace the gang's objects use.
+func (m *manifests) addClaimObject(obj *unstructured.Unstructured, gvk schema.GroupVersionKind, name, what string) error {
+	ns := cmp.Or(obj.GetNamespace(), m.defaultNamespace)
+	if gvk == claimTemplateGVK {
+		t := &resourcev1.ResourceClaimTemplate{}
+		if err := fromUnstructured(obj, t, what); err != nil {
+			return err
+		}
+		t.Name, t.Namespace = name, ns
+		m.claimTemplates = append(m.claimTemplates, t)
+		return nil
+	}
+	c := &resourcev1.ResourceClaim{}
+	if err := fromUnstructured(obj, c, what); err != nil {
+		return err
+	}
+	c.Name, c.Namespace = name, ns
+	if c.UID == "" {
+		c.UID = types.UID("what-if/" + ns + "/" + name)
+	}
+	m.claims = append(m.claims, c)
+	return nil
 }
 
 func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -217,6 +218,22 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 // for pod when it was reserved, with their allocations, by name.
 func (s *Scheduler) Claims(pod *corev1.Pod) []*resourcev1.ResourceClaim {
 	return s.dra.AssumedFor(pod)
+}
+
+// DeviceFit says, for each device request of pod's unallocated claims, how
+// many devices on nodeName match and are free in this working copy (the
+// profile's DynamicResources plugin counts them; nil without it).
+func (s *Scheduler) DeviceFit(ctx context.Context, pod *corev1.Pod, nodeName string) []dynamicresources.RequestFit {
+	i, ok := s.byName[nodeName]
+	if !ok {
+		return nil
+	}
+	for _, pl := range s.fw.preFilter {
+		if d, ok := pl.(*dynamicresources.DynamicResources); ok {
+			return d.DeviceFit(ctx, pod, s.nodes[i].Node())
+		}
+	}
+	return nil
 }
 
 // Evict takes pods off nodeName in the working copy, the inverse of Reserve:

@@ -99,6 +99,9 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 func fromNode(n *explain.Node) Node {
 	o := Node{Name: n.Name, Domain: n.Domain, Feasible: n.Feasible, Fits: int64(n.Fits), FitsAtMost: n.FitsAtMost,
 		Placed: int64(n.Placed), Plugin: n.Plugin, Reasons: append([]string{}, n.Reasons...), MissingFeatures: n.MissingFeatures}
+	for _, f := range n.Devices {
+		o.Devices = append(o.Devices, DeviceFit{Claim: f.Claim, Request: f.Request, Class: f.Class, Wanted: f.Wanted, Matching: int64(f.Matching), Free: int64(f.Free)})
+	}
 	if n.Taint != nil {
 		o.Taint = gang.FormatTaint(n.Taint)
 	}

@@ -80,6 +80,9 @@ type Node struct {
 	Taint           string         `json:"taint,omitempty"`
 	Insufficient    []Insufficient `json:"insufficient,omitempty"`
 	MissingFeatures []string       `json:"missingFeatures,omitempty"`
+	// Devices says, when DynamicResources rejects the node, how each device
+	// request of the pod's unallocated claims does there.
+	Devices []DeviceFit `json:"devices,omitempty"`
 	// WithoutDomain is how a node outside the gang's topology domain would do
 	// without the confinement.
 	WithoutDomain *NodeVerdict    `json:"withoutDomain,omitempty"`
@@ -318,6 +321,18 @@ type Assignment struct {
 	// allocates them, as kube-scheduler would write them into each
 	// claim's status.allocation.
 	Claims []ClaimAllocation `json:"claims,omitempty"`
+}
+
+// DeviceFit is one device request on one node: how many devices it wants
+// (0: all that match), how many the node offers that match, how many of
+// those are free.
+type DeviceFit struct {
+	Claim    string `json:"claim"`
+	Request  string `json:"request"`
+	Class    string `json:"deviceClass"`
+	Wanted   int64  `json:"wanted"`
+	Matching int64  `json:"matching"`
+	Free     int64  `json:"free"`
 }
 
 // ClaimAllocation is one ResourceClaim and its allocation.

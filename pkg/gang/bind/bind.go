@@ -182,6 +182,12 @@ const (
 	ReasonInterrupted Reason = "Interrupted"
 	// ReasonBindFailed: Bindings failed and fewer than the minimum are bound.
 	ReasonBindFailed Reason = "BindFailed"
+	// ReasonNotEvaluated: the plan depends on something the pipeline did
+	// not evaluate, so it is not bound.
+	ReasonNotEvaluated Reason = "NotEvaluated"
+	// ReasonResourceClaims: members have ResourceClaims, whose allocation
+	// and reservation bind does not write.
+	ReasonResourceClaims Reason = "ResourceClaims"
 )
 
 // DefaultParallelism is how many requests bind has in flight: enough to
@@ -242,6 +248,26 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	}
 	if len(p.Assignments) == 0 {
 		r.Verdict, r.Message = VerdictBound, "every member is bound already"
+		return r, nil
+	}
+	if !p.Verified() {
+		r.Reason = ReasonNotEvaluated
+		r.Message = "not bound: the plan depends on what was not evaluated: " + strings.Join(p.AllNotEvaluated(), "; ")
+		return r, nil
+	}
+	// kube-scheduler writes a claim's allocation and reservation (PreBind)
+	// before it binds the pod, and the kubelet runs no pod whose claims do
+	// not list it; bind writes Bindings only (docs/design.md#binding-a-gang).
+	var withClaims []string
+	for _, a := range p.Assignments {
+		if len(a.Pod.Spec.ResourceClaims) > 0 {
+			withClaims = append(withClaims, podKey(a.Pod))
+		}
+	}
+	if len(withClaims) > 0 {
+		r.Reason = ReasonResourceClaims
+		r.Message = fmt.Sprintf("not bound: %d member(s) have ResourceClaims (%s), whose allocation bind does not write; kube-scheduler allocates and binds them",
+			len(withClaims), strings.Join(withClaims[:min(3, len(withClaims))], ", "))
 		return r, nil
 	}
 	if err := checkPermissions(ctx, c, g, opts); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
@@ -170,6 +171,9 @@ type Node struct {
 	// MissingFeatures are the node features the pod needs that the node
 	// does not declare.
 	MissingFeatures []string
+	// Devices says, when DynamicResources rejects the node, how each
+	// device request of the pod's claims does there.
+	Devices []dynamicresources.RequestFit
 	// Filters holds every Filter plugin's verdict (-o wide).
 	Filters []schedule.PluginVerdict
 }
@@ -508,6 +512,9 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 		ne.Insufficient = noderesources.Fits(podInfo, ni)
 		if ne.Plugin == nodedeclaredfeatures.Name {
 			ne.MissingFeatures, _ = nodedeclaredfeatures.UnsatisfiedRequirements(pod, ni.Node())
+		}
+		if ne.Plugin == dynamicresources.Name {
+			ne.Devices = run.DeviceFit(ctx, pod, ni.Name())
 		}
 	}
 	return res, nil

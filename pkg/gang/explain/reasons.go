@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodedeclaredfeatures"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
@@ -47,6 +48,16 @@ func (n *Node) Why() string {
 	case nodedeclaredfeatures.Name:
 		if len(n.MissingFeatures) > 0 {
 			detail += " (missing " + strings.Join(n.MissingFeatures, ", ") + ")"
+		}
+	case dynamicresources.Name:
+		var short []string
+		for _, f := range n.Devices {
+			if f.Short() {
+				short = append(short, f.String())
+			}
+		}
+		if len(short) > 0 {
+			detail += " (" + strings.Join(short, "; ") + ")"
 		}
 	}
 	return detail

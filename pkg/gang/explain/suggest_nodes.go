@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 )
 
 // addNodes finds the smallest node shape that, added N times where the
@@ -38,6 +40,7 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 		size    [3]int64
 		room    int  // blocked members an empty node of the shape holds
 		outside bool // in another domain than the gang's
+		devices string
 	}
 	var shapes []shape
 	seen := map[string]bool{}
@@ -55,10 +58,14 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			empty.AddPod(ds)
 		}
 		room := roomFor(pod, &podInfo.Res, empty)
+		if len(pod.Spec.ResourceClaims) > 0 {
+			// An empty node of the shape has every device of its slices free.
+			room = min(room, deviceRoom(n.Devices))
+		}
 		if room == 0 {
 			continue
 		}
-		key := shapeKey(node)
+		key := shapeKey(node) + deviceKey(n.Devices)
 		if outside {
 			key = "outside:" + key
 		}
@@ -66,7 +73,7 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			continue
 		}
 		seen[key] = true
-		shapes = append(shapes, shape{node: node, size: shapeSize(node, podInfo.Res.Resource), room: room, outside: outside})
+		shapes = append(shapes, shape{node: node, size: shapeSize(node, podInfo.Res.Resource), room: room, outside: outside, devices: devicesText(n.Devices)})
 	}
 	slices.SortStableFunc(shapes, func(a, b shape) int {
 		return cmp.Or(compareBool(a.outside, b.outside), slices.Compare(a.size[:], b.size[:]), cmp.Compare(a.node.Name, b.node.Name))
@@ -82,9 +89,9 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			}
 			return c
 		}
-		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod) {
+		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice) {
 			name := fmt.Sprintf("%s-new-%d", sh.node.Name, i)
-			return like(name), copyPods(x.daemonSetPods(sh.node.Name), name)
+			return like(name), copyPods(x.daemonSetPods(sh.node.Name), name), copySlices(x.snap.ResourceSlices, sh.node.Name, name)
 		})
 		if err != nil {
 			return nil, err
@@ -94,8 +101,8 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			newNodes := &NodeShape{Like: sh.node.Name, Count: n, Allocatable: t.Status.Allocatable, Labels: t.Labels, Taints: t.Spec.Taints,
 				TopologyKey: p.TopologyKey, Domain: p.Domain}
 			return &Suggestion{Kind: SuggestAddNodes, Verified: true, NewNodes: newNodes,
-				Message: fmt.Sprintf("adding %d node(s) like %s (allocatable %s) to %s would make room; %s", n, sh.node.Name,
-					formatResourceList(t.Status.Allocatable, podInfo.Res.Resource), where(p), fitsOnNew(g, placed))}, nil
+				Message: fmt.Sprintf("adding %d node(s) like %s (allocatable %s%s) to %s would make room; %s", n, sh.node.Name,
+					formatResourceList(t.Status.Allocatable, podInfo.Res.Resource), sh.devices, where(p), fitsOnNew(g, placed))}, nil
 		}
 	}
 	if len(shapes) == 0 {
@@ -156,7 +163,7 @@ func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Sug
 // that one node fewer is not enough; a guess that does not fit is doubled
 // until one does, and the count then bisected. It returns 0 when even
 // limit nodes do not fit.
-func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limit int, node func(i int) (*corev1.Node, []*corev1.Pod)) (int, *gang.Placement, error) {
+func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limit int, node func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice)) (int, *gang.Placement, error) {
 	limit = max(limit, guess, 1)
 	results := map[int]*gang.Placement{}
 	try := func(n int) (bool, error) {
@@ -169,10 +176,12 @@ func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limi
 		c := *x.snap
 		c.Nodes = slices.Clone(x.snap.Nodes)
 		c.Pods = slices.Clone(x.snap.Pods)
+		c.ResourceSlices = slices.Clone(x.snap.ResourceSlices)
 		for i := 1; i <= n; i++ {
-			node, pods := node(i)
+			node, pods, resourceSlices := node(i)
 			c.Nodes = append(c.Nodes, node)
 			c.Pods = append(c.Pods, pods...)
+			c.ResourceSlices = append(c.ResourceSlices, resourceSlices...)
 		}
 		p, err := x.place(ctx, &c, g)
 		if err != nil {
@@ -259,6 +268,71 @@ func copyPods(pods []*corev1.Pod, node string) []*corev1.Pod {
 		out = append(out, c)
 	}
 	return out
+}
+
+// copySlices copies the ResourceSlices a DRA driver publishes for node
+// onto a new node: the same devices, in a pool of the new node's name.
+func copySlices(all []*resourcev1.ResourceSlice, node, newNode string) []*resourcev1.ResourceSlice {
+	var out []*resourcev1.ResourceSlice
+	for _, rs := range all {
+		if rs.Spec.NodeName == nil || *rs.Spec.NodeName != node {
+			continue
+		}
+		c := rs.DeepCopy()
+		c.Name, c.UID, c.ResourceVersion = strings.Replace(rs.Name, node, newNode, 1)+"-"+newNode, "", ""
+		c.Spec.NodeName = &newNode
+		c.Spec.Pool.Name = strings.Replace(rs.Spec.Pool.Name, node, newNode, 1)
+		if c.Spec.Pool.Name == rs.Spec.Pool.Name {
+			c.Spec.Pool.Name += "-" + newNode
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// deviceRoom is how many pods with the device requests fits an empty node
+// holds: for each request, its matching devices over the count it wants
+// (a request for all of them: one pod).
+func deviceRoom(fits []dynamicresources.RequestFit) int {
+	room := -1
+	for _, f := range fits {
+		r := 1
+		if f.Wanted > 0 {
+			r = f.Matching / int(f.Wanted)
+		} else if f.Matching == 0 {
+			r = 0
+		}
+		if room < 0 || r < room {
+			room = r
+		}
+	}
+	return max(room, 0)
+}
+
+// devicesText words the devices a node's slices offer the requests: ";
+// 8 gpu.nvidia.com devices" (empty without requests).
+func devicesText(fits []dynamicresources.RequestFit) string {
+	var parts []string
+	for _, f := range fits {
+		t := fmt.Sprintf("%d %s device(s)", f.Matching, f.Class)
+		if !slices.Contains(parts, t) {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
+}
+
+// deviceKey tells node shapes apart by the devices their slices offer the
+// pod's requests.
+func deviceKey(fits []dynamicresources.RequestFit) string {
+	var b strings.Builder
+	for _, f := range fits {
+		fmt.Fprintf(&b, "%s/%s=%d,", f.Claim, f.Request, f.Matching)
+	}
+	return b.String()
 }
 
 // newNodeLike is a new, healthy node shaped like template.

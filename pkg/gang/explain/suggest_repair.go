@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeunschedulable"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
@@ -68,6 +69,13 @@ func passesOnceHealthy(n *Node, pod *corev1.Pod, node *corev1.Node, resources bo
 			}
 		case noderesources.Name:
 			if resources {
+				continue
+			}
+		case dynamicresources.Name:
+			// Devices the node has but other claims hold are capacity too.
+			if resources && len(n.Devices) > 0 && !slices.ContainsFunc(n.Devices, func(f dynamicresources.RequestFit) bool {
+				return f.Matching == 0 || (f.Wanted > 0 && int64(f.Matching) < f.Wanted)
+			}) {
 				continue
 			}
 		}

@@ -513,3 +513,134 @@ func (pl *DynamicResources) Assume(ctx context.Context, pod *corev1.Pod, nodeInf
 	}
 	return nil
 }
+
+// RequestFit is how one device request of a pod's claim does on a node, for
+// explain: kube-scheduler's reason ("cannot allocate all claims") names no
+// request.
+type RequestFit struct {
+	// Claim is the claim's name, Request the request's (request/sub-request
+	// for an alternative of firstAvailable), Class its DeviceClass.
+	Claim, Request, Class string
+	// Wanted is how many devices the request asks for; 0 means all that
+	// match (allocationMode All).
+	Wanted int64
+	// Matching is how many devices the node can use (its own slices and
+	// those of pools its node selector or allNodes reaches) match the
+	// class's and the request's selectors; Free how many of those no
+	// allocated claim holds.
+	Matching, Free int
+}
+
+// String words the fit briefly, for a table cell: "gpus: 8 gpu.example.com
+// wanted, 2 of 4 free" (the request's name; all: every matching device).
+func (f RequestFit) String() string {
+	wanted := fmt.Sprint(f.Wanted)
+	if f.Wanted == 0 {
+		wanted = "all"
+	}
+	return fmt.Sprintf("%s: %s %s wanted, %d of %d free", f.Request, wanted, f.Class, f.Free, f.Matching)
+}
+
+// Short reports whether the node lacks devices for the request.
+func (f RequestFit) Short() bool {
+	if f.Wanted == 0 {
+		return f.Matching == 0 || f.Free < f.Matching
+	}
+	return int64(f.Free) < f.Wanted
+}
+
+// DeviceFit counts, for each request of pod's claims that are not
+// allocated yet, the devices node offers that match and are free. It
+// evaluates the CEL selectors as the allocator does but leaves out what
+// only the allocator weighs (constraints across requests, counters of
+// partitionable devices, consumable capacity, incomplete pools): a
+// diagnosis, not an allocation. Claims it cannot find are left out.
+func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node *corev1.Node) []RequestFit {
+	if pl.handle == nil || pl.handle.DRA() == nil || len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	dra := pl.handle.DRA()
+	claims, st := podClaims(dra, pod)
+	if st != nil {
+		return nil
+	}
+	type candidate struct {
+		driver string
+		dev    *resourcev1.Device
+		id     structured.DeviceID
+	}
+	var devices []candidate
+	for _, rs := range dra.ResourceSlices() {
+		if !sliceReaches(rs, node) {
+			continue
+		}
+		for i := range rs.Spec.Devices {
+			d := &rs.Spec.Devices[i]
+			devices = append(devices, candidate{driver: rs.Spec.Driver, dev: d, id: structured.MakeDeviceID(rs.Spec.Driver, rs.Spec.Pool.Name, d.Name)})
+		}
+	}
+	held := dra.AllocatedState().AllocatedDevices
+	matches := func(selectors []resourcev1.DeviceSelector, c candidate) bool {
+		for _, sel := range selectors {
+			if sel.CEL == nil {
+				continue
+			}
+			ok, _, err := pl.celCache.GetOrCompile(sel.CEL.Expression).DeviceMatches(ctx, cel.Device{Driver: c.driver, Attributes: c.dev.Attributes, Capacity: c.dev.Capacity})
+			if err != nil || !ok {
+				return false
+			}
+		}
+		return true
+	}
+	fit := func(claim, request, className string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64) RequestFit {
+		f := RequestFit{Claim: claim, Request: request, Class: className, Wanted: count}
+		if mode == resourcev1.DeviceAllocationModeAll {
+			f.Wanted = 0
+		}
+		class, err := dra.Get(className)
+		if err != nil {
+			return f
+		}
+		for _, c := range devices {
+			if matches(class.Spec.Selectors, c) && matches(selectors, c) {
+				f.Matching++
+				if !held.Has(c.id) {
+					f.Free++
+				}
+			}
+		}
+		return f
+	}
+	var out []RequestFit
+	for _, claim := range claims {
+		if claim.Status.Allocation != nil {
+			continue
+		}
+		for _, r := range claim.Spec.Devices.Requests {
+			switch {
+			case r.Exactly != nil:
+				out = append(out, fit(claim.Name, r.Name, r.Exactly.DeviceClassName, r.Exactly.Selectors, r.Exactly.AllocationMode, r.Exactly.Count))
+			default:
+				for _, sub := range r.FirstAvailable {
+					out = append(out, fit(claim.Name, r.Name+"/"+sub.Name, sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sliceReaches reports whether a slice's devices are available on node:
+// its own, or a pool for every node or for nodes its selector matches.
+func sliceReaches(rs *resourcev1.ResourceSlice, node *corev1.Node) bool {
+	switch {
+	case rs.Spec.NodeName != nil:
+		return *rs.Spec.NodeName == node.Name
+	case ptr.Deref(rs.Spec.AllNodes, false):
+		return true
+	case rs.Spec.NodeSelector != nil:
+		sel, err := nodeaffinity.NewNodeSelector(rs.Spec.NodeSelector)
+		return err == nil && sel.Match(node)
+	}
+	return false
+}
