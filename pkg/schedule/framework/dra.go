@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -42,7 +44,14 @@ type DRA struct {
 
 // draBase is the part of DRA taken from the snapshot once.
 type draBase struct {
-	slices     []*resourcev1.ResourceSlice
+	slices []*resourcev1.ResourceSlice
+	// onNode indexes the slices of one node; nodeLocal says every slice is
+	// one node's and no device may be allocated more than once (no
+	// consumable capacity), so a node's allocation depends on that node's
+	// devices alone (Memo).
+	onNode     map[string][]structured.DeviceID
+	nodeLocal  bool
+	memo       sync.Map // memoKey -> memoEntry
 	classes    map[string]*resourcev1.DeviceClass
 	claims     map[string]*resourcev1.ResourceClaim
 	templates  map[string]*resourcev1.ResourceClaimTemplate
@@ -56,6 +65,8 @@ type draBase struct {
 func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.DeviceClass, claims []*resourcev1.ResourceClaim, templates []*resourcev1.ResourceClaimTemplate, unreadable []string) *DRA {
 	b := &draBase{
 		slices:    resourceSlices,
+		onNode:    map[string][]structured.DeviceID{},
+		nodeLocal: true,
 		classes:   make(map[string]*resourcev1.DeviceClass, len(classes)),
 		claims:    make(map[string]*resourcev1.ResourceClaim, len(claims)),
 		templates: make(map[string]*resourcev1.ResourceClaimTemplate, len(templates)),
@@ -68,6 +79,18 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 	for _, u := range unreadable {
 		if slices.Contains(DRAKinds, u) {
 			b.unreadable = append(b.unreadable, u)
+		}
+	}
+	for _, rs := range resourceSlices {
+		if rs.Spec.NodeName == nil || *rs.Spec.NodeName == "" {
+			b.nodeLocal = false
+			continue
+		}
+		for i := range rs.Spec.Devices {
+			if ptr.Deref(rs.Spec.Devices[i].AllowMultipleAllocations, false) {
+				b.nodeLocal = false
+			}
+			b.onNode[*rs.Spec.NodeName] = append(b.onNode[*rs.Spec.NodeName], structured.MakeDeviceID(rs.Spec.Driver, rs.Spec.Pool.Name, rs.Spec.Devices[i].Name))
 		}
 	}
 	for _, c := range classes {
@@ -106,6 +129,49 @@ func addAllocatedDevices(state structured.AllocatedState, claim *resourcev1.Reso
 		}
 		state.AllocatedDevices.Insert(id)
 	}
+}
+
+// MemoResult is a Filter outcome kept by Memo: the status, and on success
+// the allocation of each claim.
+type MemoResult struct {
+	Failed      string // the unschedulable reason, "" on success
+	Allocations []resourcev1.AllocationResult
+}
+
+type memoKey struct{ claims, node, held string }
+
+// NodeKey returns what an allocation on node depends on besides the
+// claims, when that is the node's own devices alone (every slice is one
+// node's, no device is shared): the node and which of its devices are held.
+// ok is false when allocations cannot be remembered.
+func (d *DRA) NodeKey(node string) (key string, ok bool) {
+	if !d.base.nodeLocal {
+		return "", false
+	}
+	var b []byte
+	for i, id := range d.base.onNode[node] {
+		if d.state.AllocatedDevices.Has(id) {
+			b = strconv.AppendInt(b, int64(i), 36)
+			b = append(b, ',')
+		}
+	}
+	return string(b), true
+}
+
+// Memo returns the remembered Filter outcome for claims (a key of their
+// specs) on node in the state nodeKey names; forks of one snapshot share
+// what is remembered, since the key holds everything the outcome depends on.
+func (d *DRA) Memo(claims, node, nodeKey string) (MemoResult, bool) {
+	v, ok := d.base.memo.Load(memoKey{claims, node, nodeKey})
+	if !ok {
+		return MemoResult{}, false
+	}
+	return v.(MemoResult), true
+}
+
+// Remember keeps a Filter outcome for Memo.
+func (d *DRA) Remember(claims, node, nodeKey string, r MemoResult) {
+	d.base.memo.Store(memoKey{claims, node, nodeKey}, r)
 }
 
 // Fork returns a working copy whose assumptions are its own.

@@ -19,6 +19,7 @@ package dynamicresources
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -140,6 +141,11 @@ type stateData struct {
 	// all are.
 	allocator structured.Allocator
 
+	// memoKey names the claims to allocate (their specs) when a node's
+	// outcome may be remembered (DRA.Memo); empty otherwise.
+	memoKey string
+	dra     *framework.DRA
+
 	mu sync.Mutex
 	// nodeAllocations holds, per feasible node, the allocation of each
 	// unallocated claim (in claims order).
@@ -231,6 +237,18 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 			return nil, framework.AsStatus(err)
 		}
 		s.allocator = a
+		s.dra = dra
+		if toAllocate == len(claims) {
+			// Only the claims' specs matter to the allocator (not their
+			// names): members of one template share outcomes.
+			specs := make([]resourcev1.ResourceClaimSpec, len(claims))
+			for i, c := range claims {
+				specs[i] = c.Spec
+			}
+			if data, err := json.Marshal(specs); err == nil {
+				s.memoKey = string(data)
+			}
+		}
 	}
 	return nil, nil
 }
@@ -398,10 +416,32 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 	}
 	var allocations []resourcev1.AllocationResult
 	if s.allocator != nil {
+		// A node whose devices are as they were when claims of the same
+		// specs were tried on it gets the same outcome: the allocator is a
+		// function of the claims, the node's slices and which of their
+		// devices are held (DRA.NodeKey says when nothing else counts).
+		nodeKey, memo := "", false
+		if s.memoKey != "" {
+			nodeKey, memo = s.dra.NodeKey(node.Name)
+		}
+		if memo {
+			if r, ok := s.dra.Memo(s.memoKey, node.Name, nodeKey); ok {
+				if r.Failed != "" {
+					return framework.NewStatus(framework.UnschedulableAndUnresolvable, r.Failed)
+				}
+				s.mu.Lock()
+				s.nodeAllocations[node.Name] = r.Allocations // read only: Assume copies
+				s.mu.Unlock()
+				return nil
+			}
+		}
 		toAllocate := s.toAllocate()
 		result, err := s.allocator.Allocate(ctx, node, toAllocate)
 		switch {
 		case errors.Is(err, structured.ErrFailedAllocationOnNode):
+			if memo {
+				s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Failed: err.Error()})
+			}
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 		case ctx.Err() != nil:
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
@@ -409,9 +449,15 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 			return framework.AsStatus(err)
 		}
 		if len(result) != len(toAllocate) {
+			if memo {
+				s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Failed: ReasonCannotAllocate})
+			}
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
 		}
 		allocations = result
+		if memo && !sharesDevices(result) {
+			s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Allocations: result})
+		}
 	}
 	if unavailable {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonNotAvailable)
@@ -422,6 +468,19 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// sharesDevices reports an allocation of a share of a device (a share ID is
+// made afresh per allocation, so it is not remembered).
+func sharesDevices(allocations []resourcev1.AllocationResult) bool {
+	for _, a := range allocations {
+		for _, r := range a.Devices.Results {
+			if r.ShareID != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Score favours the nodes where a claim's prioritized alternatives
