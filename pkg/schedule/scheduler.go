@@ -572,20 +572,23 @@ func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleSta
 		return "", nil, nil
 	}
 	byNode := nodeStatuses{byName: s.byName, nodes: nodes}
-	var msgs []string
+	// As RunPostFilterPlugins: success or UnschedulableAndUnresolvable
+	// ends the run with that plugin's status, an error too (kube-scheduler
+	// writes its message where the preemption message goes, and so do we);
+	// otherwise the reasons of every plugin are joined as a Status joins
+	// them.
+	var reasons []string
 	for _, pl := range s.fw.postFilter {
 		r, st := pl.PostFilter(ctx, state, pod, byNode)
-		if st.IsSuccess() {
+		switch {
+		case st.IsSuccess():
+			return st.Message(), r, nil
+		case st.Code() == framework.UnschedulableAndUnresolvable, st.Code() == framework.Error:
 			return st.Message(), r, nil
 		}
-		if st.Code() == framework.Error {
-			return "", nil, fmt.Errorf("running PostFilter plugin %q: %w", pl.Name(), st.AsError())
-		}
-		if msg := st.Message(); msg != "" {
-			msgs = append(msgs, msg)
-		}
+		reasons = append(reasons, st.Reasons()...)
 	}
-	return strings.Join(msgs, " "), nil, nil
+	return strings.Join(reasons, ", "), nil, nil
 }
 
 // prioritizeNodes runs PreScore, Score and NormalizeScore on the feasible

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 	"github.com/kubectl-gang/kubectl-gang/test/conformance/scenario"
 	"github.com/kubectl-gang/kubectl-gang/test/testbed"
@@ -52,6 +54,7 @@ type harness struct {
 	mu        sync.Mutex
 	dirty     []string // namespaces that may still hold pods
 	nodesLeft bool
+	draLeft   bool // resource.k8s.io objects may be left
 	stats     stats
 }
 
@@ -64,6 +67,7 @@ const maxLogMisses = 3
 type stats struct {
 	scenarios, agreed, bound, unschedulable int
 	scoresCompared, scoresAgreed            int
+	claimsCompared, claimsAgreed            int
 	logHits, logMisses                      int
 	logNote                                 string
 	mismatches                              []string
@@ -124,6 +128,19 @@ type run struct {
 	// plugins name the filter or score plugins a disagreement points at,
 	// when they can be told.
 	plugins []string
+	// templateClaims names, per pod claim made from a template, the claim
+	// the harness made for the pending pod (playing the resourceclaim
+	// controller).
+	templateClaims map[string]string
+	// ourErrors are the errors our plugins give for the pending pod, one
+	// per node that errs, when our pipeline's verdict is Error:
+	// kube-scheduler reports the first node's to err, which is any of them.
+	ourErrors []string
+	// kubeClaims are the pending pod's claims as kube-scheduler left them
+	// once it bound the pod, by pod claim name; ourClaims are our Reserve's
+	// on the same node; claimsCompared tells whether both were compared.
+	kubeClaims, ourClaims map[string]*resourcev1.ResourceClaim
+	claimsCompared        bool
 }
 
 // Run creates sc on the cluster, lets both schedulers decide and compares.
@@ -148,8 +165,16 @@ func (h *harness) Run(ctx context.Context, sc *scenario.Scenario) (*run, error) 
 	}
 	r.snap = snap
 	phase("snapshot")
-	if r.pending, r.kube, err = h.decide(ctx, sc.Pending, false); err != nil {
+	if r.pending, r.kube, err = h.decide(ctx, sc.Pending, false, func(p *corev1.Pod) (err error) {
+		r.templateClaims, err = h.makeTemplateClaims(ctx, p)
+		return err
+	}); err != nil {
 		return nil, err
+	}
+	if r.kube.Node != "" && len(r.pending.Spec.ResourceClaims) > 0 {
+		if r.kubeClaims, err = h.boundClaims(ctx, r); err != nil {
+			return nil, err
+		}
 	}
 	if r.kube.Node != "" && h.log != nil {
 		key := r.pending.Namespace + "/" + r.pending.Name
@@ -174,11 +199,23 @@ func (h *harness) Run(ctx context.Context, sc *scenario.Scenario) (*run, error) 
 	if err != nil {
 		return nil, fmt.Errorf("our pipeline: new scheduler: %w", err)
 	}
-	if r.ours, err = sched.Schedule(ctx, r.pending.DeepCopy()); err != nil {
+	r.ours, err = sched.Schedule(ctx, r.pending.DeepCopy())
+	switch {
+	case err == nil:
+	case r.ours != nil && r.ours.Verdict == schedule.VerdictError:
+		// A plugin's error is a decision too (DynamicResources' allocator
+		// refuses some claims outright), which kube-scheduler reports as
+		// SchedulerError.
+		r.ours.Message = err.Error()
+		r.ourErrors = pluginErrors(ctx, sched, r.pending, err)
+	default:
 		return nil, fmt.Errorf("our pipeline: schedule: %w", err)
 	}
 	phase("pipeline")
 	r.compare()
+	if r.kubeClaims != nil {
+		r.compareClaims(sched)
+	}
 	h.record(r)
 	return r, nil
 }
@@ -206,6 +243,12 @@ func (h *harness) reset(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if h.draLeft {
+		if err := h.resetDRA(ctx); err != nil {
+			return err
+		}
+		h.draLeft = false
 	}
 	h.dirty = nil
 	if h.log != nil {
@@ -272,12 +315,14 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 		}
 	}
 	pods := append(slices.Clone(sc.Running), sc.Finished...)
+	createdPods := make([]*corev1.Pod, len(pods))
 	if err := parallel(len(pods), apiWorkers, func(i int) error {
 		p := pods[i]
 		created, err := h.cs.CoreV1().Pods(p.Namespace).Create(ctx, p.DeepCopy(), metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("create pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		createdPods[i] = created
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			created.Status.Phase = p.Status.Phase
 			if _, err := h.cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
@@ -299,6 +344,12 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 			return fmt.Errorf("nominate pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
+	if sc.HasDRA() {
+		h.draLeft = true
+		if err := h.createDRA(ctx, sc, createdPods); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -311,8 +362,22 @@ func (h *harness) createCluster(ctx context.Context, sc *scenario.Scenario) erro
 // running pods are created; pod events are ordered as well, so the scheduler
 // sees its deletion before the pending pod.
 func (h *harness) barrier(ctx context.Context, namespace string, node *corev1.Node, name string) (early bool, err error) {
+	pod := barrierPod(namespace, node, name)
+	// Should kube-scheduler try the pod before the node's status reached it,
+	// the status update requeues the pod: wait for the binding only.
+	_, d, err := h.decide(ctx, pod, true, nil)
+	if err != nil {
+		return false, fmt.Errorf("barrier on node %s: %w", node.Name, err)
+	}
 	zero := int64(0)
-	pod := &corev1.Pod{
+	return d.Message != "", h.cs.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+}
+
+// barrierPod is a pod that fits only on node, whatever its taints or
+// cordon, and requests nothing.
+func barrierPod(namespace string, node *corev1.Node, name string) *corev1.Pod {
+	zero := int64(0)
+	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: namespace + "-" + name},
 		Spec: corev1.PodSpec{
 			NodeSelector:                  map[string]string{corev1.LabelHostname: node.Labels[corev1.LabelHostname]},
@@ -321,13 +386,6 @@ func (h *harness) barrier(ctx context.Context, namespace string, node *corev1.No
 			Containers:                    []corev1.Container{{Name: "barrier", Image: "registry.k8s.io/pause:3.10"}},
 		},
 	}
-	// Should kube-scheduler try the pod before the node's status reached it,
-	// the status update requeues the pod: wait for the binding only.
-	_, d, err := h.decide(ctx, pod, true)
-	if err != nil {
-		return false, fmt.Errorf("barrier on node %s: %w", node.Name, err)
-	}
-	return d.Message != "", h.cs.CoreV1().Pods(namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 }
 
 // refreshImageNodes makes kube-scheduler copy every node that lists images
@@ -377,6 +435,7 @@ func (h *harness) snapshot(ctx context.Context, sc *scenario.Scenario) (*schedul
 	if got, want := names(snap.Pods), names(append(slices.Clone(sc.Running), sc.Nominated...)); !slices.Equal(got, want) {
 		problems = append(problems, fmt.Sprintf("pods %v, want %v", got, want))
 	}
+	problems = append(problems, draSnapshotProblems(snap, sc)...)
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("snapshot does not hold exactly the scenario: %s", strings.Join(problems, "; "))
 	}
@@ -398,9 +457,10 @@ func names[T named](objs []T) []string {
 }
 
 // decide creates pod and waits until kube-scheduler binds it or (unless
-// untilBound) marks it PodScheduled=False. It returns the pod as created and
-// the decision.
-func (h *harness) decide(ctx context.Context, pod *corev1.Pod, untilBound bool) (*corev1.Pod, kubeDecision, error) {
+// untilBound) marks it PodScheduled=False. afterCreate, when given, runs
+// once the pod exists (and is being watched). It returns the pod as created
+// and the decision.
+func (h *harness) decide(ctx context.Context, pod *corev1.Pod, untilBound bool, afterCreate func(*corev1.Pod) error) (*corev1.Pod, kubeDecision, error) {
 	pods := h.cs.CoreV1().Pods(pod.Namespace)
 	created, err := pods.Create(ctx, pod.DeepCopy(), metav1.CreateOptions{})
 	if err != nil {
@@ -416,6 +476,11 @@ func (h *harness) decide(ctx context.Context, pod *corev1.Pod, untilBound bool) 
 		return nil, kubeDecision{}, fmt.Errorf("watch pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	defer w.Stop()
+	if afterCreate != nil {
+		if err := afterCreate(created); err != nil {
+			return nil, kubeDecision{}, err
+		}
+	}
 	last := "no scheduling attempt seen"
 	for {
 		select {
@@ -455,8 +520,9 @@ func (h *harness) decide(ctx context.Context, pod *corev1.Pod, untilBound bool) 
 
 // compare fills problems: kube-scheduler's pick must be among our top-scored
 // feasible nodes (it breaks ties at random, we by name), its failure message
-// must be ours byte for byte, and when its score log is there, the feasible
-// set and every node's final and per-plugin scores must be ours.
+// must be ours byte for byte, a scheduling error must be one our plugins give
+// too, and when its score log is there, the feasible set and every node's
+// final and per-plugin scores must be ours.
 func (r *run) compare() {
 	ours := r.ours
 	byName := map[string]*schedule.NodeResult{}
@@ -465,12 +531,28 @@ func (r *run) compare() {
 	}
 	fail := func(format string, args ...any) { r.problems = append(r.problems, fmt.Sprintf(format, args...)) }
 
+	if r.kube.Reason == corev1.PodReasonSchedulerError || ours.Verdict == schedule.VerdictError {
+		switch {
+		case r.kube.Reason != corev1.PodReasonSchedulerError:
+			fail("kube-scheduler: %s\nours: error %q", r.kube, ours.Message)
+		case ours.Verdict != schedule.VerdictError:
+			fail("kube-scheduler: %s\nours: %s %s %q", r.kube, ours.Verdict, ours.SelectedNode, ours.Message)
+		case !slices.Contains(r.ourErrors, r.kubeMessage()):
+			fail("error differs:\n  kube-scheduler: %s\n  ours:           %s", r.kube.Message, strings.Join(r.ourErrors, "\n                  "))
+		default:
+			return
+		}
+		r.blame(pluginOfError(r.kube.Message))
+		r.blame(pluginOfError(ours.Message))
+		return
+	}
+
 	if r.kube.Node == "" {
 		switch {
 		case ours.Verdict != schedule.VerdictUnschedulable:
 			fail("kube-scheduler: %s\nours: %s on %s; feasible for us: %s", r.kube, ours.Verdict, ours.SelectedNode, listSome(feasible(ours), 10))
 			r.blameMessage()
-		case ours.Message != r.kube.Message:
+		case ours.Message != r.kubeMessage():
 			fail("message differs:\n  kube-scheduler: %s\n  ours:           %s", r.kube.Message, ours.Message)
 			r.blameMessage()
 		}
@@ -500,6 +582,19 @@ func (r *run) compare() {
 		}
 		fail("kube-scheduler bound to %s (our score %d), not among our top nodes %v (score %d)", x, score, top, topScore(ours))
 	}
+}
+
+// kubeMessage is kube-scheduler's message with the names of the claims the
+// harness made from templates replaced by the names our pipeline gives
+// them: it decides before they exist, and their real names end in random
+// characters.
+func (r *run) kubeMessage() string {
+	msg := r.kube.Message
+	for podClaim, name := range r.templateClaims {
+		ns := r.pending.Namespace + "/"
+		msg = strings.ReplaceAll(msg, ns+name, ns+dynamicresources.ClaimNameFromTemplate(r.pending, podClaim))
+	}
+	return msg
 }
 
 func (r *run) compareScores(byName map[string]*schedule.NodeResult, s *schedulerScores) {
@@ -642,8 +737,33 @@ var defaultPluginOrder = func() []string {
 
 func pluginOf(s *framework.Status) string { return s.Plugin() }
 
+// pluginOfError is the plugin a scheduling error names ("running
+// \"DynamicResources\" filter plugin: ..."; "running PreBind plugin
+// \"DynamicResources\": ...").
+func pluginOfError(msg string) string {
+	_, rest, ok := strings.Cut(msg, "\"")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "\"")
+	return name
+}
+
+// pluginErrors returns the distinct errors our plugins give for pod, the
+// one the cycle gave first, then each node's (PreFilter's once).
+func pluginErrors(ctx context.Context, sched *schedule.Scheduler, pod *corev1.Pod, cycle error) []string {
+	out := []string{cycle.Error()}
+	for _, n := range sched.NodeInfos() {
+		if _, err := sched.FilterOn(ctx, pod.DeepCopy(), n.Name()); err != nil && !slices.Contains(out, err.Error()) {
+			out = append(out, err.Error())
+		}
+	}
+	return out
+}
+
 // reasonCounts parses "0/N nodes are available: 3 reason a, 2 reason b.
-// preemption: ..." into reason -> count (the preemption part as one entry).
+// preemption: ..." into reason -> count (the preemption part as one entry,
+// another PostFilter plugin's message before it as another).
 func reasonCounts(msg string) map[string]int64 {
 	out := map[string]int64{}
 	if msg == "" {
@@ -657,6 +777,12 @@ func reasonCounts(msg string) map[string]int64 {
 	if !ok {
 		out[main]++
 		return out
+	}
+	// Other PostFilter plugins' messages come after the filters' list, and
+	// before preemption's ("deallocation of ResourceClaim completed,").
+	list, other, hasOther := strings.Cut(list, ". ")
+	if hasOther {
+		out["postfilter: "+strings.TrimSuffix(other, ",")]++
 	}
 	list = strings.TrimSuffix(list, ".")
 	for _, item := range strings.Split(list, ", ") {
@@ -691,6 +817,10 @@ func pluginOfReason(reason string) string {
 		return "PodTopologySpread"
 	case strings.Contains(reason, "affinity rules"), strings.Contains(reason, "anti-affinity"):
 		return "InterPodAffinity"
+	case strings.Contains(reason, "claim"), strings.Contains(reason, "ResourceClaim"), strings.Contains(reason, "device class"):
+		return "DynamicResources"
+	case strings.HasPrefix(reason, "postfilter: "):
+		return "(a PostFilter plugin)"
 	}
 	return "(unknown reason " + fmt.Sprintf("%q", reason) + ")"
 }
@@ -742,6 +872,12 @@ func (h *harness) record(r *run) {
 			s.scoresAgreed++
 		}
 	}
+	if r.claimsCompared {
+		s.claimsCompared++
+		if !slices.ContainsFunc(r.problems, func(p string) bool { return strings.HasPrefix(p, claimProblem) }) {
+			s.claimsAgreed++
+		}
+	}
 	if len(r.problems) == 0 {
 		s.agreed++
 		return
@@ -762,6 +898,9 @@ func (h *harness) Summary() string {
 		s.agreed, s.scenarios, 100*float64(s.agreed)/float64(s.scenarios), s.bound, s.unschedulable)
 	if s.scoresCompared > 0 {
 		fmt.Fprintf(&b, "; per-node scores compared in %d, equal in %d", s.scoresCompared, s.scoresAgreed)
+	}
+	if s.claimsCompared > 0 {
+		fmt.Fprintf(&b, "; device allocations compared in %d, equal in %d", s.claimsCompared, s.claimsAgreed)
 	}
 	if s.logMisses > 0 {
 		fmt.Fprintf(&b, "; %d bound pods without a bind line in the scheduler log", s.logMisses)
@@ -847,6 +986,9 @@ func replayDump(ctx context.Context, path string, r *run) string {
 	}
 	res, err := sched.Schedule(ctx, pending)
 	if err != nil {
+		if r.ours.Verdict == schedule.VerdictError && err.Error() == r.ours.Message {
+			return "the file reproduces our decision (an error) offline"
+		}
 		return "our pipeline fails on the file: " + err.Error()
 	}
 	if res.Verdict != r.ours.Verdict || res.Message != r.ours.Message || !slices.Equal(res.TopNodes(), r.ours.TopNodes()) {

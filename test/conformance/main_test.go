@@ -5,13 +5,17 @@
 // cluster. Kube-scheduler's pick must be among our top-scored nodes, its
 // FailedScheduling message must be ours byte for byte, and (from its
 // --vmodule=schedule_one=10 log) its feasible nodes and per-node scores must
-// be ours.
+// be ours. For a pod with resource claims (the DRA scenarios), the devices
+// kube-scheduler writes into the claims must be the ones our Reserve
+// allocates on the node it chose.
 //
 // Environment:
 //
 //	CONFORMANCE_SCENARIOS=N   random scenarios to run (default 500, 25 with -short)
 //	CONFORMANCE_SEED=S[,S...] run only these seeds (replay)
 //	CONFORMANCE_SEED_BASE=B   first seed of the run (default 1)
+//	CONFORMANCE_DRA_SCENARIOS=N, CONFORMANCE_DRA_SEED=S[,S...], CONFORMANCE_DRA_SEED_BASE=B
+//	                          the same for the DRA scenarios (default 40, 10 with -short)
 //	CONFORMANCE_SCORES=0      do not compare per-node scores from the scheduler's log
 //	CONFORMANCE_DUMP_DIR=DIR  where failing scenarios are written as snapshot files
 //	                          (default: the test bed's log directory, kept on failure)

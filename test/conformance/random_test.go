@@ -64,32 +64,38 @@ func TestRandomScenarios(t *testing.T) {
 // seedsToRun reads CONFORMANCE_SEED, CONFORMANCE_SCENARIOS and
 // CONFORMANCE_SEED_BASE.
 func seedsToRun() ([]uint64, error) {
-	if v := os.Getenv("CONFORMANCE_SEED"); v != "" {
+	return seedsFromEnv("CONFORMANCE", defaultScenarios, shortScenarios)
+}
+
+// seedsFromEnv reads PREFIX_SEED (a list of seeds to replay), else
+// PREFIX_SCENARIOS (how many, n by default and short with -short) and
+// PREFIX_SEED_BASE (the first seed).
+func seedsFromEnv(prefix string, n, short int) ([]uint64, error) {
+	if v := os.Getenv(prefix + "_SEED"); v != "" {
 		var seeds []uint64
 		for _, f := range strings.Split(v, ",") {
 			s, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("CONFORMANCE_SEED: %q is not a seed: %w", f, err)
+				return nil, fmt.Errorf("%s_SEED: %q is not a seed: %w", prefix, f, err)
 			}
 			seeds = append(seeds, s)
 		}
 		return seeds, nil
 	}
-	n := defaultScenarios
 	if testing.Short() {
-		n = shortScenarios
+		n = short
 	}
-	if v := os.Getenv("CONFORMANCE_SCENARIOS"); v != "" {
+	if v := os.Getenv(prefix + "_SCENARIOS"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 0 {
-			return nil, fmt.Errorf("CONFORMANCE_SCENARIOS: %q is not a count", v)
+			return nil, fmt.Errorf("%s_SCENARIOS: %q is not a count", prefix, v)
 		}
 	}
 	base := uint64(1)
-	if v := os.Getenv("CONFORMANCE_SEED_BASE"); v != "" {
+	if v := os.Getenv(prefix + "_SEED_BASE"); v != "" {
 		var err error
 		if base, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return nil, fmt.Errorf("CONFORMANCE_SEED_BASE: %q is not a seed: %w", v, err)
+			return nil, fmt.Errorf("%s_SEED_BASE: %q is not a seed: %w", prefix, v, err)
 		}
 	}
 	seeds := make([]uint64, n)

@@ -75,17 +75,21 @@ func port(p int32, proto corev1.Protocol, hostIP string) []corev1.ContainerPort 
 	return []corev1.ContainerPort{{ContainerPort: p, HostPort: p, Protocol: proto, HostIP: hostIP}}
 }
 
-// reasonCases has one scenario per reason string of the default profile's
-// filters (and a few placements), each failing for the one plugin it names,
-// so a disagreement points at that plugin.
-var reasonCases = []struct {
+// reasonCase is a hand-written scenario and what kube-scheduler must make
+// of it.
+type reasonCase struct {
 	name   string
 	plugin string
 	// want is a reason kube-scheduler's message must contain; empty when the
 	// pod must be bound. It checks the case, not our pipeline.
 	want  string
 	build func(b *caseBuilder)
-}{
+}
+
+// reasonCases has one scenario per reason string of the default profile's
+// filters (and a few placements), each failing for the one plugin it names,
+// so a disagreement points at that plugin.
+var reasonCases = []reasonCase{
 	{
 		name: "untolerated-taint", plugin: "TaintToleration", want: "2 node(s) had untolerated taint(s)",
 		build: func(b *caseBuilder) {
@@ -394,9 +398,12 @@ var reasonCases = []struct {
 
 // TestReasons runs the hand-written scenarios, each compared with
 // kube-scheduler as the random ones are.
-func TestReasons(t *testing.T) {
+func TestReasons(t *testing.T) { runCases(t, "TestReasons", reasonCases) }
+
+// runCases runs hand-written scenarios as subtests of the test named test.
+func runCases(t *testing.T, test string, cases []reasonCase) {
 	h := sharedHarness(t)
-	for _, tc := range reasonCases {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newCase("t-" + tc.name)
 			tc.build(b)
@@ -415,7 +422,7 @@ func TestReasons(t *testing.T) {
 				if len(r.plugins) == 0 {
 					r.plugins = []string{tc.plugin}
 				}
-				report(t, h, r, "replay: go test ./test/conformance/ -run 'TestReasons/"+tc.name+"$' -v")
+				report(t, h, r, "replay: go test ./test/conformance/ -run '"+test+"/"+tc.name+"$' -v")
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,6 +106,21 @@ type Scenario struct {
 	// kube-scheduler keeps them pending, and are created before the pending
 	// pod: its queue then holds their nominations.
 	Nominated []*corev1.Pod
+
+	// Dynamic Resource Allocation objects (resource.k8s.io/v1), created
+	// after the running pods. DeviceClasses and ResourceSlices are
+	// cluster-wide and labelled with ScenarioLabel.
+	DeviceClasses  []*resourcev1.DeviceClass
+	ResourceSlices []*resourcev1.ResourceSlice
+	// ResourceClaims are created as they are; a claim with a
+	// status.allocation gets its status written after (as the scheduler
+	// that allocated it would have), with status.reservedFor naming running
+	// pods by name only: the harness fills in the created pods' UIDs.
+	ResourceClaims []*resourcev1.ResourceClaim
+	// ResourceClaimTemplates are what the pending pod's claims may be made
+	// from. No resourceclaim controller runs: the harness makes the claim
+	// once the pending pod exists, as the controller would.
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
 }
 
 // NominationGate keeps nominated pods of a scenario pending.
@@ -125,7 +141,16 @@ func (s *Scenario) Summary() string {
 	if len(s.Nominated) > 0 {
 		out += fmt.Sprintf(", %d nominated pods", len(s.Nominated))
 	}
+	if s.HasDRA() {
+		out += fmt.Sprintf(", %d device classes, %d resource slices, %d resource claims, %d claim templates",
+			len(s.DeviceClasses), len(s.ResourceSlices), len(s.ResourceClaims), len(s.ResourceClaimTemplates))
+	}
 	return out
+}
+
+// HasDRA reports whether the scenario has any resource.k8s.io object.
+func (s *Scenario) HasDRA() bool {
+	return len(s.DeviceClasses)+len(s.ResourceSlices)+len(s.ResourceClaims)+len(s.ResourceClaimTemplates) > 0
 }
 
 // Name returns the scenario name Generate gives a seed.

@@ -79,11 +79,12 @@ var Features = structured.Features{
 }
 
 var (
-	_ framework.PreFilterPlugin = &DynamicResources{}
-	_ framework.FilterPlugin    = &DynamicResources{}
-	_ framework.ScorePlugin     = &DynamicResources{}
-	_ framework.ScoreExtensions = &DynamicResources{}
-	_ framework.AssumePlugin    = &DynamicResources{}
+	_ framework.PreFilterPlugin  = &DynamicResources{}
+	_ framework.FilterPlugin     = &DynamicResources{}
+	_ framework.ScorePlugin      = &DynamicResources{}
+	_ framework.ScoreExtensions  = &DynamicResources{}
+	_ framework.AssumePlugin     = &DynamicResources{}
+	_ framework.PostFilterPlugin = &DynamicResources{}
 )
 
 // DynamicResources allocates pods' resource claims.
@@ -147,6 +148,9 @@ type stateData struct {
 	dra     *framework.DRA
 
 	mu sync.Mutex
+	// unavailableClaims are the indices (in claims) of allocated claims
+	// some node could not use, for PostFilter.
+	unavailableClaims sets.Set[int]
 	// nodeAllocations holds, per feasible node, the allocation of each
 	// unallocated claim (in claims order).
 	nodeAllocations map[string][]resourcev1.AllocationResult
@@ -408,10 +412,10 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 		return nil
 	}
 	node := nodeInfo.Node()
-	unavailable := false
+	var unavailable []int
 	for i := range s.claims {
 		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
-			unavailable = true
+			unavailable = append(unavailable, i)
 		}
 	}
 	var allocations []resourcev1.AllocationResult
@@ -459,7 +463,13 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 			s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Allocations: result})
 		}
 	}
-	if unavailable {
+	if len(unavailable) > 0 {
+		s.mu.Lock()
+		if s.unavailableClaims == nil {
+			s.unavailableClaims = sets.New[int]()
+		}
+		s.unavailableClaims.Insert(unavailable...)
+		s.mu.Unlock()
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonNotAvailable)
 	}
 	if s.allocator != nil {
@@ -481,6 +491,37 @@ func sharesDevices(allocations []resourcev1.AllocationResult) bool {
 		}
 	}
 	return false
+}
+
+// ReasonDeallocated is what kube-scheduler's PostFilter says when it
+// deallocates a claim the pod could not use where it is allocated.
+const ReasonDeallocated = "deallocation of ResourceClaim completed"
+
+// PostFilter is kube-scheduler's, as a dry run: when the pod fits nowhere and
+// one of its allocated claims was unavailable on some node and is reserved
+// for nobody else, kube-scheduler deallocates it (so that the next attempt
+// may allocate it elsewhere) and says so; nothing is changed here. Like
+// kube-scheduler's, it fails with "not found" when PreFilter did not run
+// (an earlier PreFilter plugin rejected the pod), which kube-scheduler
+// reports in place of the preemption message.
+func (pl *DynamicResources) PostFilter(_ context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	v, err := cycleState.Read(stateKey)
+	if err != nil {
+		return nil, framework.AsStatus(errors.New("not found"))
+	}
+	s, ok := v.(*stateData)
+	if !ok || len(s.claims) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.unavailableClaims {
+		c := s.claims[i]
+		if r := c.Status.ReservedFor; len(r) == 0 || (len(r) == 1 && r[0].UID == pod.UID) {
+			return nil, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)
+		}
+	}
+	return nil, framework.NewStatus(framework.Unschedulable)
 }
 
 // Score favours the nodes where a claim's prioritized alternatives

@@ -1,0 +1,451 @@
+package scenario
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// GPUDriver is the driver whose devices DRA scenarios publish: the suite
+// runs no kubelet and no driver, so the scenario's ResourceSlices are
+// written the way an administrator may write them.
+const GPUDriver = "gpu.example.com"
+
+// Sizes of a DRA scenario: a few nodes, so that devices are scarce and the
+// held ones matter.
+const (
+	MinDRANodes = 3
+	MaxDRANodes = 8
+	MaxGPUs     = 8
+)
+
+// Device attributes (in GPUDriver's domain) and capacity.
+const (
+	AttrModel   = "model"  // string: a100 or h100
+	AttrMemory  = "memory" // int: GiB
+	CapMemory   = "memory" // quantity
+	RequestName = "gpu"    // the request of every held claim
+)
+
+// DRAName returns the scenario name GenerateDRA gives a seed; it differs
+// from Generate's, since namespaces outlive their scenario.
+func DRAName(seed uint64) string { return "d" + strconv.FormatUint(seed, 10) }
+
+// gpuModel is one kind of device.
+type gpuModel struct {
+	model  string
+	memory int64 // GiB
+}
+
+var gpuModels = []gpuModel{{"a100", 40}, {"a100", 80}, {"h100", 80}}
+
+// draGen holds one DRA scenario's random source and what is left to give.
+type draGen struct {
+	r  *rand.Rand
+	sc *Scenario
+
+	mainNamespace, otherNamespace string
+	// devices are each node's devices; free tells which no claim holds.
+	devices [][]gpuModel
+	free    [][]bool
+	classes []string // existing class names
+	pods    int      // running pods so far, for their names
+}
+
+// GenerateDRA returns the Dynamic Resource Allocation scenario for seed: a
+// few nodes with 0-8 GPUs each, published in one ResourceSlice per node
+// (one pool per node), device classes selecting them by CEL, claims
+// already allocated that hold some devices (reserved for a running pod or
+// for nobody), running pods that take cpu and memory, and one pending pod
+// with one or two claims: new claims, claims from templates, or a claim
+// already allocated on one node that it shares. The same seed always gives
+// the same scenario.
+func GenerateDRA(seed uint64) *Scenario {
+	g := &draGen{r: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
+	name := DRAName(seed)
+	g.sc = &Scenario{Name: name, Seed: seed}
+	g.mainNamespace, g.otherNamespace = name, name+"-other"
+	g.sc.Namespaces = []*corev1.Namespace{
+		NewNamespace(g.mainNamespace, name, map[string]string{LabelTeam: teams[0]}),
+		NewNamespace(g.otherNamespace, name, map[string]string{LabelTeam: teams[1]}),
+	}
+	g.classes = g.deviceClasses()
+
+	n := MinDRANodes + g.r.IntN(MaxDRANodes-MinDRANodes+1)
+	for i := range n {
+		g.sc.Nodes = append(g.sc.Nodes, g.node(i))
+	}
+	for i := range g.sc.Nodes {
+		if s := g.slice(i); s != nil {
+			g.sc.ResourceSlices = append(g.sc.ResourceSlices, s)
+		}
+	}
+	// Claims that hold devices, each reserved for a running pod on its node
+	// or for nobody (a claim whose pod is gone still holds its devices).
+	for i := range g.sc.Nodes {
+		for range g.r.IntN(3) {
+			if g.freeCount(i) == 0 || !g.chance(0.5) {
+				continue
+			}
+			ns := g.mainNamespace
+			if g.chance(0.3) {
+				ns = g.otherNamespace
+			}
+			claim := g.allocatedClaim(ns, fmt.Sprintf("%s-held-%02d", name, len(g.sc.ResourceClaims)), i, 1+g.r.IntN(g.freeCount(i)))
+			if g.chance(0.5) {
+				g.reserveFor(claim, g.runningPod(i, ns, claim.Name))
+			}
+			g.sc.ResourceClaims = append(g.sc.ResourceClaims, claim)
+		}
+	}
+	for i := range g.sc.Nodes {
+		for range g.r.IntN(3) {
+			g.runningPod(i, g.mainNamespace, "")
+		}
+	}
+	g.sc.Pending = g.pendingPod()
+	return g.sc
+}
+
+func (g *draGen) chance(p float64) bool { return g.r.Float64() < p }
+
+func pickOf[T any](r *rand.Rand, from []T) T { return from[r.IntN(len(from))] }
+
+// deviceClasses creates the scenario's classes: every GPU, each model, and
+// the ones with 80 GiB or more. Class names are cluster-wide, hence the
+// scenario's prefix.
+func (g *draGen) deviceClasses() []string {
+	driver := fmt.Sprintf("device.driver == %q", GPUDriver)
+	defs := []struct {
+		suffix string
+		exprs  []string
+	}{
+		{"gpu", []string{driver}},
+		{"a100", []string{driver, modelIs("a100")}},
+		{"h100", []string{driver, modelIs("h100")}},
+		{"large", []string{driver, fmt.Sprintf("device.attributes[%q].%s >= 80", GPUDriver, AttrMemory)}},
+	}
+	var names []string
+	for _, d := range defs {
+		c := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: g.sc.Name + "-" + d.suffix, Labels: map[string]string{ScenarioLabel: g.sc.Name}}}
+		for _, e := range d.exprs {
+			c.Spec.Selectors = append(c.Spec.Selectors, resourcev1.DeviceSelector{CEL: &resourcev1.CELDeviceSelector{Expression: e}})
+		}
+		g.sc.DeviceClasses = append(g.sc.DeviceClasses, c)
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func modelIs(model string) string {
+	return fmt.Sprintf("device.attributes[%q].%s == %q", GPUDriver, AttrModel, model)
+}
+
+func (g *draGen) node(i int) *corev1.Node {
+	name := fmt.Sprintf("%s-n%02d", g.sc.Name, i)
+	labels := map[string]string{
+		corev1.LabelHostname:     name,
+		ScenarioLabel:            g.sc.Name,
+		corev1.LabelTopologyZone: pickOf(g.r, zones[:2]),
+	}
+	cpu, memory := pickOf(g.r, []int64{2000, 4000, 8000, 16000, 32000}), pickOf(g.r, []int64{8, 16, 32, 64, 128})
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    milliCPU(cpu),
+		corev1.ResourceMemory: gibibytes(memory),
+		corev1.ResourcePods:   countOf(110),
+	}
+	// 0-8 GPUs of one model, or (a fifth of GPU nodes) half a100s with 40
+	// GiB and half h100s, so that a node may satisfy one alternative of a
+	// request and not the other.
+	var devices []gpuModel
+	if count := pickOf(g.r, []int{0, 1, 2, 4, 4, 8, 8, 1 + g.r.IntN(MaxGPUs)}); count > 0 {
+		m := pickOf(g.r, gpuModels)
+		mixed := count > 1 && g.chance(0.2)
+		for d := range count {
+			if mixed {
+				m = gpuModels[0]
+				if d >= count/2 {
+					m = gpuModels[2]
+				}
+			}
+			devices = append(devices, m)
+		}
+	}
+	g.devices = append(g.devices, devices)
+	g.free = append(g.free, make([]bool, len(devices)))
+	for d := range devices {
+		g.free[i][d] = true
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Status: corev1.NodeStatus{
+			Capacity:    capacity,
+			Allocatable: capacity.DeepCopy(),
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "conformance node"}},
+		},
+	}
+}
+
+// slice is the node's ResourceSlice: one pool named after the node, one
+// slice, a device per GPU. A node without GPUs mostly publishes nothing,
+// sometimes an empty slice, as a driver with nothing to offer does.
+func (g *draGen) slice(i int) *resourcev1.ResourceSlice {
+	node := g.sc.Nodes[i].Name
+	if len(g.devices[i]) == 0 && !g.chance(0.3) {
+		return nil
+	}
+	s := &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-gpu", Labels: map[string]string{ScenarioLabel: g.sc.Name}},
+		Spec: resourcev1.ResourceSliceSpec{
+			Driver:   GPUDriver,
+			NodeName: ptr(node),
+			Pool:     resourcev1.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1},
+		},
+	}
+	for d, m := range g.devices[i] {
+		s.Spec.Devices = append(s.Spec.Devices, resourcev1.Device{
+			Name: deviceName(d),
+			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+				AttrModel:  {StringValue: ptr(m.model)},
+				AttrMemory: {IntValue: ptr(m.memory)},
+			},
+			Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{
+				CapMemory: {Value: gibibytes(m.memory)},
+			},
+		})
+	}
+	return s
+}
+
+// allocatedAt is when every allocated claim of a scenario was allocated.
+var allocatedAt = metav1.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+func deviceName(d int) string { return "gpu" + strconv.Itoa(d) }
+
+func (g *draGen) freeCount(i int) int {
+	n := 0
+	for _, f := range g.free[i] {
+		if f {
+			n++
+		}
+	}
+	return n
+}
+
+// allocatedClaim is a claim for count GPUs of any model, allocated as the
+// scheduler would have allocated it on node i, with count free devices
+// drawn at random (so the free ones are scattered, not the first).
+func (g *draGen) allocatedClaim(namespace, name string, i, count int) *resourcev1.ResourceClaim {
+	node := g.sc.Nodes[i].Name
+	claim := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+			Name: RequestName,
+			Exactly: &resourcev1.ExactDeviceRequest{
+				DeviceClassName: g.classes[0], AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: int64(count),
+			},
+		}}}},
+	}
+	// kube-scheduler v1.37 stamps every allocation it writes, and adds the
+	// stamp to an allocation without one when it reserves the claim for
+	// another pod, which the API server refuses (an allocation is
+	// immutable): an allocation as a scheduler writes it has one.
+	allocation := &resourcev1.AllocationResult{
+		NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}},
+		AllocationTimestamp: &allocatedAt,
+	}
+	for _, d := range g.r.Perm(len(g.free[i])) {
+		if count == 0 {
+			break
+		}
+		if !g.free[i][d] {
+			continue
+		}
+		g.free[i][d] = false
+		count--
+		allocation.Devices.Results = append(allocation.Devices.Results, resourcev1.DeviceRequestAllocationResult{
+			Request: RequestName, Driver: GPUDriver, Pool: node, Device: deviceName(d),
+		})
+	}
+	claim.Status.Allocation = allocation
+	return claim
+}
+
+// reserveFor reserves claim for pod. The UID is left empty: the harness
+// fills in the created pod's.
+func (g *draGen) reserveFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
+	claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name})
+}
+
+// runningPod adds a pod bound to node i that takes some of its cpu and
+// memory, using claim when one is named.
+func (g *draGen) runningPod(i int, namespace, claim string) *corev1.Pod {
+	node := g.sc.Nodes[i]
+	alloc := node.Status.Allocatable
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("%s-r%03d", g.sc.Name, g.pods), Labels: map[string]string{LabelApp: pickOf(g.r, apps)}},
+		Spec: corev1.PodSpec{
+			NodeName:          node.Name,
+			PriorityClassName: pickOf(g.r, []string{HighPriority, MidPriority}),
+			Containers: []corev1.Container{{Name: "main", Image: images[0].pod, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    milliCPU(alloc.Cpu().MilliValue() * pickOf(g.r, []int64{10, 25, 40}) / 100),
+				corev1.ResourceMemory: bytesOf(alloc.Memory().Value() * pickOf(g.r, []int64{10, 25, 40}) / 100 / mi * mi),
+			}}}},
+		},
+	}
+	if claim != "" {
+		pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpus", ResourceClaimName: ptr(claim)}}
+		pod.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "gpus"}}
+	}
+	g.pods++
+	g.sc.Running = append(g.sc.Running, pod)
+	return pod
+}
+
+// pendingPod is the pod both schedulers decide on: cpu and memory as any
+// pod, sometimes a zone, and one or two claims.
+func (g *draGen) pendingPod() *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: g.sc.Name + "-pending", Labels: map[string]string{LabelApp: "ml"}},
+		Spec: corev1.PodSpec{
+			PriorityClassName: pickOf(g.r, []string{"", MidPriority}),
+			Containers:        []corev1.Container{{Name: "main", Image: images[2].pod}},
+		},
+	}
+	req := corev1.ResourceList{}
+	if cpu := pickOf(g.r, []int64{0, 100, 250, 500, 500, 1000, 1000, 2000, 4000, 12000}); cpu > 0 {
+		req[corev1.ResourceCPU] = milliCPU(cpu)
+	}
+	if memory := pickOf(g.r, []int64{0, 256 * mi, gi, 2 * gi, 4 * gi, 8 * gi, 48 * gi}); memory > 0 {
+		req[corev1.ResourceMemory] = bytesOf(memory)
+	}
+	if len(req) > 0 {
+		pod.Spec.Containers[0].Resources.Requests = req
+	}
+	if g.chance(0.1) {
+		pod.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: pickOf(g.r, zones[:2])}
+	}
+	shared := false
+	for c := range 1 + boolInt(g.chance(0.35)) {
+		podClaim := corev1.PodResourceClaim{Name: "c" + strconv.Itoa(c)}
+		switch x := g.r.Float64(); {
+		case x < 0.15 && !shared && g.sharedClaim(&podClaim):
+			shared = true
+		case x < 0.4:
+			t := &resourcev1.ResourceClaimTemplate{
+				ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: fmt.Sprintf("%s-tmpl-%d", g.sc.Name, c)},
+				Spec:       resourcev1.ResourceClaimTemplateSpec{Spec: g.claimSpec()},
+			}
+			g.sc.ResourceClaimTemplates = append(g.sc.ResourceClaimTemplates, t)
+			podClaim.ResourceClaimTemplateName = ptr(t.Name)
+		default:
+			claim := &resourcev1.ResourceClaim{
+				ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: fmt.Sprintf("%s-claim-%d", g.sc.Name, c)},
+				Spec:       g.claimSpec(),
+			}
+			g.sc.ResourceClaims = append(g.sc.ResourceClaims, claim)
+			podClaim.ResourceClaimName = ptr(claim.Name)
+		}
+		pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, podClaim)
+		pod.Spec.Containers[0].Resources.Claims = append(pod.Spec.Containers[0].Resources.Claims, corev1.ResourceClaim{Name: podClaim.Name})
+	}
+	return pod
+}
+
+// sharedClaim points pc at a claim already allocated on a node with free
+// devices, reserved for a running pod there or for nobody: the pending pod
+// can only go to that node. It reports false when no node has a free device.
+func (g *draGen) sharedClaim(pc *corev1.PodResourceClaim) bool {
+	var candidates []int
+	for i := range g.sc.Nodes {
+		if g.freeCount(i) > 0 {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return false
+	}
+	i := pickOf(g.r, candidates)
+	claim := g.allocatedClaim(g.mainNamespace, g.sc.Name+"-shared", i, 1+g.r.IntN(min(2, g.freeCount(i))))
+	if g.chance(0.5) {
+		g.reserveFor(claim, g.runningPod(i, g.mainNamespace, claim.Name))
+	}
+	g.sc.ResourceClaims = append(g.sc.ResourceClaims, claim)
+	pc.ResourceClaimName = ptr(claim.Name)
+	return true
+}
+
+// claimSpec is a new claim's spec: one or two requests, sometimes with
+// all devices on one node of the same model.
+func (g *draGen) claimSpec() resourcev1.ResourceClaimSpec {
+	var spec resourcev1.ResourceClaimSpec
+	names := []string{"gpu", "extra"}
+	for r := range 1 + boolInt(g.chance(0.3)) {
+		spec.Devices.Requests = append(spec.Devices.Requests, g.request(names[r]))
+	}
+	if g.chance(0.15) {
+		spec.Devices.Constraints = []resourcev1.DeviceConstraint{{MatchAttribute: ptr(resourcev1.FullyQualifiedName(GPUDriver + "/" + AttrModel))}}
+	}
+	return spec
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// request is one device request: most ask for an exact count (1-8) or all
+// matching devices of a class, sometimes with a selector of their own; a
+// third list two alternatives (firstAvailable), which DynamicResources
+// scores by the one allocated.
+func (g *draGen) request(name string) resourcev1.DeviceRequest {
+	if g.chance(0.35) {
+		r := resourcev1.DeviceRequest{Name: name}
+		for _, sub := range []string{"first", "second"} {
+			e := g.exact()
+			r.FirstAvailable = append(r.FirstAvailable, resourcev1.DeviceSubRequest{
+				Name: sub, DeviceClassName: e.DeviceClassName, Selectors: e.Selectors, AllocationMode: e.AllocationMode, Count: e.Count,
+			})
+		}
+		return r
+	}
+	return resourcev1.DeviceRequest{Name: name, Exactly: g.exact()}
+}
+
+func (g *draGen) exact() *resourcev1.ExactDeviceRequest {
+	class := pickOf(g.r, g.classes)
+	if g.chance(0.02) {
+		class = g.sc.Name + "-tpu" // no such class
+	}
+	e := &resourcev1.ExactDeviceRequest{DeviceClassName: class}
+	if g.chance(0.06) {
+		e.AllocationMode = resourcev1.DeviceAllocationModeAll
+	} else {
+		e.AllocationMode = resourcev1.DeviceAllocationModeExactCount
+		e.Count = pickOf(g.r, []int64{1, 1, 1, 1, 2, 2, 3, 4, 1 + g.r.Int64N(MaxGPUs)})
+	}
+	if g.chance(0.3) {
+		var expr string
+		switch g.r.IntN(4) {
+		case 0:
+			expr = modelIs("a100")
+		case 1:
+			expr = modelIs("h100")
+		case 2:
+			expr = fmt.Sprintf("device.attributes[%q].%s >= %d", GPUDriver, AttrMemory, pickOf(g.r, []int{40, 80}))
+		default:
+			expr = fmt.Sprintf("device.capacity[%q].%s.compareTo(quantity(%q)) >= 0", GPUDriver, CapMemory, pickOf(g.r, []string{"40Gi", "80Gi"}))
+		}
+		e.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: expr}}}
+	}
+	return e
+}
