@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -236,11 +237,8 @@ var _ structured.DeviceClassLister = &DRA{}
 // and the claim allocated where they are.
 func (d *DRA) Assume(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
 	c := claim.DeepCopy()
-	ref := resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
-	if !slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
-		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
-	}) {
-		c.Status.ReservedFor = append(c.Status.ReservedFor, ref)
+	if !ReservedFor(c, pod) {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
 	}
 	if d.assumed == nil {
 		d.assumed = map[string]*resourcev1.ResourceClaim{}
@@ -270,26 +268,20 @@ func (d *DRA) Assume(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
 func (d *DRA) AssumedFor(pod *corev1.Pod) []*resourcev1.ResourceClaim {
 	var out []*resourcev1.ResourceClaim
 	for _, c := range d.assumed {
-		if c.Namespace != pod.Namespace {
-			continue
-		}
-		for _, r := range c.Status.ReservedFor {
-			if r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID {
-				out = append(out, c)
-				break
-			}
+		if c.Namespace == pod.Namespace && ReservedFor(c, pod) {
+			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b *resourcev1.ResourceClaim) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *resourcev1.ResourceClaim) int { return cmp.Compare(a.Name, b.Name) })
 	return out
+}
+
+// ReservedFor is resourceclaim.IsReservedForPod by name as well as UID:
+// pods from manifests have no UID yet.
+func ReservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
+	return slices.ContainsFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
+	})
 }
 
 // String names the DRA state for debugging.

@@ -204,7 +204,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 	toAllocate := 0
 	for i, claim := range claims {
 		if claim.Status.Allocation != nil {
-			if !resourceclaim.CanBeReserved(claim) && !reservedFor(claim, pod) {
+			if !resourceclaim.CanBeReserved(claim) && !framework.ReservedFor(claim, pod) {
 				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonInUse)
 			}
 			if sel := claim.Status.Allocation.NodeSelector; sel != nil {
@@ -363,14 +363,6 @@ func claimFromTemplate(dra *framework.DRA, pod *corev1.Pod, pc *corev1.PodResour
 func isTemplateClaimOf(c *resourcev1.ResourceClaim, pod *corev1.Pod, podClaimName string) bool {
 	ref := metav1.GetControllerOfNoCopy(c)
 	return ref != nil && ref.Kind == "Pod" && ref.Name == pod.Name && ref.UID == pod.UID && c.Annotations[PodClaimAnnotation] == podClaimName
-}
-
-// reservedFor is resourceclaim.IsReservedForPod, by name as well as UID:
-// pods from manifests have no UID yet.
-func reservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
-	return slices.ContainsFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
-		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
-	})
 }
 
 // validateDeviceClass is kube-scheduler's: a request without a class is an
