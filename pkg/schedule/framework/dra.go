@@ -12,6 +12,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
@@ -46,13 +47,17 @@ type DRA struct {
 // draBase is the part of DRA taken from the snapshot once.
 type draBase struct {
 	slices []*resourcev1.ResourceSlice
-	// onNode indexes the slices of one node; nodeLocal says every slice is
-	// one node's and no device may be allocated more than once (no
-	// consumable capacity), so a node's allocation depends on that node's
-	// devices alone (Memo).
-	onNode     map[string][]structured.DeviceID
-	nodeLocal  bool
-	memo       sync.Map // memoKey -> memoEntry
+	// onNode indexes the devices of one node's slices; nodeLocal says
+	// every slice is one node's and no device may be allocated more than
+	// once (no consumable capacity), so a node's allocation depends on that
+	// node's devices alone (Memo).
+	onNode    map[string][]structured.DeviceID
+	nodeLocal bool
+	memo      sync.Map // memoKey -> MemoResult
+	// slicesOn are each node's own slices; shared the others (allNodes or
+	// a node selector).
+	slicesOn   map[string][]*resourcev1.ResourceSlice
+	shared     []*resourcev1.ResourceSlice
 	classes    map[string]*resourcev1.DeviceClass
 	claims     map[string]*resourcev1.ResourceClaim
 	templates  map[string]*resourcev1.ResourceClaimTemplate
@@ -67,6 +72,7 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 	b := &draBase{
 		slices:    resourceSlices,
 		onNode:    map[string][]structured.DeviceID{},
+		slicesOn:  map[string][]*resourcev1.ResourceSlice{},
 		nodeLocal: true,
 		classes:   make(map[string]*resourcev1.DeviceClass, len(classes)),
 		claims:    make(map[string]*resourcev1.ResourceClaim, len(claims)),
@@ -85,8 +91,10 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 	for _, rs := range resourceSlices {
 		if rs.Spec.NodeName == nil || *rs.Spec.NodeName == "" {
 			b.nodeLocal = false
+			b.shared = append(b.shared, rs)
 			continue
 		}
+		b.slicesOn[*rs.Spec.NodeName] = append(b.slicesOn[*rs.Spec.NodeName], rs)
 		for i := range rs.Spec.Devices {
 			if ptr.Deref(rs.Spec.Devices[i].AllowMultipleAllocations, false) {
 				b.nodeLocal = false
@@ -196,6 +204,26 @@ func (d *DRA) Unreadable() []string { return d.base.unreadable }
 
 // ResourceSlices returns every ResourceSlice.
 func (d *DRA) ResourceSlices() []*resourcev1.ResourceSlice { return d.base.slices }
+
+// SlicesFor returns the slices whose devices node can use: its own, and the
+// pools for every node or for nodes its selector matches.
+func (d *DRA) SlicesFor(node *corev1.Node) []*resourcev1.ResourceSlice {
+	out := d.base.slicesOn[node.Name]
+	for _, rs := range d.base.shared {
+		switch {
+		case ptr.Deref(rs.Spec.AllNodes, false):
+		case rs.Spec.NodeSelector != nil:
+			sel, err := nodeaffinity.NewNodeSelector(rs.Spec.NodeSelector)
+			if err != nil || !sel.Match(node) {
+				continue
+			}
+		default:
+			continue
+		}
+		out = append(slices.Clip(out), rs)
+	}
+	return out
+}
 
 // AllocatedState returns the devices every allocated claim holds, assumed
 // ones included. The allocator only reads it.

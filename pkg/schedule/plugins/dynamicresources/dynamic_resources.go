@@ -662,10 +662,7 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		id     structured.DeviceID
 	}
 	var devices []candidate
-	for _, rs := range dra.ResourceSlices() {
-		if !sliceReaches(rs, node) {
-			continue
-		}
+	for _, rs := range dra.SlicesFor(node) {
 		for i := range rs.Spec.Devices {
 			d := &rs.Spec.Devices[i]
 			devices = append(devices, candidate{driver: rs.Spec.Driver, dev: d, id: structured.MakeDeviceID(rs.Spec.Driver, rs.Spec.Pool.Name, d.Name)})
@@ -720,19 +717,4 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		}
 	}
 	return out
-}
-
-// sliceReaches reports whether a slice's devices are available on node:
-// its own, or a pool for every node or for nodes its selector matches.
-func sliceReaches(rs *resourcev1.ResourceSlice, node *corev1.Node) bool {
-	switch {
-	case rs.Spec.NodeName != nil:
-		return *rs.Spec.NodeName == node.Name
-	case ptr.Deref(rs.Spec.AllNodes, false):
-		return true
-	case rs.Spec.NodeSelector != nil:
-		sel, err := nodeaffinity.NewNodeSelector(rs.Spec.NodeSelector)
-		return err == nil && sel.Match(node)
-	}
-	return false
 }
