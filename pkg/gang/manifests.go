@@ -183,7 +183,10 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	if isTrainingRuntime(gvk) { // cluster-scoped or looked up by namespace; makes no pods
 		return m.recordTrainingRuntime(obj, name, what)
 	}
-	if gvk == claimTemplateGVK || gvk == claimGVK { // what the members' claims refer to; makes no pods
+	if gvk.Group == resourcev1.GroupName && (gvk.Kind == claimTemplateGVK.Kind || gvk.Kind == claimGVK.Kind) { // what the members' claims refer to; makes no pods
+		if err := checkVersion(obj, resourcev1.SchemeGroupVersion, what); err != nil {
+			return err
+		}
 		return m.addClaimObject(obj, gvk, name, what)
 	}
 	ns := obj.GetNamespace()

@@ -329,6 +329,8 @@ metadata: {name: b, namespace: prod}
 `, wantErr: `Pod "b" is in namespace "prod", the other objects in "dev": a gang lives in one namespace`},
 		{name: "unsupported kind", yaml: "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: t}\n",
 			wantErr: `Workflow "t": kind Workflow of argoproj.io/v1alpha1 is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters, RayJobs or Kubeflow Trainer TrainJobs (with their ClusterTrainingRuntime or TrainingRuntime), and the ResourceClaimTemplates and ResourceClaims (resource.k8s.io/v1) they use`},
+		{name: "a ResourceClaimTemplate version this build does not read", yaml: "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\nmetadata: {name: gpus}\n",
+			wantErr: `ResourceClaimTemplate "gpus": resource.k8s.io/v1beta1 is not supported; this build reads ResourceClaimTemplate resource.k8s.io/v1`},
 		{name: "a JobSet version this build does not read", yaml: "apiVersion: jobset.x-k8s.io/v1\nkind: JobSet\nmetadata: {name: j}\n",
 			wantErr: `JobSet "j": jobset.x-k8s.io/v1 is not supported; this build reads JobSet jobset.x-k8s.io/v1alpha2`},
 		{name: "a JobSet without replicated Jobs", yaml: "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: j}\nspec: {}\n",
