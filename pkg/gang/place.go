@@ -372,7 +372,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 			return nil, err
 		}
 		var claims []*resourcev1.ResourceClaim
-		if len(pod.Spec.ResourceClaims) > 0 {
+		if s.DRA().UsesDevices(pod) {
 			claims = s.Claims(pod)
 		}
 		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims})

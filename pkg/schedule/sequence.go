@@ -391,6 +391,10 @@ func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
 	if pod != q.keyPod || sk != q.keySet {
 		q.keyPod, q.keySet = pod, sk
 		q.key, q.keyOK = classKey(pod, sk)
+		if q.keyOK && q.s.dra.UsesDevices(pod) {
+			// Extended resources a DeviceClass backs are devices too.
+			q.key, q.keyOK = "", false
+		}
 	}
 	return q.key, q.keyOK
 }

@@ -185,8 +185,9 @@ const (
 	// ReasonNotEvaluated: the plan depends on something the pipeline did
 	// not evaluate, so it is not bound.
 	ReasonNotEvaluated Reason = "NotEvaluated"
-	// ReasonResourceClaims: members have ResourceClaims, whose allocation
-	// and reservation bind does not write.
+	// ReasonResourceClaims: members use ResourceClaims (their own, or the
+	// claim kube-scheduler makes for extended resources DRA provides), whose
+	// allocation and reservation bind does not write.
 	ReasonResourceClaims Reason = "ResourceClaims"
 )
 
@@ -258,15 +259,17 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	// kube-scheduler writes a claim's allocation and reservation (PreBind)
 	// before it binds the pod, and the kubelet runs no pod whose claims do
 	// not list it; bind writes Bindings only (docs/design.md#binding-a-gang).
+	// A member whose extended resources DRA provides on its node has such a
+	// claim too (kube-scheduler creates it in PreBind).
 	var withClaims []string
 	for _, a := range p.Assignments {
-		if len(a.Pod.Spec.ResourceClaims) > 0 {
+		if len(a.Pod.Spec.ResourceClaims) > 0 || len(a.Claims) > 0 {
 			withClaims = append(withClaims, podKey(a.Pod))
 		}
 	}
 	if len(withClaims) > 0 {
 		r.Reason = ReasonResourceClaims
-		r.Message = fmt.Sprintf("not bound: %d member(s) have ResourceClaims (%s), whose allocation bind does not write; kube-scheduler allocates and binds them",
+		r.Message = fmt.Sprintf("not bound: %d member(s) use ResourceClaims (%s), whose allocation bind does not write; kube-scheduler allocates and binds them",
 			len(withClaims), strings.Join(withClaims[:min(3, len(withClaims))], ", "))
 		return r, nil
 	}

@@ -509,7 +509,7 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 		if t, ok := tainttoleration.UntoleratedTaint(pod, ni.Node()); ok {
 			ne.Taint = t
 		}
-		ne.Insufficient = noderesources.Fits(podInfo, ni)
+		ne.Insufficient = noderesources.Fits(podInfo, ni, state.DRA())
 		if ne.Plugin == nodedeclaredfeatures.Name {
 			ne.MissingFeatures, _ = nodedeclaredfeatures.UnsatisfiedRequirements(pod, ni.Node())
 		}
@@ -527,8 +527,8 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 // copies on a fork confined to the node, within the cycle budget; past it
 // the count is an upper bound.
 func (x *explainer) fitsMore(ctx context.Context, state *schedule.Scheduler, pod *corev1.Pod, podInfo *framework.PodInfo, ni *framework.NodeInfo) (int, bool) {
-	n := roomFor(pod, &podInfo.Res, ni)
-	if n == 0 || nodeLocal(pod) {
+	n := roomFor(pod, &podInfo.Res, ni, state.DRA())
+	if n == 0 || nodeLocal(pod, state.DRA()) {
 		return n, false
 	}
 	if x.cycles < n {
@@ -556,8 +556,10 @@ func (x *explainer) fitsMore(ctx context.Context, state *schedule.Scheduler, pod
 }
 
 // roomFor is how many pods with these requests the node's free resources
-// hold, counting its pod slots too.
-func roomFor(pod *corev1.Pod, req *framework.PodResource, ni *framework.NodeInfo) int {
+// hold, counting its pod slots too. Extended resources dra backs with
+// devices where the node has no allocatable of them are not counted here
+// (the devices are: deviceRoom, or fitsMore's trial).
+func roomFor(pod *corev1.Pod, req *framework.PodResource, ni *framework.NodeInfo, dra *framework.DRA) int {
 	n := int64(ni.Allocatable.AllowedPodNumber - len(ni.Pods))
 	fit := func(requested, used, allocatable int64) {
 		if requested > 0 {
@@ -569,6 +571,9 @@ func roomFor(pod *corev1.Pod, req *framework.PodResource, ni *framework.NodeInfo
 	fit(r.Memory, ni.Requested.Memory, ni.Allocatable.Memory)
 	fit(r.EphemeralStorage, ni.Requested.EphemeralStorage, ni.Allocatable.EphemeralStorage)
 	for name, q := range r.ScalarResources {
+		if ni.Allocatable.Get(name) == 0 && dra.ExtendedResourceClass(name) != nil {
+			continue
+		}
 		fit(q, ni.Requested.Get(name), ni.Allocatable.Get(name))
 	}
 	if len(framework.HostPorts(pod)) > 0 {
@@ -579,13 +584,14 @@ func roomFor(pod *corev1.Pod, req *framework.PodResource, ni *framework.NodeInfo
 
 // nodeLocal reports whether a pod's fit on a node depends on nothing but
 // that node's free resources, ports and labels: no pod (anti-)affinity, no
-// topology spread, no volumes that bind or conflict, no resource claims.
-func nodeLocal(pod *corev1.Pod) bool {
+// topology spread, no volumes that bind or conflict, no devices (resource
+// claims, extended resources a DeviceClass backs).
+func nodeLocal(pod *corev1.Pod, dra *framework.DRA) bool {
 	spec := &pod.Spec
 	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		return false
 	}
-	if len(spec.TopologySpreadConstraints) > 0 || len(spec.ResourceClaims) > 0 {
+	if len(spec.TopologySpreadConstraints) > 0 || dra.UsesDevices(pod) {
 		return false
 	}
 	for _, v := range spec.Volumes {

@@ -57,8 +57,8 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 		for _, ds := range x.daemonSetPods(node.Name) {
 			empty.AddPod(ds)
 		}
-		room := roomFor(pod, &podInfo.Res, empty)
-		if len(pod.Spec.ResourceClaims) > 0 {
+		room := roomFor(pod, &podInfo.Res, empty, x.base.DRA())
+		if len(pod.Spec.ResourceClaims) > 0 || len(n.Devices) > 0 {
 			// An empty node of the shape has every device of its slices free.
 			room = min(room, deviceRoom(n.Devices))
 		}

@@ -112,7 +112,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *gang.Gang, p *gang.Place
 		}
 		if passesOnceHealthy(n, pod, node, false) {
 			candidates = append(candidates, node)
-			room[node.Name] = roomFor(pod, &podInfo.Res, infos[node.Name])
+			room[node.Name] = roomFor(pod, &podInfo.Res, infos[node.Name], x.base.DRA())
 		}
 	}
 	left := len(unplacedOf(g, p))

@@ -6,12 +6,15 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
@@ -63,6 +66,14 @@ type draBase struct {
 	templates  map[string]*resourcev1.ResourceClaimTemplate
 	state      structured.AllocatedState
 	unreadable []string
+	// extended maps extended resource names to the DeviceClass that backs
+	// them (DRAExtendedResource), as kube-scheduler's resolver
+	// (k8s.io/dynamic-resource-allocation's ExtendedResourceCache, an
+	// informer handler this pure package cannot import) maps them.
+	extended map[corev1.ResourceName]*resourcev1.DeviceClass
+	// extendedClaims are the claims kube-scheduler made for pods' extended
+	// resources, by the UID of the pod that owns them.
+	extendedClaims map[string]*resourcev1.ResourceClaim
 }
 
 // NewDRA indexes the snapshot's resource.k8s.io objects. unreadable names
@@ -77,6 +88,7 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 		classes:   make(map[string]*resourcev1.DeviceClass, len(classes)),
 		claims:    make(map[string]*resourcev1.ResourceClaim, len(claims)),
 		templates: make(map[string]*resourcev1.ResourceClaimTemplate, len(templates)),
+		extended:  map[corev1.ResourceName]*resourcev1.DeviceClass{},
 		state: structured.AllocatedState{
 			AllocatedDevices:         sets.New[structured.DeviceID](),
 			AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
@@ -104,10 +116,19 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 	}
 	for _, c := range classes {
 		b.classes[c.Name] = c
+		b.addExtended(c)
 	}
 	for _, c := range claims {
 		b.claims[c.Namespace+"/"+c.Name] = c
 		addAllocatedDevices(b.state, c)
+		if c.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true" {
+			if ref := metav1.GetControllerOfNoCopy(c); ref != nil && ref.Kind == "Pod" {
+				if b.extendedClaims == nil {
+					b.extendedClaims = map[string]*resourcev1.ResourceClaim{}
+				}
+				b.extendedClaims[string(ref.UID)] = c
+			}
+		}
 	}
 	for _, t := range templates {
 		b.templates[t.Namespace+"/"+t.Name] = t
@@ -138,6 +159,24 @@ func addAllocatedDevices(state structured.AllocatedState, claim *resourcev1.Reso
 		}
 		state.AllocatedDevices.Insert(id)
 	}
+}
+
+// addExtended records the extended resource names class backs, as
+// ExtendedResourceCache.updateResourceName2class does: its
+// extendedResourceName, unless another class names it too and is newer
+// (equally new: has the lower name), and always
+// deviceclass.resource.kubernetes.io/<class> (unique by validation). The
+// outcome does not depend on the order classes come in.
+func (b *draBase) addExtended(class *resourcev1.DeviceClass) {
+	if name := class.Spec.ExtendedResourceName; name != nil {
+		other := b.extended[corev1.ResourceName(*name)]
+		keep := other != nil && (other.CreationTimestamp.After(class.CreationTimestamp.Time) ||
+			other.CreationTimestamp.Equal(&class.CreationTimestamp) && other.Name <= class.Name)
+		if !keep {
+			b.extended[corev1.ResourceName(*name)] = class
+		}
+	}
+	b.extended[corev1.ResourceName(resourcev1.ResourceDeviceClassPrefix+class.Name)] = class
 }
 
 // MemoResult is a Filter outcome kept by Memo: the status, and on success
@@ -310,6 +349,99 @@ func ReservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
 	return slices.ContainsFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
 		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
 	})
+}
+
+// ExtendedResourceClass returns the DeviceClass that backs the extended
+// resource name (its spec.extendedResourceName, or the implicit
+// deviceclass.resource.kubernetes.io/<class>), nil when none does: the
+// DeviceClassResolver kube-scheduler v1.37 consults with DRAExtendedResource
+// (GA, locked on).
+func (d *DRA) ExtendedResourceClass(name corev1.ResourceName) *resourcev1.DeviceClass {
+	if d == nil || len(d.base.classes) == 0 || !IsDRAExtendedResourceName(name) {
+		return nil
+	}
+	return d.base.extended[name]
+}
+
+// IsDRAExtendedResourceName reports a name a DeviceClass may back: an
+// extended resource, or deviceclass.resource.kubernetes.io/<class>.
+func IsDRAExtendedResourceName(name corev1.ResourceName) bool {
+	return IsExtendedResourceName(name) || strings.HasPrefix(string(name), resourcev1.ResourceDeviceClassPrefix)
+}
+
+// ExtendedRequests returns the pod's requests (init containers, sidecars,
+// overhead and pod-level requests counted as kube-scheduler's
+// resourcehelper.PodRequests counts them) of every name a DeviceClass may
+// back, when at least one of them is backed; nil otherwise, cheaply.
+func (d *DRA) ExtendedRequests(pod *corev1.Pod) map[corev1.ResourceName]int64 {
+	if !d.backsAny(pod) {
+		return nil
+	}
+	var out map[corev1.ResourceName]int64
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		if v := q.Value(); v > 0 && IsDRAExtendedResourceName(name) {
+			if out == nil {
+				out = map[corev1.ResourceName]int64{}
+			}
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// backsAny reports whether some request of pod names a resource a
+// DeviceClass backs.
+func (d *DRA) backsAny(pod *corev1.Pod) bool {
+	if d == nil || len(d.base.classes) == 0 {
+		return false
+	}
+	backed := func(l corev1.ResourceList) bool {
+		for name, q := range l {
+			if !q.IsZero() && d.ExtendedResourceClass(name) != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if r := pod.Spec.Resources; r != nil && backed(r.Requests) {
+		return true
+	}
+	if backed(pod.Spec.Overhead) {
+		return true
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			if backed(cs[i].Resources.Requests) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ExtendedResourceClaim returns the claim kube-scheduler made for pod's
+// extended resources in an earlier cycle (annotated
+// resource.kubernetes.io/extended-resource-claim, the pod its controller),
+// as findExtendedResourceClaim finds it.
+func (d *DRA) ExtendedResourceClaim(pod *corev1.Pod) *resourcev1.ResourceClaim {
+	if d == nil || pod.UID == "" {
+		return nil
+	}
+	c := d.base.extendedClaims[string(pod.UID)]
+	if c == nil || c.Namespace != pod.Namespace || metav1.GetControllerOfNoCopy(c).Name != pod.Name {
+		return nil
+	}
+	if a, ok := d.assumed[c.Namespace+"/"+c.Name]; ok {
+		return a
+	}
+	return c
+}
+
+// UsesDevices reports whether placing pod allocates or reserves devices:
+// it has resource claims, or requests an extended resource a DeviceClass
+// backs (on nodes without device-plugin allocatable for it).
+func (d *DRA) UsesDevices(pod *corev1.Pod) bool {
+	return len(pod.Spec.ResourceClaims) > 0 || d.backsAny(pod)
 }
 
 // String names the DRA state for debugging.

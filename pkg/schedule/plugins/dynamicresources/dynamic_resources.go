@@ -7,11 +7,11 @@
 // allocation's structured allocator, the one kube-scheduler itself runs, with
 // the allocator features v1.37's default gates turn on. Assume keeps the
 // allocation of the node a pod is reserved on in the working copy, so gang
-// members compete for devices.
+// members compete for devices. Extended resources a DeviceClass backs get
+// the plugin's own claim (extended.go).
 //
 // Not reproduced, and reported as not evaluated where they matter: a
-// snapshot that could not list the resource.k8s.io kinds; extended resources
-// backed by DRA (DeviceClasses with extendedResourceName). Not reproduced
+// snapshot that could not list the resource.k8s.io kinds. Not reproduced
 // silently: DeviceTaintRules (a cluster-wide patch of slices the snapshot
 // does not read), device binding conditions of claims allocated already, and
 // the filter timeout (a slow allocation is not cut short here).
@@ -29,11 +29,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -147,23 +149,41 @@ type stateData struct {
 	memoKey string
 	dra     *framework.DRA
 
+	// numUser is how many of claims are the pod's own; ext, when set, is
+	// the plugin's claim for the pod's extended resources (the last one).
+	numUser int
+	ext     *extendedState
+
 	mu sync.Mutex
 	// unavailableClaims are the indices (in claims) of allocated claims
 	// some node could not use, for PostFilter.
 	unavailableClaims sets.Set[int]
-	// nodeAllocations holds, per feasible node, the allocation of each
-	// unallocated claim (in claims order).
-	nodeAllocations map[string][]resourcev1.AllocationResult
+	// nodeAllocations holds, per feasible node, what Filter allocated.
+	nodeAllocations map[string]nodeAllocation
+}
+
+// nodeAllocation is one node's outcome: the allocation of each unallocated
+// claim (in claims order), and the node's version of the extended-resource
+// claim (nil: the node's device plugin provides them all).
+type nodeAllocation struct {
+	allocations []resourcev1.AllocationResult
+	extClaim    *resourcev1.ResourceClaim
 }
 
 // Clone returns the state itself, as kube-scheduler's does: Filter only adds
 // per-node results, which any clone may share.
 func (s *stateData) Clone() framework.StateData { return s }
 
-func (s *stateData) toAllocate() []*resourcev1.ResourceClaim {
+// toAllocate returns the claims to allocate on a node, the plugin's
+// extended-resource claim replaced by the node's version of it (extClaim)
+// when there is one.
+func (s *stateData) toAllocate(extClaim *resourcev1.ResourceClaim) []*resourcev1.ResourceClaim {
 	var out []*resourcev1.ResourceClaim
-	for _, c := range s.claims {
+	for i, c := range s.claims {
 		if c.Status.Allocation == nil {
+			if i >= s.numUser && extClaim != nil {
+				c = extClaim
+			}
 			out = append(out, c)
 		}
 	}
@@ -172,29 +192,46 @@ func (s *stateData) toAllocate() []*resourcev1.ResourceClaim {
 
 // PreFilter finds the pod's claims and prepares their allocation.
 func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
+	s := &stateData{nodeAllocations: map[string]nodeAllocation{}}
 	cycleState.Write(stateKey, s)
-	if len(pod.Spec.ResourceClaims) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
-	}
 	var dra *framework.DRA
 	if pl.handle != nil {
 		dra = pl.handle.DRA()
+	}
+	if !dra.UsesDevices(pod) && (dra == nil || dra.Empty() || len(dra.Unreadable()) > 0) {
+		// Extended resources a class the snapshot cannot show might back.
+		if st := extendedNotEvaluated(dra, pod); st != nil {
+			return nil, st
+		}
+	}
+	if !dra.UsesDevices(pod) {
+		return nil, framework.NewStatus(framework.Skip)
 	}
 	if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
 		// A snapshot without any resource.k8s.io object (a file written
 		// by kubectl get, or by an older build) cannot tell "none" from
 		// "not read".
-		what := "the snapshot holds no ResourceClaims, ResourceSlices or DeviceClasses"
-		if dra != nil && len(dra.Unreadable()) > 0 {
-			what = "the snapshot could not list " + strings.Join(dra.Unreadable(), ", ")
+		if len(pod.Spec.ResourceClaims) == 0 {
+			return nil, extendedNotEvaluated(dra, pod)
 		}
 		return nil, framework.NotEvaluated(fmt.Sprintf("%s: resource claim(s) %s: %s, so device allocation is not evaluated",
-			NotEvaluatedReason, claimNames(pod), what))
+			NotEvaluatedReason, claimNames(pod), unknownWhy(dra)))
 	}
 	claims, st := podClaims(dra, pod)
 	if st != nil {
 		return nil, st
+	}
+	s.numUser = len(claims)
+	s.dra = dra
+	if requests := dra.ExtendedRequests(pod); requests != nil {
+		x := &extendedState{names: extendedNames(requests), quantities: requests}
+		if c := dra.ExtendedResourceClaim(pod); c != nil {
+			x.claim = c
+		} else {
+			x.claim, x.inMemory = newExtendedClaim(pod), true
+		}
+		s.ext = x
+		claims = append(claims, x.claim)
 	}
 	if len(claims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
@@ -217,6 +254,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 			continue
 		}
 		toAllocate++
+		if i >= s.numUser {
+			// The plugin's own claim for extended resources gets its
+			// requests per node, in Filter.
+			continue
+		}
 		for _, request := range claim.Spec.Devices.Requests {
 			switch {
 			case request.Exactly != nil:
@@ -241,10 +283,10 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 			return nil, framework.AsStatus(err)
 		}
 		s.allocator = a
-		s.dra = dra
 		if toAllocate == len(claims) {
 			// Only the claims' specs matter to the allocator (not their
-			// names): members of one template share outcomes.
+			// names): members of one template share outcomes. The
+			// extended-resource claim's requests are added per node.
 			specs := make([]resourcev1.ResourceClaimSpec, len(claims))
 			for i, c := range claims {
 				specs[i] = c.Spec
@@ -255,6 +297,40 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 		}
 	}
 	return nil, nil
+}
+
+// unknownWhy says why the snapshot cannot show the pod's devices.
+func unknownWhy(dra *framework.DRA) string {
+	if dra != nil && len(dra.Unreadable()) > 0 {
+		return "the snapshot could not list " + strings.Join(dra.Unreadable(), ", ")
+	}
+	return "the snapshot holds no ResourceClaims, ResourceSlices or DeviceClasses"
+}
+
+// extendedNotEvaluated is the not-evaluated status, for a snapshot that
+// cannot show devices, of a pod without claims whose extended resources a
+// DeviceClass might back: deviceclass.resource.kubernetes.io/ names always
+// (only a class provides them), other extended resources when a class backs
+// them or the DeviceClasses could not be listed (a snapshot that simply has
+// no classes backs none, as kube-scheduler finds); nil when none.
+func extendedNotEvaluated(dra *framework.DRA, pod *corev1.Pod) *framework.Status {
+	unlisted := dra != nil && slices.Contains(dra.Unreadable(), "deviceclasses.resource.k8s.io")
+	var names []string
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		if q.IsZero() {
+			continue
+		}
+		if strings.HasPrefix(string(name), resourcev1.ResourceDeviceClassPrefix) ||
+			framework.IsExtendedResourceName(name) && (unlisted || dra.ExtendedResourceClass(name) != nil) {
+			names = append(names, string(name))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	return framework.NotEvaluated(fmt.Sprintf("%s: extended resource(s) %s: %s, so whether DeviceClasses back them with devices (on nodes that do not advertise them) is not evaluated",
+		NotEvaluatedReason, strings.Join(names, ", "), unknownWhy(dra)))
 }
 
 func claimNames(pod *corev1.Pod) string {
@@ -403,6 +479,15 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 	if len(s.claims) == 0 {
 		return nil
 	}
+	extClaim, extKey, st := s.ext.nodeClaim(s.dra, pod, nodeInfo, &s.mu)
+	if st != nil {
+		return st
+	}
+	if extClaim == nil && s.numUser == 0 {
+		// Only extended resources, which the node's device plugin
+		// provides: NodeResourcesFit checked them.
+		return nil
+	}
 	node := nodeInfo.Node()
 	var unavailable []int
 	for i := range s.claims {
@@ -417,26 +502,32 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 		// function of the claims, the node's slices and which of their
 		// devices are held (DRA.NodeKey says when nothing else counts).
 		nodeKey, memo := "", false
+		claimsKey := s.memoKey
+		if s.ext != nil {
+			// The claim's requests on this node (none where the device
+			// plugin provides the resources).
+			claimsKey += "\x00" + extKey
+		}
 		if s.memoKey != "" {
 			nodeKey, memo = s.dra.NodeKey(node.Name)
 		}
 		if memo {
-			if r, ok := s.dra.Memo(s.memoKey, node.Name, nodeKey); ok {
+			if r, ok := s.dra.Memo(claimsKey, node.Name, nodeKey); ok {
 				if r.Failed != "" {
 					return framework.NewStatus(framework.UnschedulableAndUnresolvable, r.Failed)
 				}
 				s.mu.Lock()
-				s.nodeAllocations[node.Name] = r.Allocations // read only: Assume copies
+				s.nodeAllocations[node.Name] = nodeAllocation{allocations: r.Allocations, extClaim: extClaim} // read only: Assume copies
 				s.mu.Unlock()
 				return nil
 			}
 		}
-		toAllocate := s.toAllocate()
+		toAllocate := s.toAllocate(extClaim)
 		result, err := s.allocator.Allocate(ctx, node, toAllocate)
 		switch {
 		case errors.Is(err, structured.ErrFailedAllocationOnNode):
 			if memo {
-				s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Failed: err.Error()})
+				s.dra.Remember(claimsKey, node.Name, nodeKey, framework.MemoResult{Failed: err.Error()})
 			}
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 		case ctx.Err() != nil:
@@ -446,13 +537,13 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 		}
 		if len(result) != len(toAllocate) {
 			if memo {
-				s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Failed: ReasonCannotAllocate})
+				s.dra.Remember(claimsKey, node.Name, nodeKey, framework.MemoResult{Failed: ReasonCannotAllocate})
 			}
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotAllocate)
 		}
 		allocations = result
 		if memo && !sharesDevices(result) {
-			s.dra.Remember(s.memoKey, node.Name, nodeKey, framework.MemoResult{Allocations: result})
+			s.dra.Remember(claimsKey, node.Name, nodeKey, framework.MemoResult{Allocations: result})
 		}
 	}
 	if len(unavailable) > 0 {
@@ -466,7 +557,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 	}
 	if s.allocator != nil {
 		s.mu.Lock()
-		s.nodeAllocations[node.Name] = allocations
+		s.nodeAllocations[node.Name] = nodeAllocation{allocations: allocations, extClaim: extClaim}
 		s.mu.Unlock()
 	}
 	return nil
@@ -492,7 +583,9 @@ const ReasonDeallocated = "deallocation of ResourceClaim completed"
 // PostFilter is kube-scheduler's, as a dry run: when the pod fits nowhere and
 // one of its allocated claims was unavailable on some node and is reserved
 // for nobody else, kube-scheduler deallocates it (so that the next attempt
-// may allocate it elsewhere) and says so; nothing is changed here. Like
+// may allocate it elsewhere) and says so, and it deletes the claim an
+// earlier cycle made for the pod's extended resources; nothing is changed
+// here. Like
 // kube-scheduler's, it fails with "not found" when PreFilter did not run
 // (an earlier PreFilter plugin rejected the pod), which kube-scheduler
 // reports in place of the preemption message.
@@ -507,14 +600,30 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cycleState *framework.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.unavailableClaims {
+	staleExt := s.ext != nil && !s.ext.inMemory
+	for _, i := range sets.List(s.unavailableClaims) {
+		if i >= s.numUser {
+			if staleExt {
+				break
+			}
+			continue
+		}
 		c := s.claims[i]
 		if r := c.Status.ReservedFor; len(r) == 0 || (len(r) == 1 && r[0].UID == pod.UID) {
 			return nil, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)
 		}
 	}
+	if staleExt {
+		// The claim an earlier cycle made for the pod's extended
+		// resources: kube-scheduler deletes it and tries again.
+		return nil, framework.NewStatus(framework.Unschedulable, ReasonDeleted)
+	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }
+
+// ReasonDeleted is what kube-scheduler's PostFilter says when it deletes the
+// claim it made for the pod's extended resources in an earlier cycle.
+const ReasonDeleted = "deletion of ResourceClaim completed"
 
 // Score favours the nodes where a claim's prioritized alternatives
 // (firstAvailable) got an earlier choice, as kube-scheduler's computeScore.
@@ -527,11 +636,12 @@ func (pl *DynamicResources) Score(_ context.Context, cycleState *framework.Cycle
 		return 0, nil
 	}
 	s.mu.Lock()
-	allocations, found := s.nodeAllocations[nodeInfo.Name()]
+	na, found := s.nodeAllocations[nodeInfo.Name()]
 	s.mu.Unlock()
 	if !found {
 		return 0, nil
 	}
+	allocations := na.allocations
 	var score int64
 	next := 0
 	for _, claim := range s.claims {
@@ -571,7 +681,7 @@ func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return
 // the allocator is deterministic) and records them, allocated and reserved
 // for the pod, in the handle's DRA state. A pod without claims costs nothing.
 func (pl *DynamicResources) Assume(ctx context.Context, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	if len(pod.Spec.ResourceClaims) == 0 || pl.handle == nil || pl.handle.DRA() == nil {
+	if pl.handle == nil || !pl.handle.DRA().UsesDevices(pod) {
 		return nil
 	}
 	state := framework.NewCycleState()
@@ -588,15 +698,33 @@ func (pl *DynamicResources) Assume(ctx context.Context, pod *corev1.Pod, nodeInf
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	allocations := s.nodeAllocations[nodeInfo.Name()]
+	na := s.nodeAllocations[nodeInfo.Name()]
 	dra := pl.handle.DRA()
 	next := 0
-	for _, claim := range s.claims {
+	for i, claim := range s.claims {
 		c := claim
 		if c.Status.Allocation == nil {
-			c = c.DeepCopy()
-			c.Status.Allocation = &allocations[next]
+			if i >= s.numUser && na.extClaim == nil && s.numUser == 0 {
+				// The node's device plugin provides the extended
+				// resources, and the pod has no claim of its own: Filter
+				// allocated nothing.
+				continue
+			}
+			if next >= len(na.allocations) {
+				return framework.AsStatus(fmt.Errorf("%d allocations for more claims", len(na.allocations)))
+			}
+			allocation := &na.allocations[next]
 			next++
+			if i >= s.numUser {
+				if na.extClaim == nil {
+					// The node's device plugin provides the extended
+					// resources: kube-scheduler makes no claim.
+					continue
+				}
+				c = na.extClaim
+			}
+			c = c.DeepCopy()
+			c.Status.Allocation = allocation
 			if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
 				c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
 			}
@@ -648,13 +776,13 @@ func (f RequestFit) Short() bool {
 // partitionable devices, consumable capacity, incomplete pools): a
 // diagnosis, not an allocation. Claims it cannot find are left out.
 func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node *corev1.Node) []RequestFit {
-	if pl.handle == nil || pl.handle.DRA() == nil || len(pod.Spec.ResourceClaims) == 0 {
+	if pl.handle == nil || !pl.handle.DRA().UsesDevices(pod) {
 		return nil
 	}
 	dra := pl.handle.DRA()
 	claims, st := podClaims(dra, pod)
 	if st != nil {
-		return nil
+		claims = nil
 	}
 	type candidate struct {
 		driver string
@@ -700,7 +828,24 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		}
 		return f
 	}
-	var out []RequestFit
+	var out, ext []RequestFit
+	if c := dra.ExtendedResourceClaim(pod); c == nil || c.Status.Allocation == nil {
+		// The extended resources the node leaves to DRA, one line each
+		// ("nvidia.com/gpu: 8 gpu.nvidia.com wanted, ..."), however many
+		// containers' requests kube-scheduler's claim splits them into.
+		requests := dra.ExtendedRequests(pod)
+		for _, name := range extendedNames(requests) {
+			class := dra.ExtendedResourceClass(name)
+			if class == nil || !node.Status.Allocatable.Name(name, resource.DecimalSI).IsZero() {
+				continue
+			}
+			var wanted int64
+			for _, r := range extendedRequests(pod, []corev1.ResourceName{name}, dra) {
+				wanted += r.Exactly.Count
+			}
+			ext = append(ext, fit(ExtendedClaimName(pod), string(name), class.Name, nil, resourcev1.DeviceAllocationModeExactCount, wanted))
+		}
+	}
 	for _, claim := range claims {
 		if claim.Status.Allocation != nil {
 			continue
@@ -716,5 +861,5 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 			}
 		}
 	}
-	return out
+	return append(out, ext...)
 }

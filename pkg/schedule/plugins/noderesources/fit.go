@@ -50,13 +50,14 @@ type Fit struct {
 	ignoredResources      sets.Set[string]
 	ignoredResourceGroups sets.Set[string]
 	strategy              *scoringStrategy
+	handle                framework.Handle
 	resourceAllocation
 }
 
 // New returns NodeResourcesFit configured by args, a
 // *configv1.NodeResourcesFitArgs, or nil for kube-scheduler's defaults
 // (LeastAllocated over cpu and memory, weight 1 each).
-func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	fitArgs, err := fitArgs(args)
 	if err != nil {
 		return nil, err
@@ -65,6 +66,7 @@ func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
 		ignoredResources:      sets.New(fitArgs.IgnoredResources...),
 		ignoredResourceGroups: sets.New(fitArgs.IgnoredResourceGroups...),
 		strategy:              newScoringStrategy(fitArgs.ScoringStrategy),
+		handle:                h,
 		resourceAllocation:    resourceAllocation{resources: newScoredResources(fitArgs.ScoringStrategy.Resources)},
 	}, nil
 }
@@ -103,6 +105,9 @@ type scalarRequest struct {
 	// statuses are the shared rejections for a node short of only this
 	// resource, by whether the shortage is unresolvable.
 	statuses [2]*framework.Status
+	// draBacked says a DeviceClass backs the resource (DRAExtendedResource):
+	// on a node with no allocatable of it, DynamicResources allocates it.
+	draBacked bool
 }
 
 // podRequest is what Filter compares against each node, computed once per
@@ -122,7 +127,7 @@ func (r *podRequest) Clone() framework.StateData { return r }
 
 // newPodRequest converts computed requests, leaving out zero quantities and
 // the extended resources the args ignore.
-func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[string]) *podRequest {
+func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[string], dra *framework.DRA) *podRequest {
 	out := &podRequest{milliCPU: res.MilliCPU, memory: res.Memory, ephemeralStorage: res.EphemeralStorage}
 	for name, quantity := range res.ScalarResources {
 		if quantity <= 0 || isIgnored(name, ignored, ignoredGroups) {
@@ -137,6 +142,7 @@ func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[stri
 				framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(Name),
 				framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name),
 			},
+			draBacked: dra.ExtendedResourceClass(name) != nil,
 		})
 	}
 	slices.SortFunc(out.scalars, func(a, b scalarRequest) int { return strings.Compare(string(a.name), string(b.name)) })
@@ -168,7 +174,11 @@ func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *cor
 	// The options kube-scheduler's PreFilter uses: a pod being scheduled has
 	// no resize status yet, and pod-level resources (beta, on) count.
 	requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: false})
-	state.Write(preFilterStateKey, newPodRequest(requestsToResource(requests), f.ignoredResources, f.ignoredResourceGroups))
+	var dra *framework.DRA
+	if f.handle != nil {
+		dra = f.handle.DRA()
+	}
+	state.Write(preFilterStateKey, newPodRequest(requestsToResource(requests), f.ignoredResources, f.ignoredResourceGroups, dra))
 	return nil, nil
 }
 
@@ -321,7 +331,8 @@ func (r *podRequest) fitsAll(nodeInfo *framework.NodeInfo) bool {
 	}
 	for i := range r.scalars {
 		s := &r.scalars[i]
-		if s.quantity > allocatable.ScalarResources[s.name]-requested.ScalarResources[s.name] {
+		capacity := allocatable.ScalarResources[s.name]
+		if s.quantity > capacity-requested.ScalarResources[s.name] && !(s.draBacked && capacity == 0) {
 			return false
 		}
 	}
@@ -332,11 +343,10 @@ func (r *podRequest) fitsAll(nodeInfo *framework.NodeInfo) bool {
 // in kube-scheduler's order (pods, cpu, memory, ephemeral-storage, then the
 // scalars by name), and returns it.
 //
-// kube-scheduler v1.37 (DRAExtendedResource, GA) hands an extended resource
-// the node has no allocatable of to the DynamicResources plugin when a
-// DeviceClass names it as its extendedResourceName. The snapshot holds no
-// DeviceClasses, so nothing is handed over here: every extended resource is
-// checked against the node's allocatable, as for a device plugin.
+// Like kube-scheduler v1.37 (DRAExtendedResource, GA; shouldDelegateResourceToDRA)
+// it leaves to DynamicResources an extended resource the node has no
+// allocatable of when a DeviceClass backs it (its extendedResourceName, or
+// deviceclass.resource.kubernetes.io/<class>).
 func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResource) []InsufficientResource {
 	allocatable, requested := nodeInfo.Allocatable, nodeInfo.Requested
 	if pods := len(nodeInfo.Pods); pods+1 > allocatable.AllowedPodNumber {
@@ -381,6 +391,9 @@ func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResour
 	for i := range r.scalars {
 		s := &r.scalars[i]
 		capacity, used := allocatable.ScalarResources[s.name], requested.ScalarResources[s.name]
+		if s.draBacked && capacity == 0 {
+			continue
+		}
 		if s.quantity > capacity-used {
 			out = append(out, InsufficientResource{
 				ResourceName: s.name,
@@ -398,13 +411,14 @@ func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResour
 // Fits returns every resource nodeInfo is short of for pod, nil when the pod
 // fits: the same comparison as Filter without ignored resources, for
 // diagnostics such as "short 6 nvidia.com/gpu" (see InsufficientResource.Short).
-// It uses the requests computed once in PodInfo.Res.
-func Fits(pod *framework.PodInfo, nodeInfo *framework.NodeInfo) []InsufficientResource {
+// It uses the requests computed once in PodInfo.Res; extended resources dra
+// backs with devices are left out where the node has no allocatable of them.
+func Fits(pod *framework.PodInfo, nodeInfo *framework.NodeInfo, dra *framework.DRA) []InsufficientResource {
 	res := pod.Res.Resource
 	if res == nil {
 		res = &framework.Resource{}
 	}
-	return newPodRequest(res, nil, nil).fits(nodeInfo, nil)
+	return newPodRequest(res, nil, nil, dra).fits(nodeInfo, nil)
 }
 
 // fitPreScoreState holds the pod's request for each scored resource.

@@ -89,7 +89,7 @@ func runFilterCases(t *testing.T, cases []filterCase) {
 				t.Errorf("Filter status on a cloned state (-want +got):\n%s", diff)
 			}
 
-			gotFits := noderesources.Fits(framework.NewPodInfo(tc.pod), nodeInfo)
+			gotFits := noderesources.Fits(framework.NewPodInfo(tc.pod), nodeInfo, nil)
 			if diff := cmp.Diff(tc.wantFits, gotFits); diff != "" {
 				t.Errorf("Fits (-want +got):\n%s", diff)
 			}
