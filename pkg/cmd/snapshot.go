@@ -197,6 +197,7 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 	}
 	row("resourceclaims.resource.k8s.io", len(s.ResourceClaims), fmt.Sprintf("%d allocated", allocated))
 	row("resourceclaimtemplates.resource.k8s.io", len(s.ResourceClaimTemplates), "")
+	row("devicetaintrules.resource.k8s.io", len(s.DeviceTaintRules), "")
 
 	byGroup := map[string][]string{}
 	for _, pg := range s.PodGroups {

@@ -95,7 +95,7 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 	for i, n := range infos {
 		byName[n.Name()] = i
 	}
-	dra := framework.NewDRA(snap.ResourceSlices, snap.DeviceClasses, snap.ResourceClaims, snap.ResourceClaimTemplates, snap.Unreadable)
+	dra := framework.NewDRA(framework.TaintDevices(snap.ResourceSlices, snap.DeviceTaintRules), snap.DeviceClasses, snap.ResourceClaims, snap.ResourceClaimTemplates, snap.Unreadable)
 	return newScheduler(infos, byName, objects, dra, newNominator(snap.Pods, opts.Profile.Name), opts)
 }
 

@@ -59,6 +59,9 @@ type Snapshot struct {
 	DeviceClasses          []*resourcev1.DeviceClass
 	ResourceClaims         []*resourcev1.ResourceClaim
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// DeviceTaintRules taint devices of the slices they select, as
+	// kube-scheduler's ListWithDeviceTaintRules applies them (GA in v1.37).
+	DeviceTaintRules []*resourcev1.DeviceTaintRule
 	// The workloads whose selectors PodTopologySpread's default constraints
 	// use, as kube-scheduler derives them (only metadata and selectors are
 	// kept).
@@ -107,6 +110,7 @@ func (s *Snapshot) Sort() {
 	sortNamespaced(s.DeviceClasses)
 	sortNamespaced(s.ResourceClaims)
 	sortNamespaced(s.ResourceClaimTemplates)
+	sortNamespaced(s.DeviceTaintRules)
 	sortNamespaced(s.Services)
 	sortNamespaced(s.ReplicationControllers)
 	sortNamespaced(s.ReplicaSets)

@@ -34,6 +34,7 @@ var (
 	deviceClassGVK   = resourcev1.SchemeGroupVersion.WithKind("DeviceClass")
 	claimGVK         = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
 	claimTemplateGVK = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
+	taintRuleGVK     = resourcev1.SchemeGroupVersion.WithKind("DeviceTaintRule")
 	serviceGVK       = corev1.SchemeGroupVersion.WithKind("Service")
 	rcGVK            = corev1.SchemeGroupVersion.WithKind("ReplicationController")
 	replicaSetGVK    = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
@@ -207,6 +208,11 @@ func (b *builder) addResourceClaim(c *resourcev1.ResourceClaim) {
 func (b *builder) addResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) {
 	normalize(&t.ObjectMeta, &t.TypeMeta)
 	put(b, &b.snap.ResourceClaimTemplates, objectKey{group: resourcev1.GroupName, kind: "ResourceClaimTemplate", namespace: t.Namespace, name: t.Name}, t)
+}
+
+func (b *builder) addDeviceTaintRule(r *resourcev1.DeviceTaintRule) {
+	normalize(&r.ObjectMeta, &r.TypeMeta)
+	put(b, &b.snap.DeviceTaintRules, objectKey{group: resourcev1.GroupName, kind: "DeviceTaintRule", name: r.Name}, r)
 }
 
 // The workloads keep only what default topology spreading reads: metadata

@@ -249,6 +249,8 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		return decodeInto(raw, gvk, &resourcev1.ResourceClaim{}, b.addResourceClaim)
 	case gvk == claimTemplateGVK:
 		return decodeInto(raw, gvk, &resourcev1.ResourceClaimTemplate{}, b.addResourceClaimTemplate)
+	case gvk == taintRuleGVK:
+		return decodeInto(raw, gvk, &resourcev1.DeviceTaintRule{}, b.addDeviceTaintRule)
 	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
 		// Another version is never guessed: v1beta1 differs from v1, and
 		// v1beta2 is not what the API server returns once v1 exists.
@@ -278,7 +280,7 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 
 // draKinds are the Dynamic Resource Allocation kinds a snapshot holds, at
 // resource.k8s.io/v1.
-var draKinds = []string{resourceSliceGVK.Kind, deviceClassGVK.Kind, claimGVK.Kind, claimTemplateGVK.Kind}
+var draKinds = []string{resourceSliceGVK.Kind, deviceClassGVK.Kind, claimGVK.Kind, claimTemplateGVK.Kind, taintRuleGVK.Kind}
 
 // unsupportedVersion refuses an object of a kind this build reads at want
 // only, naming the object when it has a name.

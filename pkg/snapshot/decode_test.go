@@ -25,14 +25,14 @@ import (
 type counts struct {
 	Nodes, Pods, Namespaces, PriorityClasses, Quotas, PDBs, PodGroups, Queues int
 	Workloads, Succeeded                                                      int
-	Slices, DeviceClasses, Claims, ClaimTemplates                             int
+	Slices, DeviceClasses, Claims, ClaimTemplates, TaintRules                 int
 }
 
 func countsOf(s *schedule.Snapshot) counts {
 	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
 		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues),
 		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets), len(s.SucceededPods),
-		len(s.ResourceSlices), len(s.DeviceClasses), len(s.ResourceClaims), len(s.ResourceClaimTemplates)}
+		len(s.ResourceSlices), len(s.DeviceClasses), len(s.ResourceClaims), len(s.ResourceClaimTemplates), len(s.DeviceTaintRules)}
 }
 
 func TestLoadFilesFormats(t *testing.T) {
@@ -137,8 +137,9 @@ items:
       capacity: {memory: {value: 80Gi}}
 - {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: c, namespace: ml}, spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
 - {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: t, namespace: ml}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
+- {apiVersion: resource.k8s.io/v1, kind: DeviceTaintRule, metadata: {name: broken}, spec: {deviceSelector: {pool: n1, device: gpu-0}, taint: {key: example.com/broken, effect: NoSchedule}}}
 `,
-			want: counts{Slices: 1, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1},
+			want: counts{Slices: 1, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1, TaintRules: 1},
 		},
 		{
 			name: "Dynamic Resource Allocation kinds as YAML documents and typed lists",

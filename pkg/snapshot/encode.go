@@ -86,6 +86,11 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 			return err
 		}
 	}
+	for _, o := range s.DeviceTaintRules {
+		if err := add(taintRuleGVK, o); err != nil {
+			return err
+		}
+	}
 	for _, o := range s.Queues {
 		if err := f(o.DeepCopy()); err != nil {
 			return err

@@ -205,6 +205,11 @@ func (r *liveReader) draTasks(clientset kubernetes.Interface, kinds served) ([]l
 		{resource: "resourceclaimtemplates.resource.k8s.io", run: listAt(version, v1.ResourceClaimTemplates(all).List, v1beta2.ResourceClaimTemplates(all).List),
 			each: func(obj runtime.Object) { r.b.addResourceClaimTemplate(obj.(*resourcev1.ResourceClaimTemplate)) }},
 	}
+	if kinds.taintRules != "" && version != "" {
+		tasks = append(tasks, listTask{resource: "devicetaintrules.resource.k8s.io",
+			run:  listAt(kinds.taintRules, v1.DeviceTaintRules().List, v1beta2.DeviceTaintRules().List),
+			each: func(obj runtime.Object) { r.b.addDeviceTaintRule(obj.(*resourcev1.DeviceTaintRule)) }})
+	}
 	switch {
 	case version != "":
 		return tasks, ""
@@ -327,6 +332,10 @@ type served struct {
 	// resourceVersions are the versions resource.k8s.io is served at, in the
 	// server's order of preference; empty when it is not served.
 	resourceVersions []string
+	// taintRules is the version DeviceTaintRules are listed at (v1, or
+	// v1beta2 before Kubernetes 1.37), empty when the server serves them at
+	// neither: DRADeviceTaintRules is off there, so no rule taints anything.
+	taintRules string
 }
 
 // draVersion is the version of resource.k8s.io the Dynamic Resource
@@ -389,6 +398,12 @@ func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []stri
 		// resources could not be discovered is still served.
 		for _, v := range g.Versions {
 			out.resourceVersions = append(out.resourceVersions, v.Version)
+		}
+		for _, v := range []string{"v1", "v1beta2"} {
+			if listable[schema.GroupVersion{Group: g.Name, Version: v}]["devicetaintrules"] {
+				out.taintRules = v
+				break
+			}
 		}
 	}
 	for _, k := range customKinds {

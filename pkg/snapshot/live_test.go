@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,10 +27,14 @@ func TestDiscoverKindsResourceVersions(t *testing.T) {
 	tests := []struct {
 		name           string
 		versions       []string // served, in the server's order
+		taintRules     []string // the versions that serve devicetaintrules
 		wantVersion    string
+		wantTaintRules string
 		wantWarning    string
 		wantUnreadable []string
 	}{
+		{name: "Kubernetes 1.37", versions: []string{"v1", "v1beta2", "v1beta1"}, taintRules: []string{"v1", "v1beta2"}, wantVersion: "v1", wantTaintRules: "v1"},
+		{name: "Kubernetes 1.36 with DeviceTaintRules on", versions: []string{"v1", "v1beta2", "v1beta1"}, taintRules: []string{"v1beta2"}, wantVersion: "v1", wantTaintRules: "v1beta2"},
 		{name: "Kubernetes 1.34 and later", versions: []string{"v1", "v1beta2", "v1beta1"}, wantVersion: "v1"},
 		{name: "Kubernetes 1.33 with the beta APIs on", versions: []string{"v1beta2", "v1beta1"}, wantVersion: "v1beta2"},
 		{name: "Kubernetes 1.32", versions: []string{"v1beta1", "v1alpha3"},
@@ -43,8 +48,11 @@ func TestDiscoverKindsResourceVersions(t *testing.T) {
 			lists := []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods", Verbs: []string{"list"}}}},
 				{GroupVersion: "scheduling.volcano.sh/v1beta1", APIResources: []metav1.APIResource{{Name: "queues", Verbs: []string{"list"}}}}}
 			for _, v := range tt.versions {
-				lists = append(lists, &metav1.APIResourceList{GroupVersion: "resource.k8s.io/" + v,
-					APIResources: []metav1.APIResource{{Name: "resourceclaims", Namespaced: true, Verbs: []string{"list"}}}})
+				resources := []metav1.APIResource{{Name: "resourceclaims", Namespaced: true, Verbs: []string{"list"}}}
+				if slices.Contains(tt.taintRules, v) {
+					resources = append(resources, metav1.APIResource{Name: "devicetaintrules", Verbs: []string{"list"}})
+				}
+				lists = append(lists, &metav1.APIResourceList{GroupVersion: "resource.k8s.io/" + v, APIResources: resources})
 			}
 			kinds, warnings, err := discoverKinds(&fakediscovery.FakeDiscovery{Fake: &k8stesting.Fake{Resources: lists}}, "https://test")
 			if err != nil || len(warnings) > 0 {
@@ -56,9 +64,16 @@ func TestDiscoverKindsResourceVersions(t *testing.T) {
 			if got := kinds.draVersion(); got != tt.wantVersion {
 				t.Errorf("draVersion() = %q, want %q", got, tt.wantVersion)
 			}
+			if kinds.taintRules != tt.wantTaintRules {
+				t.Errorf("DeviceTaintRules read at %q, want %q", kinds.taintRules, tt.wantTaintRules)
+			}
 			r := &liveReader{b: newBuilder()}
 			tasks, warning := r.draTasks(fake.NewClientset(), kinds)
-			if wantTasks := map[bool]int{true: 4, false: 0}[tt.wantVersion != ""]; len(tasks) != wantTasks {
+			wantTasks := map[bool]int{true: 4, false: 0}[tt.wantVersion != ""]
+			if tt.wantTaintRules != "" {
+				wantTasks++
+			}
+			if len(tasks) != wantTasks {
 				t.Errorf("%d list tasks, want %d", len(tasks), wantTasks)
 			}
 			if warning != tt.wantWarning {
@@ -109,9 +124,14 @@ spec:
   spec:
     devices:
       requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+`, `
+metadata: {name: broken-gpu}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/broken, value: ecc, effect: NoSchedule}
 `}
 
-// TestDRATasksConvertV1beta2 lists the four kinds from a server that serves
+// TestDRATasksConvertV1beta2 lists the five kinds from a server that serves
 // resource.k8s.io/v1beta2 only, and from one that serves v1: the snapshots
 // are the same.
 func TestDRATasksConvertV1beta2(t *testing.T) {
@@ -126,15 +146,15 @@ func TestDRATasksConvertV1beta2(t *testing.T) {
 	read := func(version string, objs []runtime.Object) *schedule.Snapshot {
 		t.Helper()
 		r := &liveReader{ctx: context.Background(), pageSize: DefaultPageSize, b: newBuilder(), progress: &Progress{}}
-		tasks, _ := r.draTasks(fake.NewClientset(objs...), served{resourceVersions: []string{version}})
+		tasks, _ := r.draTasks(fake.NewClientset(objs...), served{resourceVersions: []string{version}, taintRules: version})
 		if warnings := r.run(tasks); len(warnings) > 0 || len(r.errs) > 0 {
 			t.Fatalf("%s: warnings %v, errors %v", version, warnings, r.errs)
 		}
 		return r.b.snapshot()
 	}
-	v1 := read("v1", decode(&resourcev1.DeviceClass{}, &resourcev1.ResourceSlice{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}))
-	v1beta2 := read("v1beta2", decode(&resourcev1beta2.DeviceClass{}, &resourcev1beta2.ResourceSlice{}, &resourcev1beta2.ResourceClaim{}, &resourcev1beta2.ResourceClaimTemplate{}))
-	if got := countsOf(v1); got != (counts{Slices: 1, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1}) {
+	v1 := read("v1", decode(&resourcev1.DeviceClass{}, &resourcev1.ResourceSlice{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}, &resourcev1.DeviceTaintRule{}))
+	v1beta2 := read("v1beta2", decode(&resourcev1beta2.DeviceClass{}, &resourcev1beta2.ResourceSlice{}, &resourcev1beta2.ResourceClaim{}, &resourcev1beta2.ResourceClaimTemplate{}, &resourcev1beta2.DeviceTaintRule{}))
+	if got := countsOf(v1); got != (counts{Slices: 1, DeviceClasses: 1, Claims: 1, ClaimTemplates: 1, TaintRules: 1}) {
 		t.Fatalf("v1 snapshot: %+v", got)
 	}
 	if diff := testutil.Diff(v1, v1beta2); diff != "" {

@@ -56,7 +56,7 @@ type cluster struct {
 // pods, terminal pods, a quota, a budget, a priority class, and a PodGroup of
 // each source with a Volcano Queue, and the Dynamic Resource Allocation
 // objects of a GPU driver (a DeviceClass, a ResourceSlice, an allocated
-// ResourceClaim and a ResourceClaimTemplate).
+// ResourceClaim, a ResourceClaimTemplate and a DeviceTaintRule).
 func seedCluster(ctx context.Context, t *testing.T, prefix string) cluster {
 	t.Helper()
 	cs := env.Clientset()
@@ -203,6 +203,17 @@ func seedDRA(ctx context.Context, t *testing.T, prefix, ns, node string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// gpu-1 is broken: a DeviceTaintRule (GA in v1.37) keeps new claims off it.
+	_, err = rv1.DeviceTaintRules().Create(ctx, &resourcev1.DeviceTaintRule{
+		ObjectMeta: metav1.ObjectMeta{Name: prefix + "-broken"},
+		Spec: resourcev1.DeviceTaintRuleSpec{
+			DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver), Pool: ptr.To(node), Device: ptr.To("gpu-1")},
+			Taint:          resourcev1.DeviceTaint{Key: gpuDriver + "/ecc", Value: "uncorrectable", Effect: resourcev1.DeviceTaintEffectNoSchedule},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func podNames(pods []*corev1.Pod, namespace string) []string {
@@ -315,6 +326,10 @@ func TestLiveSnapshotReadsTheCluster(t *testing.T) {
 	sameAsAPI(t, "device class", snap.DeviceClasses, func(o *resourcev1.DeviceClass) bool { return o.Name == "live-gpu" },
 		func(o *resourcev1.DeviceClass) (*resourcev1.DeviceClass, error) {
 			return rv1.DeviceClasses().Get(ctx, o.Name, get)
+		})
+	sameAsAPI(t, "device taint rule", snap.DeviceTaintRules, func(o *resourcev1.DeviceTaintRule) bool { return o.Name == "live-broken" },
+		func(o *resourcev1.DeviceTaintRule) (*resourcev1.DeviceTaintRule, error) {
+			return rv1.DeviceTaintRules().Get(ctx, o.Name, get)
 		})
 	sameAsAPI(t, "resource claim template", snap.ResourceClaimTemplates, func(o *resourcev1.ResourceClaimTemplate) bool { return o.Namespace == c.namespace },
 		func(o *resourcev1.ResourceClaimTemplate) (*resourcev1.ResourceClaimTemplate, error) {

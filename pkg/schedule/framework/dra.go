@@ -2,6 +2,7 @@ package framework
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
@@ -28,6 +30,7 @@ var DRAKinds = []string{
 	"deviceclasses.resource.k8s.io",
 	"resourceclaims.resource.k8s.io",
 	"resourceclaimtemplates.resource.k8s.io",
+	"devicetaintrules.resource.k8s.io",
 }
 
 // DRA is what the DynamicResources plugin reads: the snapshot's
@@ -74,6 +77,11 @@ type draBase struct {
 	// extendedClaims are the claims kube-scheduler made for pods' extended
 	// resources, by the UID of the pod that owns them.
 	extendedClaims map[string]*resourcev1.ResourceClaim
+	// classDevices caches, by class and node, the devices the node can use
+	// that the class selects (ClassDevices); celCache compiles the
+	// classes' selectors for it.
+	classDevices sync.Map
+	celCache     *cel.Cache
 }
 
 // NewDRA indexes the snapshot's resource.k8s.io objects. unreadable names
@@ -89,6 +97,7 @@ func NewDRA(resourceSlices []*resourcev1.ResourceSlice, classes []*resourcev1.De
 		claims:    make(map[string]*resourcev1.ResourceClaim, len(claims)),
 		templates: make(map[string]*resourcev1.ResourceClaimTemplate, len(templates)),
 		extended:  map[corev1.ResourceName]*resourcev1.DeviceClass{},
+		celCache:  cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}),
 		state: structured.AllocatedState{
 			AllocatedDevices:         sets.New[structured.DeviceID](),
 			AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
@@ -159,6 +168,41 @@ func addAllocatedDevices(state structured.AllocatedState, claim *resourcev1.Reso
 		}
 		state.AllocatedDevices.Insert(id)
 	}
+}
+
+// TaintDevices returns the slices with the taints of rules added to the
+// devices they select, as kube-scheduler's ListWithDeviceTaintRules returns
+// them (k8s.io/dynamic-resource-allocation's resourceslice tracker,
+// applyPatches: a rule without a selector selects nothing, an empty one
+// every device; driver, pool and device narrow it). Slices no rule touches
+// are returned as they are; the others are copies.
+func TaintDevices(resourceSlices []*resourcev1.ResourceSlice, rules []*resourcev1.DeviceTaintRule) []*resourcev1.ResourceSlice {
+	if len(rules) == 0 {
+		return resourceSlices
+	}
+	rules = slices.Clone(rules)
+	slices.SortFunc(rules, func(a, b *resourcev1.DeviceTaintRule) int { return cmp.Compare(a.Name, b.Name) })
+	out := make([]*resourcev1.ResourceSlice, len(resourceSlices))
+	for i, rs := range resourceSlices {
+		patched := rs
+		for _, rule := range rules {
+			sel := rule.Spec.DeviceSelector
+			if sel == nil || sel.Driver != nil && *sel.Driver != rs.Spec.Driver || sel.Pool != nil && *sel.Pool != rs.Spec.Pool.Name {
+				continue
+			}
+			for d := range rs.Spec.Devices {
+				if sel.Device != nil && *sel.Device != rs.Spec.Devices[d].Name {
+					continue
+				}
+				if patched == rs {
+					patched = rs.DeepCopy()
+				}
+				patched.Spec.Devices[d].Taints = append(patched.Spec.Devices[d].Taints, rule.Spec.Taint)
+			}
+		}
+		out[i] = patched
+	}
+	return out
 }
 
 // addExtended records the extended resource names class backs, as
@@ -435,6 +479,49 @@ func (d *DRA) ExtendedResourceClaim(pod *corev1.Pod) *resourcev1.ResourceClaim {
 		return a
 	}
 	return c
+}
+
+// ClassDevices returns how many devices node can use (its slices and the
+// pools that reach it) class selects, and how many of those are allocated
+// in this working copy: kube-scheduler's calculateDRAResourceTotals, which
+// NodeResourcesFit and BalancedAllocation score an extended resource backed
+// by DRA with. A selector that fails to evaluate selects nothing.
+func (d *DRA) ClassDevices(ctx context.Context, node *corev1.Node, class *resourcev1.DeviceClass) (total, allocated int64) {
+	key := class.Name + "\x00" + node.Name
+	var ids []structured.DeviceID
+	if v, ok := d.base.classDevices.Load(key); ok {
+		ids = v.([]structured.DeviceID)
+	} else {
+		for _, rs := range d.SlicesFor(node) {
+			for i := range rs.Spec.Devices {
+				dev := &rs.Spec.Devices[i]
+				if d.selects(ctx, class, rs.Spec.Driver, dev) {
+					ids = append(ids, structured.MakeDeviceID(rs.Spec.Driver, rs.Spec.Pool.Name, dev.Name))
+				}
+			}
+		}
+		d.base.classDevices.Store(key, ids)
+	}
+	for _, id := range ids {
+		if structured.IsDeviceAllocated(id, &d.state) {
+			allocated++
+		}
+	}
+	return int64(len(ids)), allocated
+}
+
+// selects reports whether every CEL selector of class matches the device.
+func (d *DRA) selects(ctx context.Context, class *resourcev1.DeviceClass, driver string, dev *resourcev1.Device) bool {
+	for _, sel := range class.Spec.Selectors {
+		if sel.CEL == nil {
+			continue
+		}
+		ok, _, err := d.base.celCache.GetOrCompile(sel.CEL.Expression).DeviceMatches(ctx, cel.Device{Driver: driver, Attributes: dev.Attributes, Capacity: dev.Capacity})
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // UsesDevices reports whether placing pod allocates or reserves devices:

@@ -10,11 +10,13 @@
 // members compete for devices. Extended resources a DeviceClass backs get
 // the plugin's own claim (extended.go).
 //
+// DeviceTaintRules reach the plugin already applied to the slices
+// (framework.TaintDevices).
+//
 // Not reproduced, and reported as not evaluated where they matter: a
 // snapshot that could not list the resource.k8s.io kinds. Not reproduced
-// silently: DeviceTaintRules (a cluster-wide patch of slices the snapshot
-// does not read), device binding conditions of claims allocated already, and
-// the filter timeout (a slow allocation is not cut short here).
+// silently: device binding conditions of claims allocated already, and the
+// filter timeout (a slow allocation is not cut short here).
 package dynamicresources
 
 import (
@@ -747,8 +749,10 @@ type RequestFit struct {
 	// Matching is how many devices the node can use (its own slices and
 	// those of pools its node selector or allNodes reaches) match the
 	// class's and the request's selectors; Free how many of those no
-	// allocated claim holds.
-	Matching, Free int
+	// allocated claim holds and no taint the request does not tolerate
+	// (NoSchedule, NoExecute; from the slice or a DeviceTaintRule) keeps
+	// from it; Tainted how many of the matching ones such a taint keeps.
+	Matching, Free, Tainted int
 }
 
 // String words the fit briefly, for a table cell: "gpus: 8 gpu.example.com
@@ -758,7 +762,11 @@ func (f RequestFit) String() string {
 	if f.Wanted == 0 {
 		wanted = "all"
 	}
-	return fmt.Sprintf("%s: %s %s wanted, %d of %d free", f.Request, wanted, f.Class, f.Free, f.Matching)
+	s := fmt.Sprintf("%s: %s %s wanted, %d of %d free", f.Request, wanted, f.Class, f.Free, f.Matching)
+	if f.Tainted > 0 {
+		s += fmt.Sprintf(" (%d tainted)", f.Tainted)
+	}
+	return s
 }
 
 // Short reports whether the node lacks devices for the request.
@@ -809,7 +817,19 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		}
 		return true
 	}
-	fit := func(claim, request, className string, selectors []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64) RequestFit {
+	// tainted is the allocator's taintPreventsAllocation.
+	tainted := func(d *resourcev1.Device, tolerations []resourcev1.DeviceToleration) bool {
+		for _, taint := range d.Taints {
+			if taint.Effect != resourcev1.DeviceTaintEffectNoSchedule && taint.Effect != resourcev1.DeviceTaintEffectNoExecute {
+				continue
+			}
+			if !slices.ContainsFunc(tolerations, func(t resourcev1.DeviceToleration) bool { return resourceclaim.ToleratesTaint(t, taint) }) {
+				return true
+			}
+		}
+		return false
+	}
+	fit := func(claim, request, className string, selectors []resourcev1.DeviceSelector, tolerations []resourcev1.DeviceToleration, mode resourcev1.DeviceAllocationMode, count int64) RequestFit {
 		f := RequestFit{Claim: claim, Request: request, Class: className, Wanted: count}
 		if mode == resourcev1.DeviceAllocationModeAll {
 			f.Wanted = 0
@@ -821,7 +841,10 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		for _, c := range devices {
 			if matches(class.Spec.Selectors, c) && matches(selectors, c) {
 				f.Matching++
-				if !held.Has(c.id) {
+				switch {
+				case tainted(c.dev, tolerations):
+					f.Tainted++
+				case !held.Has(c.id):
 					f.Free++
 				}
 			}
@@ -843,7 +866,7 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 			for _, r := range extendedRequests(pod, []corev1.ResourceName{name}, dra) {
 				wanted += r.Exactly.Count
 			}
-			ext = append(ext, fit(ExtendedClaimName(pod), string(name), class.Name, nil, resourcev1.DeviceAllocationModeExactCount, wanted))
+			ext = append(ext, fit(ExtendedClaimName(pod), string(name), class.Name, nil, nil, resourcev1.DeviceAllocationModeExactCount, wanted))
 		}
 	}
 	for _, claim := range claims {
@@ -853,10 +876,10 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 		for _, r := range claim.Spec.Devices.Requests {
 			switch {
 			case r.Exactly != nil:
-				out = append(out, fit(claim.Name, r.Name, r.Exactly.DeviceClassName, r.Exactly.Selectors, r.Exactly.AllocationMode, r.Exactly.Count))
+				out = append(out, fit(claim.Name, r.Name, r.Exactly.DeviceClassName, r.Exactly.Selectors, r.Exactly.Tolerations, r.Exactly.AllocationMode, r.Exactly.Count))
 			default:
 				for _, sub := range r.FirstAvailable {
-					out = append(out, fit(claim.Name, r.Name+"/"+sub.Name, sub.DeviceClassName, sub.Selectors, sub.AllocationMode, sub.Count))
+					out = append(out, fit(claim.Name, r.Name+"/"+sub.Name, sub.DeviceClassName, sub.Selectors, sub.Tolerations, sub.AllocationMode, sub.Count))
 				}
 			}
 		}

@@ -2,6 +2,8 @@ package dynamicresources_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -206,5 +208,53 @@ func TestExtendedResourceDeviceFit(t *testing.T) {
 	}
 	if fits := s.DeviceFit(context.Background(), gpuPod("p", "3"), "d"); len(fits) != 0 {
 		t.Errorf("fits on the device-plugin node = %+v, want none", fits)
+	}
+}
+
+// A profile that scores example.com/gpu (MostAllocated) counts, on nodes
+// without allocatable of it, the devices the backing class selects and how
+// many are held, as kube-scheduler's calculateDRAResourceTotals: after one
+// GPU of a is held, a (1 of 4 held) outscores c (0 of 4).
+func TestExtendedResourceScoredByDevices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	config := `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: gpu-packing
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: example.com/gpu, weight: 1}]
+`
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profile, err := schedule.LoadProfile(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schedule.NewScheduler(extendedCluster(), schedule.Options{Profile: profile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0 := gpuPod("p0", "1")
+	schedulePod(t, s, p0)
+	if err := s.Reserve(p0, "a"); err != nil {
+		t.Fatal(err)
+	}
+	res := schedulePod(t, s, gpuPod("p1", "1"))
+	fit := map[string]int64{}
+	for _, n := range res.Nodes {
+		for _, sc := range n.Scores {
+			if sc.Plugin == "NodeResourcesFit" {
+				fit[n.Name] = sc.Score
+			}
+		}
+	}
+	// MostAllocated: (held + 1) * 100 / total: a 2/4, b 1/2, c 1/4, d 1/8.
+	if diff := cmp.Diff(map[string]int64{"a": 50, "b": 50, "c": 25, "d": 12}, fit); diff != "" {
+		t.Errorf("NodeResourcesFit scores (-want +got):\n%s", diff)
 	}
 }

@@ -33,7 +33,7 @@ type BalancedAllocation struct {
 // NewBalancedAllocation returns NodeResourcesBalancedAllocation configured by
 // args, a *configv1.NodeResourcesBalancedAllocationArgs, or nil for
 // kube-scheduler's defaults (cpu and memory).
-func NewBalancedAllocation(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+func NewBalancedAllocation(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	baArgs, err := balancedAllocationArgs(args)
 	if err != nil {
 		return nil, err
@@ -41,6 +41,7 @@ func NewBalancedAllocation(args runtime.Object, _ framework.Handle) (framework.P
 	return &BalancedAllocation{resourceAllocation: resourceAllocation{
 		resources:    newScoredResources(baArgs.Resources),
 		useRequested: true,
+		handle:       h,
 	}}, nil
 }
 

@@ -67,7 +67,7 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 		ignoredResourceGroups: sets.New(fitArgs.IgnoredResourceGroups...),
 		strategy:              newScoringStrategy(fitArgs.ScoringStrategy),
 		handle:                h,
-		resourceAllocation:    resourceAllocation{resources: newScoredResources(fitArgs.ScoringStrategy.Resources)},
+		resourceAllocation:    resourceAllocation{resources: newScoredResources(fitArgs.ScoringStrategy.Resources), handle: h},
 	}, nil
 }
 

@@ -1,6 +1,8 @@
 package noderesources
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -55,6 +57,9 @@ func newScoredResources(specs []configv1.ResourceSpec) []scoredResource {
 // score and which node total they compare against.
 type resourceAllocation struct {
 	resources []scoredResource
+	// handle gives the DRA state, for extended resources backed by
+	// DeviceClasses.
+	handle framework.Handle
 	// useRequested compares against the plain requests for cpu and memory
 	// (BalancedAllocation). When false (Fit) both the pod's and the node's cpu
 	// and memory count a container that requests nothing as 100m and 200MiB,
@@ -117,11 +122,10 @@ func isBestEffort(podRequests []int64) bool {
 // amount its pods already request. A resource the node does not have comes
 // back as 0 allocatable, which leaves it out of the score.
 //
-// kube-scheduler v1.37 (DRAExtendedResource, GA) also counts, for an extended
-// resource with no device-plugin allocatable, the devices a DeviceClass with
-// that extendedResourceName selects in the node's ResourceSlices. The
-// snapshot holds no DeviceClasses, so no resource is backed by DRA here: an
-// extended resource is exactly what the node advertises as allocatable.
+// As kube-scheduler v1.37 (DRAExtendedResource, GA) does, an extended
+// resource the node has no allocatable of but a DeviceClass backs counts the
+// devices the class selects on the node and how many are allocated
+// (DRA.ClassDevices), when there are any.
 func (r *resourceAllocation) nodeAmounts(spec *scoredResource, nodeInfo *framework.NodeInfo) (allocatable, allocated int64) {
 	requested := nodeInfo.NonZeroRequested
 	if r.useRequested {
@@ -138,6 +142,15 @@ func (r *resourceAllocation) nodeAmounts(spec *scoredResource, nodeInfo *framewo
 	// Not Allocatable.Get: "pods" is no scalar, and kube-scheduler looks it
 	// up (and finds nothing) among the scalars like any other name.
 	allocatable, ok := nodeInfo.Allocatable.ScalarResources[spec.name]
+	if allocatable == 0 && r.handle != nil {
+		if dra := r.handle.DRA(); dra != nil {
+			if class := dra.ExtendedResourceClass(spec.name); class != nil {
+				if total, held := dra.ClassDevices(context.Background(), nodeInfo.Node(), class); total > 0 {
+					return total, held
+				}
+			}
+		}
+	}
 	if !ok {
 		return 0, 0
 	}
