@@ -226,7 +226,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 	s.numUser = len(claims)
 	s.dra = dra
 	if requests := dra.ExtendedRequests(pod); requests != nil {
-		x := &extendedState{names: extendedNames(requests), quantities: requests}
+		x := &extendedState{names: extendedNames(requests)}
 		if c := dra.ExtendedResourceClaim(pod); c != nil {
 			x.claim = c
 		} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -72,10 +73,8 @@ type extendedState struct {
 	claim *resourcev1.ResourceClaim
 	// inMemory says claim is the in-memory one (not in the snapshot).
 	inMemory bool
-	// names are the pod's requests of names a class may back, sorted, and
-	// quantities their amounts.
-	names      []corev1.ResourceName
-	quantities map[corev1.ResourceName]int64
+	// names are the pod's requests of names a class may back, sorted.
+	names []corev1.ResourceName
 	// byNode caches the per-node claim by which names the node leaves to
 	// DRA (nodeClaim).
 	byNode map[string]nodeExtClaim
@@ -93,7 +92,7 @@ type nodeExtClaim struct {
 // there), and the claim for them; nil when none (the device plugin provides
 // them all). A request neither advertised by the node nor backed by a class
 // keeps the pod off the node. key names the delegated set (for the memo).
-func (x *extendedState) nodeClaim(dra *framework.DRA, pod *corev1.Pod, nodeInfo *framework.NodeInfo, mu interface{ Lock(); Unlock() }) (claim *resourcev1.ResourceClaim, key string, st *framework.Status) {
+func (x *extendedState) nodeClaim(dra *framework.DRA, pod *corev1.Pod, nodeInfo *framework.NodeInfo, mu *sync.Mutex) (claim *resourcev1.ResourceClaim, key string, st *framework.Status) {
 	if x == nil {
 		return nil, "", nil
 	}
@@ -227,19 +226,4 @@ func extendedNames(requests map[corev1.ResourceName]int64) []corev1.ResourceName
 	}
 	slices.Sort(out)
 	return out
-}
-
-// ExtendedResourceOf names the extended resource a request of the plugin's
-// claim stands for ("nvidia.com/gpu"), for explain; "" for any other
-// request.
-func ExtendedResourceOf(claim *resourcev1.ResourceClaim, request resourcev1.DeviceRequest, dra *framework.DRA, pod *corev1.Pod) string {
-	if claim.Annotations[resourcev1.ExtendedResourceClaimAnnotation] != "true" || request.Exactly == nil {
-		return ""
-	}
-	for name := range dra.ExtendedRequests(pod) {
-		if c := dra.ExtendedResourceClass(name); c != nil && c.Name == request.Exactly.DeviceClassName {
-			return string(name)
-		}
-	}
-	return ""
 }
