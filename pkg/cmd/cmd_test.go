@@ -316,7 +316,8 @@ func TestShippedExamples(t *testing.T) {
 	}
 	code, out, _ = run(t, "", "explain", "-f", "../../examples/dra-job.yaml", "--snapshot", "../../examples/dra-cluster.yaml")
 	if code != ExitNo || !strings.Contains(out, "dgx-0   -        -       0      cannot allocate all claims (gpus: 8 gpu.nvidia.com wanted, 4 of 8 free)") ||
-		!strings.Contains(out, "adding 1 node(s) like dgx-0 (allocatable 220 cpu, 1990Gi memory; 8 gpu.nvidia.com device(s))") {
+		!strings.Contains(out, "adding 1 node(s) like dgx-0 (allocatable 220 cpu, 1990Gi memory; 8 gpu.nvidia.com device(s))") ||
+		!strings.Contains(out, "short 8 gpu.nvidia.com device(s) for request gpus in the cluster: it holds 4 of minimum 5 member(s) at once; the 1\n    left need 8 gpu.nvidia.com device(s) each on one node, and the most free on any node it may run on is 4 (dgx-0)") {
 		t.Errorf("explain dra-job.yaml: exit %d, output %q", code, out)
 	}
 	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"strconv"
 
 	resourcev1 "k8s.io/api/resource/v1"
 
@@ -131,10 +132,13 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
 		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates}
 	for _, r := range s.Shortfall {
+		format := func(v int64) string { return gang.FormatQuantity(r.Name, v) }
+		if r.DeviceClass != "" {
+			format = func(v int64) string { return strconv.FormatInt(v, 10) }
+		}
 		o.Shortfall = append(o.Shortfall, Shortfall{
-			Resource: string(r.Name), Short: gang.FormatQuantity(r.Name, r.Short), Need: gang.FormatQuantity(r.Name, r.Need),
-			Usable: gang.FormatQuantity(r.Name, r.Usable), Free: gang.FormatQuantity(r.Name, r.Free),
-			MostFree: gang.FormatQuantity(r.Name, r.MostFree), MostFreeNode: r.MostFreeNode,
+			Resource: string(r.Name), DeviceClass: r.DeviceClass, Short: format(r.Short), Need: format(r.Need),
+			Usable: format(r.Usable), Free: format(r.Free), MostFree: format(r.MostFree), MostFreeNode: r.MostFreeNode,
 		})
 	}
 	for _, f := range s.Selector {

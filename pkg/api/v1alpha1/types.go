@@ -202,9 +202,13 @@ type Largest struct {
 	Node        string `json:"node,omitempty"`
 }
 
-// Shortfall is how much of a resource is missing.
+// Shortfall is how much of a resource is missing. With deviceClass set, it
+// is devices of that DeviceClass a request of the members' claims (resource:
+// the request's name, or the extended resource the class backs) is short of,
+// the amounts are device counts.
 type Shortfall struct {
 	Resource     string `json:"resource"`
+	DeviceClass  string `json:"deviceClass,omitempty"`
 	Short        string `json:"short"`
 	Need         string `json:"need"`
 	Usable       string `json:"usable"`

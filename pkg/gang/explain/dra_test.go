@@ -123,3 +123,56 @@ func TestClaimsNotEvaluatedAreNeverAYes(t *testing.T) {
 		t.Errorf("placement %s verified=%v: want placed, not verified", p.Verdict, p.Verified())
 	}
 }
+
+// The shortfall is in devices: 5 members of 2 GPUs on 7 free GPUs (4 on
+// gpu-0, 3 on gpu-1) fit three; the two left need 4 more, with 1 free.
+func TestShortfallInDevices(t *testing.T) {
+	snap, g := draGang(5, 5)
+	e, err := Gang(context.Background(), snap, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *Suggestion
+	for i := range e.Suggestions {
+		if e.Suggestions[i].Kind == SuggestShortfall {
+			s = &e.Suggestions[i]
+		}
+	}
+	if s == nil {
+		t.Fatalf("no shortfall among %+v", e.Suggestions)
+	}
+	want := []ResourceShortfall{{Name: "gpus", DeviceClass: "gpu", Short: 4, Need: 4, Usable: 0, Free: 1, MostFree: 1, MostFreeNode: "gpu-1"}}
+	if diff := cmp.Diff(want, s.Shortfall); diff != "" {
+		t.Errorf("shortfall (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(s.Message, "short 4 gpu device(s) for request gpus in the cluster: it holds 3 of minimum 5 member(s) at once; the 2 left need 2 gpu device(s) each on one node, and the most free on any node it may run on is 1 (gpu-1)") {
+		t.Errorf("message = %q", s.Message)
+	}
+}
+
+// Extended resources a DeviceClass backs are devices: a gang whose members
+// request example.com/gpu on DRA nodes is short of devices of the class,
+// named by the resource, and no "short example.com/gpu" against allocatable.
+func TestShortfallInDevicesForExtendedResources(t *testing.T) {
+	snap, g := draGang(5, 5)
+	snap.ResourceClaimTemplates = nil
+	snap.DeviceClasses[0].Spec.ExtendedResourceName = ptrTo("example.com/gpu")
+	for i, pod := range g.Members {
+		p := testutil.MakePod().Namespace("ml").Name(pod.Name).UID(pod.Name).Req(testutil.Res{"example.com/gpu": "2"}).Obj()
+		g.Members[i], snap.Pods[i] = p, p
+	}
+	e, err := Gang(context.Background(), snap, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []ResourceShortfall
+	for _, s := range e.Suggestions {
+		if s.Kind == SuggestShortfall {
+			got = s.Shortfall
+		}
+	}
+	want := []ResourceShortfall{{Name: "example.com/gpu", DeviceClass: "gpu", Short: 4, Need: 4, Usable: 0, Free: 1, MostFree: 1, MostFreeNode: "gpu-1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shortfall (-want +got):\n%s", diff)
+	}
+}

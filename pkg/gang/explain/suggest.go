@@ -98,7 +98,11 @@ type LargestNode struct {
 // ResourceShortfall is how much of one resource the members left over need
 // beyond what the nodes that could take them have free.
 type ResourceShortfall struct {
-	Name corev1.ResourceName
+	// Name is the resource; for devices (DeviceClass set), the device
+	// request of the blocked member's claim (or the extended resource a
+	// DeviceClass backs), and the amounts count devices of DeviceClass.
+	Name        corev1.ResourceName
+	DeviceClass string
 	// Short is Need - Usable.
 	Short int64
 	// Need sums the requests of the members that do not fit.
@@ -177,7 +181,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
 	}
 	var out []Suggestion
-	if s := x.shortfall(g, p, e); s != nil {
+	if s := x.shortfall(ctx, g, p, e); s != nil {
 		out = append(out, *s)
 	}
 	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.selector, x.tolerate, x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -8,16 +9,19 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
 )
 
 // shortfall works out, per resource the blocked member requests, how much
 // the members left over need beyond the free capacity of the nodes in scope
-// that could take such a member (those only NodeResourcesFit rejects),
-// after the best attempt's members are placed. Each node's free amount
-// counts in whole requests of the blocked member, since a member cannot be
-// split across nodes: 2 free GPUs do not help a member that needs 8.
-func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *Suggestion {
+// that could take such a member (those only NodeResourcesFit rejects), and
+// per device request of its claims, how many devices of the class they need
+// beyond those free on the nodes only DynamicResources rejects, after the
+// best attempt's members are placed. Each node's free amount counts in whole
+// requests of the blocked member, since a member cannot be split across
+// nodes: 2 free GPUs do not help a member that needs 8.
+func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) *Suggestion {
 	if p.Blocker == nil {
 		return nil
 	}
@@ -25,6 +29,66 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 	if len(unplaced) == 0 {
 		return nil
 	}
+	out := x.resourceShortfall(g, p, e, unplaced)
+	out = append(out, x.deviceShortfall(ctx, p, e, unplaced)...)
+	if len(out) == 0 {
+		return nil
+	}
+	var amounts []string
+	for _, rs := range out {
+		a := rs.amount(rs.Short)
+		if rs.DeviceClass != "" {
+			a += " for request " + string(rs.Name)
+		}
+		amounts = append(amounts, a)
+	}
+	first := out[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), where(p))
+	if g.Source != "" {
+		fmt.Fprintf(&b, ": it holds %d of minimum %d member(s) at once; the %d left need", p.MaxPlaceable, p.MinMember, len(unplaced))
+	} else {
+		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
+	}
+	fmt.Fprintf(&b, " %s", first.amount(first.per))
+	if g.Source != "" {
+		b.WriteString(" each")
+	}
+	if first.MostFreeNode == "" {
+		b.WriteString(" on one node, and no node there could take it")
+	} else {
+		mostFree := gang.FormatQuantity(first.Name, first.MostFree)
+		if first.DeviceClass != "" {
+			mostFree = fmt.Sprint(first.MostFree)
+		}
+		fmt.Fprintf(&b, " on one node, and the most free on any node it may run on is %s (%s)", mostFree, first.MostFreeNode)
+	}
+	list := make([]ResourceShortfall, len(out))
+	for i, rs := range out {
+		list[i] = rs.ResourceShortfall
+	}
+	return &Suggestion{Kind: SuggestShortfall, Shortfall: list, Message: b.String()}
+}
+
+// shortOf is a shortfall with the blocked member's own amount (per).
+type shortOf struct {
+	ResourceShortfall
+	per int64
+}
+
+// amount words v of the shortfall's resource: "8 nvidia.com/gpu", "16Gi
+// memory", "8 gpu.nvidia.com device(s)".
+func (s shortOf) amount(v int64) string {
+	if s.DeviceClass != "" {
+		return fmt.Sprintf("%d %s device(s)", v, s.DeviceClass)
+	}
+	return gang.FormatQuantity(s.Name, v) + " " + string(s.Name)
+}
+
+// resourceShortfall is the shortfall of each resource the blocked member
+// requests (but extended resources DeviceClasses back: deviceShortfall) on
+// the nodes only NodeResourcesFit rejects.
+func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explanation, unplaced []*corev1.Pod) []shortOf {
 	eligible := map[string]bool{}
 	for _, n := range e.Nodes {
 		if !n.OutsideDomain && (n.Feasible || n.Plugin == noderesources.Name) {
@@ -50,10 +114,13 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 	for i, pod := range unplaced {
 		needs[i] = framework.ComputePodResource(pod).Resource
 	}
-	var out []ResourceShortfall
+	var out []shortOf
 	for _, name := range requestedNames(blocked) {
+		if x.base.DRA().ExtendedResourceClass(name) != nil {
+			continue
+		}
 		per := blocked.Get(name)
-		rs := ResourceShortfall{Name: name}
+		rs := shortOf{ResourceShortfall: ResourceShortfall{Name: name}, per: per}
 		for _, r := range needs {
 			rs.Need += r.Get(name)
 		}
@@ -72,32 +139,60 @@ func (x *explainer) shortfall(g *gang.Gang, p *gang.Placement, e *Explanation) *
 			out = append(out, rs)
 		}
 	}
-	if len(out) == 0 {
+	return out
+}
+
+// deviceShortfall is the shortfall in devices of each request of the
+// blocked member's claims (prioritized alternatives and allocation mode All
+// left out: they have no one count), on the nodes in scope only
+// DynamicResources rejects, counting each node's free devices in whole
+// requests (a member's claim is allocated on one node). The members left
+// over need what their own requests of the same name and class ask for.
+func (x *explainer) deviceShortfall(ctx context.Context, p *gang.Placement, e *Explanation, unplaced []*corev1.Pod) []shortOf {
+	type key struct{ request, class string }
+	var nodes []*Node
+	for i := range e.Nodes {
+		n := &e.Nodes[i]
+		if !n.OutsideDomain && n.Plugin == dynamicresources.Name && len(n.Devices) > 0 {
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
 		return nil
 	}
-	var amounts []string
-	for _, rs := range out {
-		amounts = append(amounts, gang.FormatQuantity(rs.Name, rs.Short)+" "+string(rs.Name))
+	need := map[key]int64{}
+	for _, pod := range unplaced {
+		for _, f := range x.base.DeviceFit(ctx, pod, nodes[0].Name) {
+			if !f.Alternative && f.Wanted > 0 {
+				need[key{f.Request, f.Class}] += f.Wanted
+			}
+		}
 	}
-	first := out[0]
-	var b strings.Builder
-	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), where(p))
-	if g.Source != "" {
-		fmt.Fprintf(&b, ": it holds %d of minimum %d member(s) at once; the %d left need", p.MaxPlaceable, p.MinMember, len(unplaced))
-	} else {
-		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
+	var out []shortOf
+	for _, f := range nodes[0].Devices {
+		k := key{f.Request, f.Class}
+		if f.Alternative || f.Wanted == 0 || need[k] == 0 {
+			continue
+		}
+		rs := shortOf{ResourceShortfall: ResourceShortfall{Name: corev1.ResourceName(f.Request), DeviceClass: f.Class, Need: need[k]}, per: f.Wanted}
+		for _, n := range nodes {
+			for _, nf := range n.Devices {
+				if nf.Request != f.Request || nf.Class != f.Class {
+					continue
+				}
+				free := int64(nf.Free)
+				rs.Free += free
+				rs.Usable += free / f.Wanted * f.Wanted
+				if free > rs.MostFree || rs.MostFreeNode == "" {
+					rs.MostFree, rs.MostFreeNode = free, n.Name
+				}
+			}
+		}
+		if rs.Short = rs.Need - rs.Usable; rs.Short > 0 {
+			out = append(out, rs)
+		}
 	}
-	fmt.Fprintf(&b, " %s %s", gang.FormatQuantity(first.Name, blocked.Get(first.Name)), first.Name)
-	if g.Source != "" {
-		b.WriteString(" each")
-	}
-	if first.MostFreeNode == "" {
-		b.WriteString(" on one node, and no node there could take it")
-	} else {
-		fmt.Fprintf(&b, " on one node, and the most free on any node it may run on is %s (%s)",
-			gang.FormatQuantity(first.Name, first.MostFree), first.MostFreeNode)
-	}
-	return &Suggestion{Kind: SuggestShortfall, Shortfall: out, Message: b.String()}
+	return out
 }
 
 // requestedNames lists the resources r holds a positive amount of, in the

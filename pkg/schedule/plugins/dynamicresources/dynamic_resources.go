@@ -746,6 +746,9 @@ type RequestFit struct {
 	// Wanted is how many devices the request asks for; 0 means all that
 	// match (allocationMode All).
 	Wanted int64
+	// Alternative marks one of a request's prioritized alternatives
+	// (firstAvailable): the allocator needs only one of them.
+	Alternative bool
 	// Matching is how many devices the node can use (its own slices and
 	// those of pools its node selector or allNodes reaches) match the
 	// class's and the request's selectors; Free how many of those no
@@ -879,7 +882,9 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 				out = append(out, fit(claim.Name, r.Name, r.Exactly.DeviceClassName, r.Exactly.Selectors, r.Exactly.Tolerations, r.Exactly.AllocationMode, r.Exactly.Count))
 			default:
 				for _, sub := range r.FirstAvailable {
-					out = append(out, fit(claim.Name, r.Name+"/"+sub.Name, sub.DeviceClassName, sub.Selectors, sub.Tolerations, sub.AllocationMode, sub.Count))
+					f := fit(claim.Name, r.Name+"/"+sub.Name, sub.DeviceClassName, sub.Selectors, sub.Tolerations, sub.AllocationMode, sub.Count)
+					f.Alternative = true
+					out = append(out, f)
 				}
 			}
 		}
