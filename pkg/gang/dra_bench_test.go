@@ -59,3 +59,22 @@ func BenchmarkPlace1001DRADoesNotFit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlace1000DRAExtended is BenchmarkPlace1000DRA with the GPUs asked
+// for as a plain nvidia.com/gpu: 8 that a DeviceClass backs
+// (DRAExtendedResource): each member gets kube-scheduler's own claim.
+func BenchmarkPlace1000DRAExtended(b *testing.B) {
+	snap, g := draBenchCluster(1000, 1000)
+	snap.ResourceClaimTemplates = nil
+	snap.DeviceClasses[0].Spec.ExtendedResourceName = new(string)
+	*snap.DeviceClasses[0].Spec.ExtendedResourceName = "nvidia.com/gpu"
+	for i, pod := range g.Members {
+		p := testutil.MakePod().Namespace("ml").Name(pod.Name).UID(pod.Name).Label("batch.kubernetes.io/job-completion-index", pod.Labels["batch.kubernetes.io/job-completion-index"]).
+			Req(testutil.Res{"cpu": "8", "nvidia.com/gpu": "8"}).Obj()
+		g.Members[i] = p
+	}
+	if p, err := Place(context.Background(), snap, g, PlaceOptions{}); err != nil || !p.Verified() || len(p.Assignments[999].Claims) != 1 {
+		b.Fatalf("placement %v: want verified, a claim per member", err)
+	}
+	benchPlaceOn(b, snap, g, PlaceOptions{})
+}

@@ -401,9 +401,11 @@ func ReservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
 // DeviceClassResolver kube-scheduler v1.37 consults with DRAExtendedResource
 // (GA, locked on).
 func (d *DRA) ExtendedResourceClass(name corev1.ResourceName) *resourcev1.DeviceClass {
-	if d == nil || len(d.base.classes) == 0 || !IsDRAExtendedResourceName(name) {
+	if d == nil || len(d.base.classes) == 0 {
 		return nil
 	}
+	// Only valid extended resource names are in the map (API validation
+	// of extendedResourceName, the implicit prefix).
 	return d.base.extended[name]
 }
 

@@ -227,6 +227,9 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 	s.dra = dra
 	if requests := dra.ExtendedRequests(pod); requests != nil {
 		x := &extendedState{names: extendedNames(requests)}
+		for _, name := range x.names {
+			x.backed = append(x.backed, dra.ExtendedResourceClass(name) != nil)
+		}
 		if c := dra.ExtendedResourceClaim(pod); c != nil {
 			x.claim = c
 		} else {

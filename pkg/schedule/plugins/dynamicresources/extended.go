@@ -73,8 +73,10 @@ type extendedState struct {
 	claim *resourcev1.ResourceClaim
 	// inMemory says claim is the in-memory one (not in the snapshot).
 	inMemory bool
-	// names are the pod's requests of names a class may back, sorted.
-	names []corev1.ResourceName
+	// names are the pod's requests of names a class may back, sorted;
+	// backed says which a class backs.
+	names  []corev1.ResourceName
+	backed []bool
 	// byNode caches the per-node claim by which names the node leaves to
 	// DRA (nodeClaim).
 	byNode map[string]nodeExtClaim
@@ -101,10 +103,10 @@ func (x *extendedState) nodeClaim(dra *framework.DRA, pod *corev1.Pod, nodeInfo 
 		return nil, "", framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonStaleExtendedClaim)
 	}
 	var delegated []corev1.ResourceName
-	for _, name := range x.names {
+	for i, name := range x.names {
 		allocatable, ok := nodeInfo.Allocatable.ScalarResources[name]
 		switch {
-		case dra.ExtendedResourceClass(name) != nil && allocatable == 0:
+		case x.backed[i] && allocatable == 0:
 			delegated = append(delegated, name)
 		case !ok:
 			return nil, "", framework.NewStatus(framework.UnschedulableAndUnresolvable, ReasonCannotFitResource)
