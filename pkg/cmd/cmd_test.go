@@ -38,8 +38,9 @@ func TestBadInputIsOneLine(t *testing.T) {
 	}{
 		{"unknown flag", []string{"explain", "--bogus"}, "", ExitUsage, "error: unknown flag: --bogus; see 'kubectl gang explain --help'"},
 		{"unknown command", []string{"explian"}, "", ExitUsage, `error: unknown command "explian" for "kubectl gang" (did you mean "explain"?)`},
-		{"unknown resource type", []string{"explain", "deployment/web"}, "", ExitUsage, `error: unknown resource type "deployment": give pod/NAME, podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE; the workloads are job, jobset, leaderworkerset, pytorchjob, tfjob, xgboostjob, paddlejob, jaxjob, mpijob, raycluster, rayjob`},
-		{"unknown resource type for bind", []string{"bind", "deployment/web"}, "", ExitUsage, `error: unknown resource type "deployment": give podgroup/NAME or -l SELECTOR`},
+		{"unknown resource type", []string{"explain", "cronjob/nightly"}, "", ExitUsage, `error: unknown resource type "cronjob": give pod/NAME, podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE; the workloads are job, deployment, replicaset, statefulset, vcjob, jobset, leaderworkerset, pytorchjob, tfjob, xgboostjob, paddlejob, jaxjob, mpijob, raycluster, rayjob, trainjob`},
+		{"unknown resource type for bind", []string{"bind", "cronjob/nightly"}, "", ExitUsage, `error: unknown resource type "cronjob": give podgroup/NAME or -l SELECTOR`},
+		{"a workload for bind", []string{"bind", "deployment/web"}, "", ExitUsage, `error: "deployment/web" names a workload, whose members may not exist yet; give podgroup/NAME or -l SELECTOR (its pods: -l with their labels)`},
 		{"unknown PodGroup group", []string{"place", "podgroups.example.com/x"}, "", ExitUsage, `error: unknown PodGroup group "example.com": expected one of scheduling.k8s.io, scheduling.volcano.sh, scheduling.x-k8s.io`},
 		{"not TYPE/NAME", []string{"place", "llm"}, "", ExitUsage, `error: "llm" is not TYPE/NAME: give podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE`},
 		{"no subject", []string{"place"}, "", ExitUsage, "error: name the gang: podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE"},

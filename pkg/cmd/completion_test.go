@@ -28,7 +28,8 @@ func complete(t *testing.T, args ...string) []string {
 func TestCompleteSubject(t *testing.T) {
 	snap := []string{"--snapshot", exampleSnapshot, "-n", "ml-research"}
 	kinds := []string{"podgroups.scheduling.k8s.io/", "podgroups.scheduling.volcano.sh/", "podgroups.scheduling.x-k8s.io/",
-		"job/", "jobset/", "leaderworkerset/", "pytorchjob/", "tfjob/", "xgboostjob/", "paddlejob/", "jaxjob/", "mpijob/", "raycluster/", "rayjob/"}
+		"job/", "deployment/", "replicaset/", "statefulset/", "vcjob/", "jobset/", "leaderworkerset/", "pytorchjob/", "tfjob/", "xgboostjob/",
+		"paddlejob/", "jaxjob/", "mpijob/", "raycluster/", "rayjob/", "trainjob/"}
 	for _, tc := range []struct {
 		name string
 		args []string

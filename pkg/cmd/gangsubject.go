@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -30,7 +32,7 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	case SubjectFile:
 		g, err = gangFromFile(snap, s.manifest)
 	case SubjectWorkload:
-		g, err = gangFromWorkload(snap, s.object, namespace)
+		g, err = gangFromWorkload(snap, s.object, namespace, s.runtimes)
 	case SubjectPod:
 		var pod = s.Name
 		g, _, err = gang.ResolvePod(snap, namespace, pod)
@@ -44,32 +46,67 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 }
 
 // readManifests reads what-if manifests into a gang, before any cluster
-// read: a missing file or a bad manifest is reported at once.
-func readManifests(filename, namespace string, minMember int32, stdin io.Reader) (*gang.Gang, error) {
-	source := filename
+// read: a missing file or a bad manifest is reported at once. The objects
+// come back with a *gang.MissingRuntimeError, which the cluster may mend.
+func readManifests(filename, namespace string, minMember int32, stdin io.Reader) ([]*unstructured.Unstructured, *gang.Gang, error) {
+	source := manifestSource(filename)
 	var data []byte
 	var err error
 	if filename == "-" {
-		source = "<stdin>"
 		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(filename)
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, usageErrorf("%s: no such file", filename)
+			return nil, nil, usageErrorf("%s: no such file", filename)
 		}
-		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
+		return nil, nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
 	}
 	objs, err := gang.DecodeManifests(data, source)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g, err := gang.FromManifests(objs, namespace, minMember)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return objs, nil, fmt.Errorf("%s: %w", source, err)
 	}
-	return g, nil
+	return objs, g, nil
+}
+
+// manifestSource names -f's input in messages.
+func manifestSource(filename string) string {
+	if filename == "-" {
+		return "<stdin>"
+	}
+	return filename
+}
+
+// clusterRuntimes looks TrainJobs' runtimes up in the cluster
+// (gang.TrainingRuntimes): a runtime the server does not serve, or that is
+// not there, is none.
+type clusterRuntimes struct {
+	ctx context.Context
+	cfg *rest.Config
+}
+
+func (c clusterRuntimes) TrainingRuntime(kind, namespace, name string) (*unstructured.Unstructured, error) {
+	gvr, ok := gang.TrainingRuntimeResources[kind]
+	if !ok {
+		return nil, nil
+	}
+	if gvr.Resource == "clustertrainingruntimes" {
+		namespace = ""
+	}
+	obj, err := snapshot.GetObject(c.ctx, c.cfg, gvr, namespace, name)
+	var notServed *snapshot.NotServedError
+	switch {
+	case err == nil:
+		return obj, nil
+	case apierrors.IsNotFound(err), errors.As(err, &notServed):
+		return nil, nil
+	}
+	return nil, err
 }
 
 // gangFromFile gives the members of a what-if gang the priorities admission
@@ -108,13 +145,27 @@ func readWorkload(ctx context.Context, cfg *rest.Config, s *Subject, namespace s
 // expands its manifest (names, labels, priorities, webhooks), then puts
 // the pods its controllers already created in the place of the members
 // they stand for (gang.MergeLive).
-func gangFromWorkload(snap *schedule.Snapshot, obj *unstructured.Unstructured, namespace string) (*gang.Gang, error) {
-	g, err := gang.FromManifests([]*unstructured.Unstructured{obj}, namespace, 0)
+func gangFromWorkload(snap *schedule.Snapshot, obj *unstructured.Unstructured, namespace string, runtimes gang.TrainingRuntimes) (*gang.Gang, error) {
+	g, err := gang.FromManifestsWith([]*unstructured.Unstructured{obj}, namespace, 0, runtimes)
 	if err != nil {
 		return nil, err
 	}
 	if g, err = gangFromFile(snap, g); err != nil {
 		return nil, err
+	}
+	// A Deployment's or ReplicaSet's pods have random names and only the
+	// template's labels: its selector tells them.
+	if kind := obj.GetKind(); obj.GroupVersionKind().Group == "apps" && (kind == "Deployment" || kind == "ReplicaSet") {
+		raw, _, _ := unstructured.NestedMap(obj.Object, "spec", "selector")
+		var ls metav1.LabelSelector
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &ls); err != nil {
+			return nil, fmt.Errorf("%s %s: spec.selector: %w", kind, obj.GetName(), err)
+		}
+		sel, err := metav1.LabelSelectorAsSelector(&ls)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: spec.selector: %w", kind, obj.GetName(), err)
+		}
+		return gang.MergeLiveSelected(g, snap.Pods, sel), nil
 	}
 	return gang.MergeLive(g, snap.Pods), nil
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -63,9 +64,16 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 		if s.Filename == "-" && o.Snapshot.Path == "-" {
 			return usageErrorf("-f - and --snapshot - cannot both read standard input")
 		}
-		if s.manifest, err = readManifests(s.Filename, o.namespace, o.Subject.MinMember, o.In); err != nil {
+		objs, g, err := readManifests(s.Filename, o.namespace, o.Subject.MinMember, o.In)
+		var missing *gang.MissingRuntimeError
+		switch {
+		case errors.As(err, &missing) && !o.Snapshot.Offline():
+			// The runtime may be in the cluster: looked up once it is read.
+			s.objects = objs
+		case err != nil:
 			return asInputError(err)
 		}
+		s.manifest = g
 	}
 	if s.Kind == SubjectWorkload && o.Snapshot.Offline() {
 		// A snapshot holds no workloads: its decoder reads the kinds
@@ -79,13 +87,24 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 // names one (first: a workload that is not there is reported before the
 // whole cluster is read), then the snapshot.
 func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot, error) {
-	if o.subject.Kind == SubjectWorkload {
+	s := o.subject
+	if s.Kind == SubjectWorkload || s.objects != nil {
 		cfg, err := o.Snapshot.RESTConfig()
 		if err != nil {
 			return nil, err
 		}
-		if o.subject.object, err = readWorkload(ctx, cfg, o.subject, o.namespace); err != nil {
-			return nil, err
+		s.runtimes = clusterRuntimes{ctx: ctx, cfg: cfg}
+		if s.Kind == SubjectWorkload {
+			if s.object, err = readWorkload(ctx, cfg, s, o.namespace); err != nil {
+				return nil, err
+			}
+		}
+		if s.objects != nil {
+			g, err := gang.FromManifestsWith(s.objects, o.namespace, o.Subject.MinMember, s.runtimes)
+			if err != nil {
+				return nil, asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
+			}
+			s.manifest = g
 		}
 	}
 	return o.Snapshot.Load(ctx, o.IOStreams)

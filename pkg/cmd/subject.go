@@ -41,6 +41,11 @@ type Subject struct {
 	manifest *gang.Gang
 	// object is the workload read from the cluster.
 	object *unstructured.Unstructured
+	// objects are the manifests read from Filename when their gang waits
+	// for the cluster (a TrainJob whose runtime is not in the file).
+	objects []*unstructured.Unstructured
+	// runtimes looks TrainJobs' runtimes up in the cluster (live only).
+	runtimes gang.TrainingRuntimes
 }
 
 // SubjectFlags are the flags that name a subject instead of an argument.

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -32,6 +34,10 @@ func (k WorkloadKind) Qualified() string {
 // the order help and completion list them.
 var WorkloadKinds = []WorkloadKind{
 	{Kind: "Job", Resource: batchv1.SchemeGroupVersion.WithResource("jobs"), Names: []string{"job", "jobs"}},
+	{Kind: "Deployment", Resource: appsv1.SchemeGroupVersion.WithResource("deployments"), Names: []string{"deployment", "deployments", "deploy"}},
+	{Kind: "ReplicaSet", Resource: appsv1.SchemeGroupVersion.WithResource("replicasets"), Names: []string{"replicaset", "replicasets", "rs"}},
+	{Kind: "StatefulSet", Resource: appsv1.SchemeGroupVersion.WithResource("statefulsets"), Names: []string{"statefulset", "statefulsets", "sts"}},
+	{Kind: "Job", Resource: VolcanoJobGVK.GroupVersion().WithResource("jobs"), Names: []string{"vcjob", "vcjobs", "vj"}},
 	{Kind: "JobSet", Resource: schema.GroupVersionResource{Group: JobSetGroup, Version: jobSetVersion, Resource: "jobsets"},
 		Names: []string{"jobset", "jobsets"}},
 	{Kind: "LeaderWorkerSet", Resource: schema.GroupVersionResource{Group: LeaderWorkerSetGroup, Version: lwsVersion, Resource: "leaderworkersets"},
@@ -46,6 +52,8 @@ var WorkloadKinds = []WorkloadKind{
 		Names: []string{"raycluster", "rayclusters"}},
 	{Kind: "RayJob", Resource: schema.GroupVersionResource{Group: RayGroup, Version: rayVersion, Resource: "rayjobs"},
 		Names: []string{"rayjob", "rayjobs"}},
+	{Kind: "TrainJob", Resource: schema.GroupVersionResource{Group: TrainerGroup, Version: trainerVersion, Resource: "trainjobs"},
+		Names: []string{"trainjob", "trainjobs"}},
 }
 
 func kubeflowWorkload(kind, version string) WorkloadKind {
@@ -173,26 +181,72 @@ func MergeLive(g *Gang, pods []*corev1.Pod) *Gang {
 			byValues[v] = list
 		}
 	}
-	// The members still to come will be created after those that exist,
-	// and queue after them.
+	queueAfterReal(out.Members, replaced)
+	out.SortMembers()
+	return &out
+}
+
+// queueAfterReal gives the members still to come (not real) a creation time
+// a second after the newest real member's: they will be created after
+// those that exist, and queue after them.
+func queueAfterReal(members []*corev1.Pod, real []bool) {
 	var latest metav1.Time
-	for i, m := range out.Members {
-		if replaced[i] && latest.Before(&m.CreationTimestamp) {
+	for i, m := range members {
+		if real[i] && latest.Before(&m.CreationTimestamp) {
 			latest = m.CreationTimestamp
 		}
 	}
-	if !latest.IsZero() {
-		later := metav1.NewTime(latest.Add(time.Second))
-		for i, m := range out.Members {
-			if !replaced[i] && m.CreationTimestamp.Before(&later) {
-				c := m.DeepCopy()
-				c.CreationTimestamp = later
-				out.Members[i] = c
-			}
+	if latest.IsZero() {
+		return
+	}
+	later := metav1.NewTime(latest.Add(time.Second))
+	for i, m := range members {
+		if !real[i] && m.CreationTimestamp.Before(&later) {
+			c := m.DeepCopy()
+			c.CreationTimestamp = later
+			members[i] = c
 		}
 	}
+}
+
+// MergeLiveSelected is MergeLive for a workload whose controller names
+// its pods at random and labels them with nothing but its template's labels
+// (a Deployment's or ReplicaSet's pods): after MergeLive's matching, each
+// member still to come is stood for by a real pod selector selects, bound
+// pods first, as long as there are any.
+func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *Gang {
+	out := MergeLive(g, pods)
+	if selector == nil || selector.Empty() {
+		return out
+	}
+	used := map[*corev1.Pod]bool{}
+	for _, m := range out.Members {
+		used[m] = true
+	}
+	var candidates []*corev1.Pod
+	for _, p := range pods {
+		if p.Namespace == g.Namespace && p.DeletionTimestamp == nil && !used[p] &&
+			p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && selector.Matches(labels.Set(p.Labels)) {
+			candidates = append(candidates, p)
+		}
+	}
+	slices.SortFunc(candidates, func(a, b *corev1.Pod) int {
+		return cmp.Or(-cmp.Compare(boundRank(a), boundRank(b)), a.CreationTimestamp.Compare(b.CreationTimestamp.Time), strings.Compare(a.Name, b.Name))
+	})
+	isReal := map[*corev1.Pod]bool{}
+	for _, p := range pods {
+		isReal[p] = true
+	}
+	real := make([]bool, len(out.Members))
+	for i, m := range out.Members {
+		if !isReal[m] && len(candidates) > 0 {
+			out.Members[i], candidates = candidates[0], candidates[1:]
+		}
+		real[i] = isReal[out.Members[i]]
+	}
+	queueAfterReal(out.Members, real)
 	out.SortMembers()
-	return &out
+	return out
 }
 
 // boundRank is 1 for a pod bound to a node, 0 otherwise.

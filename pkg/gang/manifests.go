@@ -80,6 +80,12 @@ const (
 // Priorities are left for ApplyPriorities, which needs the cluster's
 // PriorityClasses; a suspended Job is expanded as if it were resumed.
 func FromManifests(objs []*unstructured.Unstructured, namespace string, minMember int32) (*Gang, error) {
+	return FromManifestsWith(objs, namespace, minMember, nil)
+}
+
+// FromManifestsWith is FromManifests where a TrainJob's runtime not given
+// with the manifests is looked up in runtimes (the cluster's), when not nil.
+func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minMember int32, runtimes TrainingRuntimes) (*Gang, error) {
 	if minMember < 0 {
 		return nil, fmt.Errorf("--min-member must not be negative, got %d", minMember)
 	}
@@ -92,7 +98,11 @@ func FromManifests(objs []*unstructured.Unstructured, namespace string, minMembe
 			return nil, err
 		}
 	}
-	if err := m.addTrainJobs(m.trainer.runtimes); err != nil {
+	var lookup TrainingRuntimes = m.trainer.runtimes
+	if runtimes != nil {
+		lookup = runtimeChain{m.trainer.runtimes, runtimes}
+	}
+	if err := m.addTrainJobs(lookup); err != nil {
 		return nil, err
 	}
 	if len(m.pods) == 0 {

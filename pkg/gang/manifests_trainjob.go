@@ -69,6 +69,47 @@ func (r trainingRuntimeMap) TrainingRuntime(kind, namespace, name string) (*unst
 	return r[trainingRuntimeKey{kind, namespace, name}], nil
 }
 
+// runtimeChain looks in each TrainingRuntimes in turn: the manifests', then
+// the cluster's.
+type runtimeChain []TrainingRuntimes
+
+func (c runtimeChain) TrainingRuntime(kind, namespace, name string) (*unstructured.Unstructured, error) {
+	for _, r := range c {
+		if rt, err := r.TrainingRuntime(kind, namespace, name); rt != nil || err != nil {
+			return rt, err
+		}
+	}
+	return nil, nil
+}
+
+// MissingRuntimeError is a TrainJob whose runtime is neither in the
+// manifests nor (when one was consulted) in the cluster.
+type MissingRuntimeError struct {
+	TrainJob, Kind, Namespace, Name string
+	// InCluster says the cluster was looked in too.
+	InCluster bool
+}
+
+func (e *MissingRuntimeError) Error() string {
+	what := e.Kind + " " + strconv.Quote(e.Name)
+	get := fmt.Sprintf("kubectl get %s %s -o yaml", strings.ToLower(e.Kind), e.Name)
+	if e.Kind == trainingRuntimeKind {
+		what += " (namespace " + e.Namespace + ")"
+		get = fmt.Sprintf("kubectl get %s %s -n %s -o yaml", strings.ToLower(e.Kind), e.Name, e.Namespace)
+	}
+	if e.InCluster {
+		return fmt.Sprintf("%s: its runtime %s is neither in the manifests nor in the cluster", e.TrainJob, what)
+	}
+	return fmt.Sprintf("%s: its runtime %s is not in the manifests; give it with -f too (%s)", e.TrainJob, what, get)
+}
+
+// TrainingRuntimeResources are the resources a runtime of each kind is
+// read from in a cluster, at the version this build reads.
+var TrainingRuntimeResources = map[string]schema.GroupVersionResource{
+	clusterTrainingRuntimeKind: {Group: TrainerGroup, Version: trainerVersion, Resource: "clustertrainingruntimes"},
+	trainingRuntimeKind:        {Group: TrainerGroup, Version: trainerVersion, Resource: "trainingruntimes"},
+}
+
 // trainerObjects are the Trainer objects manifests.add records. A TrainJob
 // needs its runtime, which may come after it, so FromManifests expands the
 // TrainJobs (addTrainJobs) once every object is read.
@@ -327,12 +368,8 @@ func (m *manifests) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (
 	}
 	rtWhat := kind + " " + strconv.Quote(ref.Name)
 	if rt == nil {
-		get := fmt.Sprintf("kubectl get %s %s -o yaml", strings.ToLower(kind), ref.Name)
-		if kind == trainingRuntimeKind {
-			rtWhat += " (namespace " + j.ns + ")"
-			get = fmt.Sprintf("kubectl get %s %s -n %s -o yaml", strings.ToLower(kind), ref.Name, j.ns)
-		}
-		return 0, fmt.Errorf("%s: its runtime %s is not in the manifests; give it with -f too (%s)", j.what, rtWhat, get)
+		_, inCluster := runtimes.(runtimeChain)
+		return 0, &MissingRuntimeError{TrainJob: j.what, Kind: kind, Namespace: j.ns, Name: ref.Name, InCluster: inCluster}
 	}
 	tr := &trainingRuntime{}
 	if err := fromUnstructured(rt, tr, rtWhat); err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 )
 
@@ -26,21 +27,21 @@ var (
 
 // crdYAML is the least a CRD needs: the group, one version served and
 // stored, and any content.
-func crdYAML(group, version, kind, plural string) string {
+func crdYAML(group, version, kind, plural, scope string) string {
 	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: %[4]s.%[1]s}
 spec:
   group: %[1]s
   names: {kind: %[3]s, listKind: %[3]sList, plural: %[4]s, singular: %[5]s}
-  scope: Namespaced
+  scope: %[6]s
   versions:
   - name: %[2]s
     served: true
     storage: true
     schema:
       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`, group, version, kind, plural, strings.ToLower(kind))
+`, group, version, kind, plural, strings.ToLower(kind), scope)
 }
 
 // installJobSetCRD installs the JobSet CRD at the version the build reads.
@@ -53,8 +54,13 @@ func installJobSetCRD(t *testing.T, f *gangFixture) {
 // discovery serves it.
 func installCRD(t *testing.T, f *gangFixture, gvr schema.GroupVersionResource, kind string) {
 	t.Helper()
+	installCRDScope(t, f, gvr, kind, "Namespaced")
+}
+
+func installCRDScope(t *testing.T, f *gangFixture, gvr schema.GroupVersionResource, kind, scope string) {
+	t.Helper()
 	crd := &unstructured.Unstructured{}
-	f.must(yaml.Unmarshal([]byte(crdYAML(gvr.Group, gvr.Version, kind, gvr.Resource)), &crd.Object))
+	f.must(yaml.Unmarshal([]byte(crdYAML(gvr.Group, gvr.Version, kind, gvr.Resource, scope)), &crd.Object))
 	if _, err := f.dyn.Resource(crds).Create(f.ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
@@ -277,4 +283,131 @@ func TestWorkloadOtherVersion(t *testing.T) {
 	want := "error: the server serves mpijobs.kubeflow.org at v1, not at v2beta1, the version this build reads"
 	wantOneErrorLine(t, code, out, stderr, want)
 	t.Logf("place mpijob/x: exit %d, %s", code, strings.TrimSpace(stderr))
+}
+
+// A Deployment read from the cluster is the pods its ReplicaSets made (found
+// by its selector: their names are random) plus those to come.
+func TestWorkloadDeploymentLive(t *testing.T) {
+	f := newGangFixture(t, "deployment")
+	n := f.nodes(3)
+	obj := &unstructured.Unstructured{}
+	f.must(yaml.Unmarshal([]byte(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: serve, namespace: %[1]s}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: serve}}
+  template:
+    metadata: {labels: {app: serve}}
+    spec:
+      nodeSelector: {%[2]s: %[1]s}
+      tolerations:
+      - {key: %[2]s, operator: Equal, value: %[1]s, effect: NoSchedule}
+      containers:
+      - name: serve
+        image: registry.k8s.io/pause:3.10
+        resources: %[3]s
+`, f.ns, poolKey, wholeNodeYAML)), &obj.Object))
+	f.createObject(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, obj)
+	for i, name := range []string{"serve-7d4b9c-x2k8p", "serve-7d4b9c-q9z4m"} {
+		f.create(f.pod(name, wholeNode).Label("app", "serve").Label("pod-template-hash", "7d4b9c").Node(n[i]).Obj())
+	}
+	// Another app's pod is not the Deployment's.
+	f.create(f.pod("other-1", testutil.Res{"cpu": "1"}).Label("app", "other").Obj())
+
+	code, p := f.placeJSON("deployment/serve")
+	if code != cmd.ExitOK {
+		t.Errorf("place deployment/serve: exit %d, want 0 (%s)", code, p.Message)
+	}
+	wantPlacement(t, p, "Placed", 3, map[string]string{f.key("serve-2"): n[2]})
+	running := map[string]string{}
+	for _, r := range p.Running {
+		running[r.Pod] = r.Node
+	}
+	if want := map[string]string{f.key("serve-7d4b9c-x2k8p"): n[0], f.key("serve-7d4b9c-q9z4m"): n[1]}; fmt.Sprint(running) != fmt.Sprint(want) {
+		t.Errorf("running %v, want %v", running, want)
+	}
+	// The short name is the same subject.
+	if code, q := f.placeJSON("deploy/serve"); code != cmd.ExitOK || fmt.Sprint(q) != fmt.Sprint(p) {
+		t.Errorf("deploy/serve: exit %d, placement %+v, want %+v", code, q, p)
+	}
+}
+
+// A TrainJob read from the cluster is expanded with the runtime it names,
+// read from the cluster too; -f with a TrainJob whose runtime is only in
+// the cluster finds it there, and offline says where to get it.
+func TestWorkloadTrainJobLive(t *testing.T) {
+	f := newGangFixture(t, "trainjob")
+	trainJobs := schema.GroupVersionResource{Group: "trainer.kubeflow.org", Version: "v1alpha1", Resource: "trainjobs"}
+	installCRD(t, f, trainJobs, "TrainJob")
+	runtimes := schema.GroupVersionResource{Group: "trainer.kubeflow.org", Version: "v1alpha1", Resource: "clustertrainingruntimes"}
+	installClusterCRD(t, f, runtimes, "ClusterTrainingRuntime")
+	n := f.nodes(3)
+	runtimeYAML := fmt.Sprintf(`apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: %[1]s-torch}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec:
+                nodeSelector: {%[2]s: %[1]s}
+                tolerations:
+                - {key: %[2]s, operator: Equal, value: %[1]s, effect: NoSchedule}
+                containers:
+                - name: node
+                  image: registry.k8s.io/pause:3.10
+`, f.ns, poolKey)
+	rt := &unstructured.Unstructured{}
+	f.must(yaml.Unmarshal([]byte(runtimeYAML), &rt.Object))
+	f.createObject(runtimes, rt)
+	t.Cleanup(func() {
+		_ = f.dyn.Resource(runtimes).Delete(context.Background(), rt.GetName(), metav1.DeleteOptions{})
+	})
+	jobYAML := fmt.Sprintf(`apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: llama, namespace: %[1]s}
+spec:
+  runtimeRef: {name: %[1]s-torch}
+  trainer:
+    numNodes: 3
+    resourcesPerNode: %[2]s
+`, f.ns, wholeNodeYAML)
+	tj := &unstructured.Unstructured{}
+	f.must(yaml.Unmarshal([]byte(jobYAML), &tj.Object))
+	f.createObject(trainJobs, tj)
+
+	code, p := f.placeJSON("trainjob/llama")
+	if code != cmd.ExitOK {
+		t.Errorf("place trainjob/llama: exit %d, want 0 (%s)", code, p.Message)
+	}
+	wantPlacement(t, p, "Placed", 3, map[string]string{
+		f.key("llama-node-0-0"): n[0], f.key("llama-node-0-1"): n[1], f.key("llama-node-0-2"): n[2],
+	})
+
+	// -f without the runtime: found in the cluster.
+	file := f.file("llama.yaml", jobYAML)
+	code, q := f.placeJSON("-f", file)
+	if code != cmd.ExitOK || fmt.Sprint(q.Assignments) != fmt.Sprint(p.Assignments) {
+		t.Errorf("place -f (runtime in the cluster): exit %d, assignments %+v, want %+v", code, q.Assignments, p.Assignments)
+	}
+	// Offline the cluster is not there to look in.
+	code, out, stderr := f.run("place", "-f", file, "--snapshot", f.file("empty.yaml", "apiVersion: v1\nkind: List\nitems: []\n"))
+	wantOneErrorLine(t, code, out, stderr, fmt.Sprintf(`error: %s: TrainJob "llama": its runtime ClusterTrainingRuntime "%s-torch" is not in the manifests; give it with -f too (kubectl get clustertrainingruntime %s-torch -o yaml)`, file, f.ns, f.ns))
+	// A runtime in neither.
+	missing := f.file("missing.yaml", strings.Replace(jobYAML, f.ns+"-torch", "nope", 1))
+	code, out, stderr = f.run("place", "-f", missing)
+	wantOneErrorLine(t, code, out, stderr, fmt.Sprintf(`error: %s: TrainJob "llama": its runtime ClusterTrainingRuntime "nope" is neither in the manifests nor in the cluster`, missing))
+}
+
+// installClusterCRD is installCRD for a cluster-scoped kind.
+func installClusterCRD(t *testing.T, f *gangFixture, gvr schema.GroupVersionResource, kind string) {
+	t.Helper()
+	installCRDScope(t, f, gvr, kind, "Cluster")
 }
