@@ -167,7 +167,7 @@ func gangFromWorkload(snap *schedule.Snapshot, obj *unstructured.Unstructured, n
 		}
 		return gang.MergeLiveSelected(g, snap.Pods, sel), nil
 	}
-	return gang.MergeLive(g, snap.Pods), nil
+	return gang.DropFinished(gang.MergeLive(g, snap.Pods), snap.Pods, snap.SucceededPods), nil
 }
 
 // asInputError marks resolution failures as bad input: a group or pod not in

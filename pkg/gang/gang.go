@@ -91,6 +91,9 @@ type Gang struct {
 	// Succeeded are members that finished successfully (metadata only).
 	// Volcano counts them toward the minimum, in validity and in placement.
 	Succeeded []*corev1.Pod
+	// Finished counts the members of a live workload that finished and
+	// will not run again (DropFinished), for messages.
+	Finished int
 	// Read names the objects a what-if gang was expanded from, each as
 	// "Kind name (group/version)", so that output says what was read.
 	Read []string

@@ -249,6 +249,67 @@ func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *G
 	return out
 }
 
+// DropFinished takes out of a merged live gang (MergeLive) the members
+// still to come that have finished already: a Succeeded pod of the
+// snapshot (succeeded, metadata only) has the member's name, or its
+// identity with the index (the same Job and completion index, the same Ray
+// group and replica index, the same Kubeflow replica type and index). The
+// controller does not run those again: a Volcano gang keeps them as
+// Succeeded members (Volcano counts them toward the minimum), any other
+// gang's minimum drops by one for each. Members without an index (a
+// non-Indexed Job's pods) are not matched: which of them a finished pod
+// stands for depends on the Job's counts, which the expansion reads from its
+// spec. live are the snapshot's unfinished pods, which MergeLive put in place.
+func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
+	if len(succeeded) == 0 {
+		return g
+	}
+	isLive := map[*corev1.Pod]bool{}
+	for _, p := range live {
+		isLive[p] = true
+	}
+	byName := map[string]*corev1.Pod{}
+	var candidates []*corev1.Pod
+	for _, p := range succeeded {
+		if p.Namespace == g.Namespace {
+			byName[p.Name] = p
+			candidates = append(candidates, p)
+		}
+	}
+	used := map[*corev1.Pod]bool{}
+	out := *g
+	out.Members = nil
+	out.Succeeded = slices.Clone(g.Succeeded)
+	for _, m := range g.Members {
+		var done *corev1.Pod
+		if !isLive[m] {
+			if p := byName[m.Name]; p != nil && !used[p] {
+				done = p
+			} else if keys := identityKeys(m, true); len(keys) > len(identityKeys(m, false)) {
+				want, _ := labelValues(m, keys)
+				for _, p := range candidates {
+					if v, ok := labelValues(p, keys); ok && v == want && !used[p] {
+						done = p
+						break
+					}
+				}
+			}
+		}
+		if done == nil {
+			out.Members = append(out.Members, m)
+			continue
+		}
+		used[done] = true
+		out.Finished++
+		if g.Source == SourceVolcano {
+			out.Succeeded = append(out.Succeeded, done)
+		} else if out.MinMember > 0 {
+			out.MinMember--
+		}
+	}
+	return &out
+}
+
 // boundRank is 1 for a pod bound to a node, 0 otherwise.
 func boundRank(p *corev1.Pod) int {
 	if p.Spec.NodeName != "" {

@@ -689,6 +689,9 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		p.Unplaced = best.unplaced
 		p.Domain = best.domain
 		p.Message = fmt.Sprintf("gang %s placed: %d running and %d to place, minimum %d", p.Gang.Key(), len(p.Running), placed, p.MinMember)
+		if n := p.Gang.Finished; n > 0 {
+			p.Message += fmt.Sprintf("; %d member(s) finished already", n)
+		}
 		if p.Succeeded > 0 {
 			p.Message = fmt.Sprintf("gang %s placed: %d running, %d succeeded and %d to place, minimum %d", p.Gang.Key(), len(p.Running), p.Succeeded, placed, p.MinMember)
 		}

@@ -411,3 +411,87 @@ func installClusterCRD(t *testing.T, f *gangFixture, gvr schema.GroupVersionReso
 	t.Helper()
 	installCRDScope(t, f, gvr, kind, "Cluster")
 }
+
+// An Indexed Job read from the cluster leaves out the indexes that
+// finished: index 0 Succeeded, index 1 runs, index 2 is still to come, so
+// the gang is the two that have not finished. Once every index finished,
+// nothing is left to place.
+func TestWorkloadJobLiveSkipsFinishedIndexes(t *testing.T) {
+	f := newGangFixture(t, "indexedjob")
+	n := f.nodes(2)
+	job := &unstructured.Unstructured{}
+	f.must(yaml.Unmarshal([]byte(fmt.Sprintf(`apiVersion: batch/v1
+kind: Job
+metadata: {name: eval, namespace: %[1]s}
+spec:
+  completions: 3
+  parallelism: 3
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {%[2]s: %[1]s}
+      tolerations:
+      - {key: %[2]s, operator: Equal, value: %[1]s, effect: NoSchedule}
+      containers:
+      - name: eval
+        image: registry.k8s.io/pause:3.10
+        resources: %[3]s
+`, f.ns, poolKey, wholeNodeYAML)), &job.Object))
+	f.createObject(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, job)
+	indexPod := func(name string, index int) *testutil.PodWrapper {
+		return f.pod(name, wholeNode).Label("batch.kubernetes.io/job-name", "eval").Label("job-name", "eval").
+			Label("batch.kubernetes.io/job-completion-index", fmt.Sprint(index)).
+			Annotation("batch.kubernetes.io/job-completion-index", fmt.Sprint(index))
+	}
+	done := indexPod("eval-0-k2x9d", 0).Node(n[0]).Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	f.create(done)
+	f.create(indexPod("eval-1-p4m7q", 1).Node(n[1]).Obj())
+
+	code, p := f.placeJSON("job/eval")
+	if code != cmd.ExitOK {
+		t.Errorf("place job/eval: exit %d, want 0 (%s)", code, p.Message)
+	}
+	// n[0] is free again: its pod finished.
+	wantPlacement(t, p, "Placed", 2, map[string]string{f.key("eval-2"): n[0]})
+	if !strings.HasSuffix(p.Message, "; 1 member(s) finished already") {
+		t.Errorf("message %q, want the finished member counted", p.Message)
+	}
+	if len(p.Running) != 1 || p.Running[0].Pod != f.key("eval-1-p4m7q") {
+		t.Errorf("running %+v, want eval-1-p4m7q alone", p.Running)
+	}
+	code, out, stderr := f.run("explain", "job/eval")
+	if code != cmd.ExitOK || !strings.Contains(out, "(what-if: 1 of 2 members not created yet)") {
+		t.Errorf("explain job/eval: exit %d, stderr %q:\n%s", code, stderr, out)
+	}
+}
+
+// A Job whose every index finished has nothing left to place, and says so.
+func TestWorkloadJobLiveAllFinished(t *testing.T) {
+	f := newGangFixture(t, "finishedjob")
+	f.nodes(1)
+	job := &unstructured.Unstructured{}
+	f.must(yaml.Unmarshal([]byte(fmt.Sprintf(`apiVersion: batch/v1
+kind: Job
+metadata: {name: once, namespace: %[1]s}
+spec:
+  completionMode: Indexed
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: once, image: registry.k8s.io/pause:3.10}
+`, f.ns)), &job.Object))
+	f.createObject(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, job)
+	done := f.pod("once-0-x", testutil.Res{"cpu": "1"}).Label("batch.kubernetes.io/job-name", "once").
+		Label("batch.kubernetes.io/job-completion-index", "0").Obj()
+	done.Status.Phase = corev1.PodSucceeded
+	f.create(done)
+	code, p := f.placeJSON("job/once")
+	want := fmt.Sprintf("gang %s/once placed: 0 running and 0 to place, minimum 0; 1 member(s) finished already", f.ns)
+	if code != cmd.ExitOK || p.Verdict != "Placed" || p.Message != want {
+		t.Errorf("place job/once: exit %d, %s %q, want Placed %q", code, p.Verdict, p.Message, want)
+	}
+}
