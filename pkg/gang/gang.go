@@ -94,6 +94,10 @@ type Gang struct {
 	// Finished counts the members of a live workload that finished and
 	// will not run again (DropFinished), for messages.
 	Finished int
+	// Refill names the members expanded from a Job that has more indexes
+	// (or completions) left than it runs at once: one that finished is
+	// followed by another, so DropFinished keeps it.
+	Refill map[string]bool
 	// Read names the objects a what-if gang was expanded from, each as
 	// "Kind name (group/version)", so that output says what was read.
 	Read []string

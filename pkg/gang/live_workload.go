@@ -257,9 +257,11 @@ func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *G
 // controller does not run those again: a Volcano gang keeps them as
 // Succeeded members (Volcano counts them toward the minimum), any other
 // gang's minimum drops by one for each. Members without an index (a
-// non-Indexed Job's pods) are not matched: which of them a finished pod
-// stands for depends on the Job's counts, which the expansion reads from its
-// spec. live are the snapshot's unfinished pods, which MergeLive put in place.
+// non-Indexed Job's pods) are not matched, nor members that stand for any
+// of several indexes still to run (Gang.Refill): another index takes a
+// finished one's place. (A Job read whole, with its status, is expanded
+// without its finished indexes already.) live are the snapshot's
+// unfinished pods, which MergeLive put in place.
 func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
 	if len(succeeded) == 0 {
 		return g
@@ -282,7 +284,7 @@ func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
 	out.Succeeded = slices.Clone(g.Succeeded)
 	for _, m := range g.Members {
 		var done *corev1.Pod
-		if !isLive[m] {
+		if !isLive[m] && !g.Refill[m.Name] {
 			if p := byName[m.Name]; p != nil && !used[p] {
 				done = p
 			} else if keys := identityKeys(m, true); len(keys) > len(identityKeys(m, false)) {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -252,4 +253,68 @@ func TestMergeLiveNothingCreated(t *testing.T) {
 			t.Errorf("%s got a creation time %v", p.Name, p.CreationTimestamp)
 		}
 	}
+}
+
+// A Job read with its status runs what its controller would: an Indexed
+// Job the lowest indexes not completed, a non-Indexed one no more pods than
+// completions left. Members that stand for any of several indexes left are
+// kept when they turn out finished (another index follows); the last
+// indexes of a Job are dropped when finished.
+func TestJobStatusAndFinishedMembers(t *testing.T) {
+	job := func(mode string, completions, parallelism int, status string) []byte {
+		return fmt.Appendf(nil, `apiVersion: batch/v1
+kind: Job
+metadata: {name: sim, namespace: ml}
+spec:
+  completions: %d
+  parallelism: %d
+  completionMode: %s
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: "1"}}}
+status: %s
+`, completions, parallelism, mode, status)
+	}
+	names := func(g *gang.Gang) []string {
+		var out []string
+		for _, p := range g.Members {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	g := whatIf(t, job("Indexed", 6, 2, `{completedIndexes: "0,2-3", succeeded: 3}`), "job.yaml", nil)
+	if diff := cmp.Diff([]string{"sim-1", "sim-4"}, names(g)); diff != "" {
+		t.Errorf("indexed members (-want +got):\n%s", diff)
+	}
+	// sim-1 finished after the Job was read: index 5 takes its place.
+	done := livePod("sim-1-zzzzz", "batch.kubernetes.io/job-name", "sim", "batch.kubernetes.io/job-completion-index", "1").Obj()
+	if got := gang.DropFinished(g, nil, []*corev1.Pod{done}); len(got.Members) != 2 || got.Finished != 0 {
+		t.Errorf("with indexes left: members %v, finished %d; want both kept", names(got), got.Finished)
+	}
+	// The last two indexes: a finished one is dropped, and the minimum too.
+	g = whatIf(t, job("Indexed", 6, 2, `{completedIndexes: "0-3", succeeded: 4}`), "job.yaml", nil)
+	done = livePod("sim-4-zzzzz", "batch.kubernetes.io/job-name", "sim", "batch.kubernetes.io/job-completion-index", "4").Obj()
+	got := gang.DropFinished(g, nil, []*corev1.Pod{done})
+	if diff := cmp.Diff([]string{"sim-5"}, names(got)); diff != "" || got.MinMember != 1 || got.Finished != 1 {
+		t.Errorf("last indexes: members (-want +got):\n%s; minimum %d, finished %d, want 1 and 1", diff, got.MinMember, got.Finished)
+	}
+	g = whatIf(t, job("NonIndexed", 10, 4, `{succeeded: 8}`), "job.yaml", nil)
+	if diff := cmp.Diff([]string{"sim-0", "sim-1"}, names(g)); diff != "" {
+		t.Errorf("non-indexed members (-want +got):\n%s", diff)
+	}
+	if _, err := gang.FromManifests(mustDecode(t, job("Indexed", 6, 2, `{completedIndexes: "x"}`)), "ml", 0); err == nil ||
+		err.Error() != `Job "sim": status.completedIndexes: "x" is not an index` {
+		t.Errorf("bad completedIndexes: %v", err)
+	}
+}
+
+func mustDecode(t *testing.T, data []byte) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := gang.DecodeManifests(data, "job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -139,6 +140,7 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.ClaimTemplates, g.Claims = m.claimTemplates, m.claims
+	g.Refill = m.refill
 	g.Members = m.pods
 	g.Read = m.read
 	g.SubGroups = m.subGroups
@@ -178,6 +180,9 @@ type manifests struct {
 	// claimTemplates and claims are the manifests' resource.k8s.io objects.
 	claimTemplates []*resourcev1.ResourceClaimTemplate
 	claims         []*resourcev1.ResourceClaim
+	// refill names the pods that stand for any of a Job's indexes still
+	// to run (Gang.Refill).
+	refill map[string]bool
 }
 
 func (m *manifests) add(obj *unstructured.Unstructured) error {
@@ -394,7 +399,7 @@ func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string
 	if err := fromUnstructured(obj, job, what); err != nil {
 		return err
 	}
-	return m.addJobPods(ns, name, what, &job.Spec, nil)
+	return m.addJobPodsWithStatus(ns, name, what, &job.Spec, &job.Status, nil)
 }
 
 // addJobPods adds the pods the Job controller creates at once for a Job
@@ -403,6 +408,17 @@ func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string
 // and the hostname <name>-<i>, as the Job controller gives them. decorate,
 // when given, changes each pod after that.
 func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, decorate func(*corev1.Pod, int)) error {
+	return m.addJobPodsWithStatus(ns, name, what, spec, nil, decorate)
+}
+
+// addJobPodsWithStatus is addJobPods for a Job whose status is known (one
+// read from the cluster, or a manifest written by kubectl get): as the Job
+// controller does, an Indexed Job runs the lowest indexes not in
+// status.completedIndexes, and a non-Indexed one no more pods than the
+// completions not yet succeeded. A member that stands for any of several
+// indexes still to run (more are left than run at once) is recorded in
+// m.refill: when it turns out finished, another index takes its place.
+func (m *manifests) addJobPodsWithStatus(ns, name, what string, spec *batchv1.JobSpec, status *batchv1.JobStatus, decorate func(*corev1.Pod, int)) error {
 	job := &batchv1.Job{Spec: *spec}
 	n := int32(1)
 	if job.Spec.Parallelism != nil {
@@ -418,7 +434,42 @@ func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, dec
 		n = min(n, *c)
 	}
 	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
-	return m.addReplicas(ns, name, what, &n, &job.Spec.Template, func(pod *corev1.Pod, i int) {
+	// The indexes (an Indexed Job's) or slots the pods at once take, and
+	// how many are left to run in all.
+	left := int(n)
+	if c := job.Spec.Completions; c != nil {
+		left = int(*c)
+	}
+	indexes := make([]int, 0, n)
+	switch {
+	case indexed && job.Spec.Completions != nil:
+		var done sets.Set[int]
+		if status != nil {
+			var err error
+			if done, err = parseIndexes(status.CompletedIndexes, int(*job.Spec.Completions)); err != nil {
+				return fmt.Errorf("%s: status.completedIndexes: %w", what, err)
+			}
+		}
+		left = 0
+		for i := range int(*job.Spec.Completions) {
+			if done.Has(i) {
+				continue
+			}
+			left++
+			if len(indexes) < int(n) {
+				indexes = append(indexes, i)
+			}
+		}
+	default:
+		if status != nil && job.Spec.Completions != nil {
+			left = max(0, left-int(status.Succeeded))
+		}
+		for i := range min(int(n), left) {
+			indexes = append(indexes, i)
+		}
+	}
+	for _, i := range indexes {
+		pod := podFromTemplate(&job.Spec.Template, ns, fmt.Sprintf("%s-%d", name, i))
 		pod.Labels[jobNameLabel] = name
 		pod.Labels[legacyJobNameLabel] = name
 		if indexed {
@@ -429,7 +480,43 @@ func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, dec
 		if decorate != nil {
 			decorate(pod, i)
 		}
-	})
+		if left > len(indexes) {
+			if m.refill == nil {
+				m.refill = map[string]bool{}
+			}
+			m.refill[pod.Name] = true
+		}
+		if err := m.addPod(pod); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseIndexes parses a Job's completedIndexes ("1,3-5"), indexes below
+// completions.
+func parseIndexes(s string, completions int) (sets.Set[int], error) {
+	out := sets.New[int]()
+	if s == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an index", part)
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.Atoi(hi); err != nil || last < first {
+				return nil, fmt.Errorf("%q is not a range of indexes", part)
+			}
+		}
+		for i := first; i <= last && i < completions; i++ {
+			out.Insert(i)
+		}
+	}
+	return out, nil
 }
 
 // volcanoTask is one task of a Volcano Job.
