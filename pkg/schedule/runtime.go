@@ -37,9 +37,12 @@ type frameworkImpl struct {
 	reserve    []framework.ReservePlugin
 	// assume are the PreFilter plugins that keep allocations in the
 	// working copy when a pod is reserved (framework.AssumePlugin).
-	assume  []framework.AssumePlugin
-	permit  []framework.PermitPlugin
-	weights map[string]int64
+	assume []framework.AssumePlugin
+	// preBindCheck are the PreFilter plugins whose PreBind can fail on
+	// the node chosen (framework.PreBindChecker).
+	preBindCheck []framework.PreBindChecker
+	permit       []framework.PermitPlugin
+	weights      map[string]int64
 	// nominator holds the snapshot's nominated pods (nil: none).
 	nominator *nominator
 }
@@ -110,6 +113,9 @@ func newFramework(p *Profile, snapshotHandle *framework.SnapshotHandle) (*framew
 	for _, pl := range fw.preFilter {
 		if a, ok := pl.(framework.AssumePlugin); ok {
 			fw.assume = append(fw.assume, a)
+		}
+		if c, ok := pl.(framework.PreBindChecker); ok {
+			fw.preBindCheck = append(fw.preBindCheck, c)
 		}
 	}
 	if fw.filter, err = expand[framework.FilterPlugin](p.Plugins.Filter, multi, instances); err != nil {

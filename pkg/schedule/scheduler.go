@@ -303,6 +303,15 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		return res, nil, err
 	}
 	s.selectHost(res)
+	for _, pl := range s.fw.preBindCheck {
+		if st := pl.PreBindCheck(ctx, state, pod, res.SelectedNode); !st.IsSuccess() {
+			// kube-scheduler fails the binding cycle and retries later;
+			// the pod is not bound. A decision, not a failure of ours.
+			res.Verdict = VerdictError
+			res.Message = fmt.Sprintf("running PreBind plugin %q: %s", pl.Name(), st.Message())
+			break
+		}
+	}
 	return res, filter, nil
 }
 

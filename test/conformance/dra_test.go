@@ -34,7 +34,10 @@ const (
 // what every scenario compares (feasible nodes, the FailedScheduling
 // message, per-node scores, DynamicResources' included), when kube-scheduler
 // binds the pod, the devices it wrote into each of the pod's claims must be
-// the ones our Reserve allocates on the same node. Subtests are named d<seed>;
+// the ones our Reserve allocates on the same node, and so must the claim it
+// made for the pod's extended resources backed by a class (scenarios of
+// scenario.ExtendedResourceProb), or neither must make one (on a node whose
+// device plugin advertises them). Subtests are named d<seed>;
 // CONFORMANCE_DRA_SCENARIOS, CONFORMANCE_DRA_SEED and
 // CONFORMANCE_DRA_SEED_BASE work as their CONFORMANCE_ counterparts.
 func TestDRAScenarios(t *testing.T) {
@@ -48,6 +51,7 @@ func TestDRAScenarios(t *testing.T) {
 	h := sharedHarness(t)
 	began := time.Now()
 	var ran, agreed, harnessErrors, draAtWork int
+	var extRan, extAgreed int
 	for _, seed := range seeds {
 		sc := scenario.GenerateDRA(seed)
 		ok := t.Run(sc.Name, func(t *testing.T) {
@@ -62,8 +66,14 @@ func TestDRAScenarios(t *testing.T) {
 				draAtWork++
 			}
 			t.Logf("seed %d (%s): kube-scheduler %s; ours %s%s", seed, sc.Summary(), r.kube, describe(r), describeClaims(r))
+			if len(sc.ExtendedResources) > 0 {
+				extRan++
+			}
 			if len(r.problems) == 0 {
 				agreed++
+				if len(sc.ExtendedResources) > 0 {
+					extAgreed++
+				}
 				return
 			}
 			report(t, h, r, draReplayHint(seed))
@@ -75,6 +85,7 @@ func TestDRAScenarios(t *testing.T) {
 	if ran > 0 {
 		t.Logf("DRA scenarios: %d/%d agree (%.1f%%) in %v; DynamicResources seen at work in kube-scheduler in %d",
 			agreed, ran, 100*float64(agreed)/float64(ran), time.Since(began).Round(time.Millisecond), draAtWork)
+		t.Logf("of them with extended resources backed by device classes: %d/%d agree", extAgreed, extRan)
 	}
 	// Every scenario's pod has claims: a kube-scheduler that never allocates
 	// and never names a claim in a failure does not run DynamicResources,
@@ -109,15 +120,21 @@ func servesDRA(resources func(string) (*metav1.APIResourceList, error)) error {
 }
 
 // kubeRanDynamicResources tells whether kube-scheduler's decision shows
-// its DynamicResources plugin at work: an allocation written into a claim,
-// a message that names claims or classes, or a non-zero score.
+// its DynamicResources plugin at work: an allocation written into a claim
+// (the pod's own, or the one it made for the pod's extended resources), a
+// message that names claims or classes or says an extended resource
+// fits neither way, or a non-zero score.
 func kubeRanDynamicResources(r *run) bool {
 	for _, c := range r.kubeClaims {
 		if c.Status.Allocation != nil {
 			return true
 		}
 	}
-	if strings.Contains(r.kube.Message, "claim") || strings.Contains(r.kube.Message, "device class") {
+	if r.kubeExtClaim != nil && r.kubeExtClaim.Status.Allocation != nil {
+		return true
+	}
+	if strings.Contains(r.kube.Message, "claim") || strings.Contains(r.kube.Message, "device class") ||
+		strings.Contains(r.kube.Message, dynamicresources.ReasonCannotFitResource) {
 		return true
 	}
 	if s := r.kube.Scores; s != nil {
@@ -132,28 +149,42 @@ func kubeRanDynamicResources(r *run) bool {
 
 // describeClaims is the devices kube-scheduler allocated, in a few words.
 func describeClaims(r *run) string {
-	if len(r.kubeClaims) == 0 {
-		return ""
-	}
 	var parts []string
 	for _, pc := range r.pending.Spec.ResourceClaims {
 		if c := r.kubeClaims[pc.Name]; c != nil && c.Status.Allocation != nil {
 			parts = append(parts, fmt.Sprintf("%s: %s", pc.Name, strings.Join(deviceResults(c.Status.Allocation), ", ")))
 		}
 	}
-	return "; kube-scheduler allocated " + strings.Join(parts, "; ")
+	if c := r.kubeExtClaim; c != nil && c.Status.Allocation != nil {
+		parts = append(parts, fmt.Sprintf("extended resources (%s): %s", c.Name, strings.Join(deviceResults(c.Status.Allocation), ", ")))
+	}
+	out := ""
+	if len(parts) > 0 {
+		out = "; kube-scheduler allocated " + strings.Join(parts, "; ")
+	}
+	if r.extCompared && r.kubeExtClaim == nil {
+		out += "; kube-scheduler made no claim for the extended resources (the node's device plugin provides them)"
+	}
+	return out
 }
 
-// claimProblem starts every problem compareClaims finds.
-const claimProblem = "claim "
+// claimProblem starts every problem compareClaims finds with the pod's own
+// claims, extClaimProblem every one with the claim for its extended
+// resources.
+const (
+	claimProblem    = "claim "
+	extClaimProblem = "extended-resource claim: "
+)
 
 // compareClaims reserves the pending pod on the node kube-scheduler bound
 // it to, in our working copy, and compares the allocation our Reserve
 // makes for each of the pod's claims with the one kube-scheduler wrote,
 // device by device (request, driver, pool, device, in the allocator's
-// order), plus the allocation's node selector and the pod's reservation.
+// order), plus the allocation's node selector and the pod's reservation;
+// then the claim kube-scheduler made for the pod's extended resources with
+// ours (compareExtendedClaim).
 func (r *run) compareClaims(sched *schedule.Scheduler) {
-	r.claimsCompared = true
+	r.claimsCompared = len(r.pending.Spec.ResourceClaims) > 0
 	fail := func(format string, args ...any) {
 		r.problems = append(r.problems, claimProblem+fmt.Sprintf(format, args...))
 		r.blame(dynamicresources.Name)
@@ -164,6 +195,7 @@ func (r *run) compareClaims(sched *schedule.Scheduler) {
 		return
 	}
 	ours := sched.Claims(pod)
+	defer r.compareExtendedClaim(sched, ours)
 	r.ourClaims = map[string]*resourcev1.ResourceClaim{}
 	for _, pc := range pod.Spec.ResourceClaims {
 		for _, c := range ours {
@@ -201,6 +233,121 @@ func (r *run) compareClaims(sched *schedule.Scheduler) {
 			fail("%s (%s): our Reserve did not reserve it for the pod: %v", pc.Name, kube.Name, ours.Status.ReservedFor)
 		}
 	}
+}
+
+// compareExtendedClaim compares the claim kube-scheduler made for the
+// pending pod's extended resources backed by DRA (kubeExtClaim) with the
+// one our Reserve made on the same node (ours, by
+// dynamicresources.ExtendedClaimName): both or neither must exist (neither
+// where the node's device plugin advertises every such resource the pod
+// requests), with the same requests (one per container and resource, named
+// container-<i>-request-<j>), the same devices, node selector, owner,
+// annotation and reservation.
+func (r *run) compareExtendedClaim(sched *schedule.Scheduler, ours []*resourcev1.ResourceClaim) {
+	pod := r.pending
+	fail := func(format string, args ...any) {
+		r.problems = append(r.problems, extClaimProblem+fmt.Sprintf(format, args...))
+		r.blame(dynamicresources.Name)
+	}
+	for _, c := range ours {
+		if c.Name == dynamicresources.ExtendedClaimName(pod) {
+			r.ourExtClaim = c
+		}
+	}
+	kube, our := r.kubeExtClaim, r.ourExtClaim
+	if kube == nil && our == nil && sched.DRA().ExtendedRequests(pod) == nil {
+		return // the pod requests no extended resource a class backs
+	}
+	r.extCompared = true
+	plugin := r.devicePluginResources(sched)
+	switch {
+	case kube == nil && our == nil:
+		return
+	case kube == nil:
+		fail("on %s (device plugin there: %v) kube-scheduler made no claim; our Reserve made %s with requests %s: %v",
+			r.kube.Node, plugin, our.Name, requestsOf(our), allocationOf(our))
+		return
+	case our == nil:
+		fail("on %s (device plugin there: %v) kube-scheduler made %s with requests %s: %v; our Reserve made none (ours: %v)",
+			r.kube.Node, plugin, kube.Name, requestsOf(kube), allocationOf(kube), names(ours))
+		return
+	}
+	if k, o := requestsOf(kube), requestsOf(our); k != o {
+		fail("requests differ on %s:\n  kube-scheduler (%s): %s\n  ours (%s):           %s", r.kube.Node, kube.Name, k, our.Name, o)
+	}
+	switch {
+	case kube.Status.Allocation == nil:
+		fail("%s: kube-scheduler bound the pod to %s without allocating it", kube.Name, r.kube.Node)
+		return
+	case our.Status.Allocation == nil:
+		fail("%s: kube-scheduler allocated %v; our Reserve on %s did not", kube.Name, deviceResults(kube.Status.Allocation), r.kube.Node)
+		return
+	}
+	if k, o := deviceResults(kube.Status.Allocation), deviceResults(our.Status.Allocation); !slices.Equal(k, o) {
+		fail("%s on %s: devices differ:\n  kube-scheduler: %v\n  ours:           %v", kube.Name, r.kube.Node, k, o)
+	}
+	if kSel, oSel := kube.Status.Allocation.NodeSelector, our.Status.Allocation.NodeSelector; !equality.Semantic.DeepEqual(kSel, oSel) {
+		fail("%s: node selectors differ:\n  kube-scheduler: %v\n  ours:           %v", kube.Name, kSel, oSel)
+	}
+	for _, c := range []*resourcev1.ResourceClaim{kube, our} {
+		who := "kube-scheduler's"
+		if c == our {
+			who = "our"
+		}
+		if !reservedForPod(c, pod) {
+			fail("%s claim %s is not reserved for the pod: %v", who, c.Name, c.Status.ReservedFor)
+		}
+		if c.Annotations[resourcev1.ExtendedResourceClaimAnnotation] != "true" || !metav1.IsControlledBy(c, pod) {
+			fail("%s claim %s lacks the annotation %s or the pod as controller: %v, %v", who, c.Name,
+				resourcev1.ExtendedResourceClaimAnnotation, c.Annotations, c.OwnerReferences)
+		}
+		if c.GenerateName != pod.Name+"-extended-resources-" {
+			fail("%s claim %s: generateName %q", who, c.Name, c.GenerateName)
+		}
+	}
+}
+
+// devicePluginResources lists the pod's extended resources a class backs
+// that the bound node advertises (allocatable above 0), as "name=count":
+// those NodeResourcesFit checks there, and no claim allocates.
+func (r *run) devicePluginResources(sched *schedule.Scheduler) []string {
+	var node *corev1.Node
+	for _, n := range r.snap.Nodes {
+		if n.Name == r.kube.Node {
+			node = n
+		}
+	}
+	if node == nil {
+		return nil
+	}
+	var out []string
+	for name := range sched.DRA().ExtendedRequests(r.pending) {
+		if q, ok := node.Status.Allocatable[name]; ok && !q.IsZero() {
+			out = append(out, fmt.Sprintf("%s=%s", name, q.String()))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// requestsOf is a claim's requests in a few words: "name class xcount".
+func requestsOf(c *resourcev1.ResourceClaim) string {
+	var out []string
+	for _, req := range c.Spec.Devices.Requests {
+		if e := req.Exactly; e != nil {
+			out = append(out, fmt.Sprintf("%s %s x%d (%s)", req.Name, e.DeviceClassName, e.Count, e.AllocationMode))
+		} else {
+			out = append(out, req.Name+" (not exactly)")
+		}
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+func allocationOf(c *resourcev1.ResourceClaim) []string {
+	if c.Status.Allocation == nil {
+		return []string{"not allocated"}
+	}
+	return deviceResults(c.Status.Allocation)
 }
 
 // deviceResults lists an allocation's devices as "request driver/pool/device".
@@ -357,8 +504,11 @@ func (h *harness) draBarrier(ctx context.Context, sc *scenario.Scenario) error {
 }
 
 // resetDRA deletes the previous scenario's resource.k8s.io objects: the
-// claims and templates of its namespaces, and every labelled slice and
-// class.
+// claims and templates of its namespaces (the claims kube-scheduler made for
+// the pending pod's extended resources included: they are in the pod's
+// namespace, and no garbage collector deletes them with their pod), and
+// every labelled slice and class (the classes backing extended resources
+// included).
 func (h *harness) resetDRA(ctx context.Context) error {
 	api := h.cs.ResourceV1()
 	if err := parallel(len(h.dirty), apiWorkers, func(i int) error {
@@ -481,6 +631,38 @@ func (h *harness) makeTemplateClaims(ctx context.Context, pod *corev1.Pod) (map[
 	return out, nil
 }
 
+// extendedClaim reads back the claim kube-scheduler made for the pending
+// pod's extended resources backed by DRA once it bound the pod (it creates
+// it in PreBind, before binding): the claim of the pod's namespace with the
+// annotation resource.kubernetes.io/extended-resource-claim "true" and the
+// pod as controller, as its findExtendedResourceClaim finds it. Nil when
+// there is none.
+func (h *harness) extendedClaim(ctx context.Context, r *run) (*resourcev1.ResourceClaim, error) {
+	list, err := h.cs.ResourceV1().ResourceClaims(r.pending.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the claims of %s: %w", r.pending.Namespace, err)
+	}
+	var found []*resourcev1.ResourceClaim
+	for i := range list.Items {
+		if c := &list.Items[i]; isExtendedClaimOf(c, r.pending) {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("kube-scheduler made %d claims for the extended resources of pod %s/%s: %v", len(found), r.pending.Namespace, r.pending.Name, names(found))
+}
+
+// isExtendedClaimOf tells whether c is a claim kube-scheduler made for the
+// extended resources of pod.
+func isExtendedClaimOf(c *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
+	return c.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true" && metav1.IsControlledBy(c, pod)
+}
+
 // boundClaims reads the pending pod's claims back once kube-scheduler has
 // bound it (it writes their allocation in PreBind, before binding), by pod
 // claim name.
@@ -505,10 +687,27 @@ func (h *harness) boundClaims(ctx context.Context, r *run) (map[string]*resource
 
 // draSnapshotProblems lists how the snapshot's resource.k8s.io objects
 // differ from the scenario's (names only): the barrier's and the previous
-// scenario's must be gone, and the pending pod's claims from templates do
-// not exist yet.
+// scenario's must be gone, and the pending pod's claims from templates and
+// the claim kube-scheduler makes for its extended resources do not exist
+// yet (one from an earlier scenario, which resetDRA failed to delete, is
+// named as such). A class backing an extended resource must back the one
+// the scenario says.
 func draSnapshotProblems(snap *schedule.Snapshot, sc *scenario.Scenario) []string {
 	var problems []string
+	var extended []*resourcev1.ResourceClaim
+	for _, c := range snap.ResourceClaims {
+		if c.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true" {
+			extended = append(extended, c)
+		}
+	}
+	if len(extended) > 0 {
+		problems = append(problems, fmt.Sprintf("claims kube-scheduler made for extended resources in an earlier scenario are left: %v", names(extended)))
+	}
+	for _, c := range snap.DeviceClasses {
+		if n := c.Spec.ExtendedResourceName; n != nil && *n != string(scenario.ExtendedResourceName(sc.Name)) {
+			problems = append(problems, fmt.Sprintf("device class %s backs %s, not this scenario's %s", c.Name, *n, scenario.ExtendedResourceName(sc.Name)))
+		}
+	}
 	check := func(kind string, got, want []string) {
 		if !slices.Equal(got, want) {
 			problems = append(problems, fmt.Sprintf("%s %v, want %v", kind, got, want))
@@ -555,6 +754,75 @@ var draCases = []reasonCase{
 			}}}
 		},
 	},
+	{
+		// Extended resources backed by DRA: a's device plugin advertises
+		// the resource but has too little left for the pod (an init
+		// container needs 3, the main container 2); b advertises 0 of it
+		// and c nothing, which leaves it to DynamicResources there: b has
+		// too few GPUs for the 3 devices the pod's claim asks (the init
+		// container's 1 beyond the main container's 2), c enough. Only c
+		// fits, and kube-scheduler makes the pod a claim for its devices.
+		name: "dra-extended-resource-dra-node", plugin: "DynamicResources",
+		build: func(b *caseBuilder) {
+			x := scenario.ExtendedResourceName(b.sc.Name)
+			extendedClass(b)
+			b.node("a", "zone-a").Capacity(testutil.Res{x: "4"})
+			b.node("b", "zone-a").Capacity(testutil.Res{x: "0"})
+			b.node("c", "zone-b")
+			b.running("a", "ml").Req(testutil.Res{"cpu": "500m", x: "3"})
+			b.sc.ResourceSlices = []*resourcev1.ResourceSlice{gpuSlice(b, "b", 2), gpuSlice(b, "c", 4)}
+			b.pending("ml").InitReq(testutil.Res{x: "3"}).Req(testutil.Res{"cpu": "1", x: "2"})
+			b.sc.ExtendedResources = []corev1.ResourceName{x}
+		},
+	},
+	{
+		// a's device plugin advertises one of the two the pod asks for
+		// (NodeResourcesFit: Insufficient), b has one GPU for them
+		// (DynamicResources: cannot allocate all claims).
+		name: "dra-extended-resource-device-plugin-too-small", plugin: "NodeResourcesFit",
+		want: "1 Insufficient t-dra-extended-resource-device-plugin-too-small.example.com/gpu",
+		build: func(b *caseBuilder) {
+			x := scenario.ExtendedResourceName(b.sc.Name)
+			extendedClass(b)
+			b.node("a", "zone-a").Capacity(testutil.Res{x: "1"})
+			b.node("b", "zone-b")
+			b.sc.ResourceSlices = []*resourcev1.ResourceSlice{gpuSlice(b, "b", 1)}
+			b.pending("ml").Req(testutil.Res{"cpu": "1", x: "2"})
+			b.sc.ExtendedResources = []corev1.ResourceName{x}
+		},
+	},
+	{
+		// An extended resource no class backs (the class backs another
+		// one): NodeResourcesFit checks it on every node, as before
+		// DRAExtendedResource, and DynamicResources has nothing to do.
+		name: "dra-extended-resource-not-backed", plugin: "NodeResourcesFit",
+		want: "2 Insufficient t-dra-extended-resource-not-backed.example.com/tpu",
+		build: func(b *caseBuilder) {
+			tpu := corev1.ResourceName(b.sc.Name + ".example.com/tpu")
+			extendedClass(b)
+			b.node("a", "zone-a")
+			b.node("b", "zone-b").Capacity(testutil.Res{tpu: "0"})
+			b.sc.ResourceSlices = []*resourcev1.ResourceSlice{gpuSlice(b, "a", 2), gpuSlice(b, "b", 2)}
+			b.pending("ml").Req(testutil.Res{"cpu": "1", tpu: "1"})
+		},
+	},
+}
+
+// extendedClass gives a case one DeviceClass of all GPUs that backs
+// scenario.ExtendedResourceName.
+func extendedClass(b *caseBuilder) {
+	class := testutil.MakeDeviceClass(b.sc.Name+"-gpu", scenario.GPUDriver)
+	class.Labels = map[string]string{scenario.ScenarioLabel: b.sc.Name}
+	class.Spec.ExtendedResourceName = ptr(string(scenario.ExtendedResourceName(b.sc.Name)))
+	b.sc.DeviceClasses = append(b.sc.DeviceClasses, class)
+}
+
+// gpuSlice is the slice of n GPUs of the node named by suffix, labelled
+// with the case.
+func gpuSlice(b *caseBuilder, node string, n int) *resourcev1.ResourceSlice {
+	s := testutil.MakeNodeSlice(b.nodeName(node), scenario.GPUDriver, testutil.Devices("gpu", n, nil)...)
+	s.Labels = map[string]string{scenario.ScenarioLabel: b.sc.Name}
+	return s
 }
 
 // TestDRACases runs draCases, each compared with kube-scheduler as the

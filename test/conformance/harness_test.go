@@ -68,6 +68,7 @@ type stats struct {
 	scenarios, agreed, bound, unschedulable int
 	scoresCompared, scoresAgreed            int
 	claimsCompared, claimsAgreed            int
+	extCompared, extAgreed, extNone         int
 	logHits, logMisses                      int
 	logNote                                 string
 	mismatches                              []string
@@ -141,6 +142,13 @@ type run struct {
 	// on the same node; claimsCompared tells whether both were compared.
 	kubeClaims, ourClaims map[string]*resourcev1.ResourceClaim
 	claimsCompared        bool
+	// kubeExtClaim is the claim kube-scheduler made for the pending pod's
+	// extended resources backed by DRA once it bound the pod (nil: none,
+	// as on a node whose device plugin advertises them); ourExtClaim is our
+	// Reserve's (dynamicresources.ExtendedClaimName); extCompared tells
+	// whether both were compared.
+	kubeExtClaim, ourExtClaim *resourcev1.ResourceClaim
+	extCompared               bool
 }
 
 // Run creates sc on the cluster, lets both schedulers decide and compares.
@@ -176,6 +184,11 @@ func (h *harness) Run(ctx context.Context, sc *scenario.Scenario) (*run, error) 
 			return nil, err
 		}
 	}
+	if r.kube.Node != "" && sc.HasDRA() {
+		if r.kubeExtClaim, err = h.extendedClaim(ctx, r); err != nil {
+			return nil, err
+		}
+	}
 	if r.kube.Node != "" && h.log != nil {
 		key := r.pending.Namespace + "/" + r.pending.Name
 		s, ok, err := h.log.waitBound(key, scoreLogTimeout)
@@ -201,6 +214,10 @@ func (h *harness) Run(ctx context.Context, sc *scenario.Scenario) (*run, error) 
 	}
 	r.ours, err = sched.Schedule(ctx, r.pending.DeepCopy())
 	switch {
+	case err == nil && r.ours.Verdict == schedule.VerdictError:
+		// A plugin whose PreBind fails on the node chosen
+		// (framework.PreBindChecker): the result carries the error.
+		r.ourErrors = []string{r.ours.Message}
 	case err == nil:
 	case r.ours != nil && r.ours.Verdict == schedule.VerdictError:
 		// A plugin's error is a decision too (DynamicResources' allocator
@@ -213,7 +230,7 @@ func (h *harness) Run(ctx context.Context, sc *scenario.Scenario) (*run, error) 
 	}
 	phase("pipeline")
 	r.compare()
-	if r.kubeClaims != nil {
+	if r.kube.Node != "" && (r.kubeClaims != nil || r.kubeExtClaim != nil || sched.DRA().ExtendedRequests(r.pending) != nil) {
 		r.compareClaims(sched)
 	}
 	h.record(r)
@@ -817,7 +834,8 @@ func pluginOfReason(reason string) string {
 		return "PodTopologySpread"
 	case strings.Contains(reason, "affinity rules"), strings.Contains(reason, "anti-affinity"):
 		return "InterPodAffinity"
-	case strings.Contains(reason, "claim"), strings.Contains(reason, "ResourceClaim"), strings.Contains(reason, "device class"):
+	case strings.Contains(reason, "claim"), strings.Contains(reason, "ResourceClaim"), strings.Contains(reason, "device class"),
+		reason == dynamicresources.ReasonCannotFitResource:
 		return "DynamicResources"
 	case strings.HasPrefix(reason, "postfilter: "):
 		return "(a PostFilter plugin)"
@@ -878,6 +896,15 @@ func (h *harness) record(r *run) {
 			s.claimsAgreed++
 		}
 	}
+	if r.extCompared {
+		s.extCompared++
+		if r.kubeExtClaim == nil {
+			s.extNone++
+		}
+		if !slices.ContainsFunc(r.problems, func(p string) bool { return strings.HasPrefix(p, extClaimProblem) }) {
+			s.extAgreed++
+		}
+	}
 	if len(r.problems) == 0 {
 		s.agreed++
 		return
@@ -901,6 +928,9 @@ func (h *harness) Summary() string {
 	}
 	if s.claimsCompared > 0 {
 		fmt.Fprintf(&b, "; device allocations compared in %d, equal in %d", s.claimsCompared, s.claimsAgreed)
+	}
+	if s.extCompared > 0 {
+		fmt.Fprintf(&b, "; extended-resource claims compared in %d (kube-scheduler made none in %d), equal in %d", s.extCompared, s.extNone, s.extAgreed)
 	}
 	if s.logMisses > 0 {
 		fmt.Fprintf(&b, "; %d bound pods without a bind line in the scheduler log", s.logMisses)

@@ -160,6 +160,16 @@ type AssumePlugin interface {
 	Assume(ctx context.Context, pod *corev1.Pod, nodeInfo *NodeInfo) *Status
 }
 
+// PreBindChecker is a PreFilter plugin whose PreBind fails, in a way the
+// cycle's state shows, for the pod on the node it was scheduled to:
+// kube-scheduler then reports an error and does not bind the pod. The
+// scheduler asks it after selecting the node; a non-success status is that
+// error.
+type PreBindChecker interface {
+	Plugin
+	PreBindCheck(ctx context.Context, state *CycleState, pod *corev1.Pod, nodeName string) *Status
+}
+
 // PermitPlugin may hold a pod back (gang checks).
 type PermitPlugin interface {
 	Plugin

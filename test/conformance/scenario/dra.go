@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -63,8 +64,9 @@ type draGen struct {
 // already allocated that hold some devices (reserved for a running pod or
 // for nobody), running pods that take cpu and memory, and one pending pod
 // with one or two claims: new claims, claims from templates, or a claim
-// already allocated on one node that it shares. The same seed always gives
-// the same scenario.
+// already allocated on one node that it shares. Some scenarios (see
+// extendedResources) also back an extended resource by a class. The same
+// seed always gives the same scenario.
 func GenerateDRA(seed uint64) *Scenario {
 	g := &draGen{r: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
 	name := DRAName(seed)
@@ -109,6 +111,11 @@ func GenerateDRA(seed uint64) *Scenario {
 		}
 	}
 	g.sc.Pending = g.pendingPod()
+	// Drawn last, so that a seed's scenario without the variant stays what
+	// it was before the variant existed.
+	if g.chance(ExtendedResourceProb) {
+		g.extendedResources()
+	}
 	return g.sc
 }
 
@@ -448,4 +455,104 @@ func (g *draGen) exact() *resourcev1.ExactDeviceRequest {
 		e.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: expr}}}
 	}
 	return e
+}
+
+// ExtendedResourceProb is the share of DRA scenarios whose pending pod
+// requests an extended resource a DeviceClass backs (DRAExtendedResource).
+const ExtendedResourceProb = 0.3
+
+// ExtendedResourceName is the extended resource a DRA scenario's class
+// backs, when it backs one: a name of the scenario's own, since classes of
+// an earlier scenario may still be in kube-scheduler's resolver (a
+// deletion seen late) and two classes naming one resource resolve to the
+// newer.
+func ExtendedResourceName(scenario string) corev1.ResourceName {
+	return corev1.ResourceName(scenario + ".example.com/gpu")
+}
+
+// ImplicitExtendedResourceName is the extended resource every DeviceClass
+// backs by its name alone.
+func ImplicitExtendedResourceName(class string) corev1.ResourceName {
+	return corev1.ResourceName(resourcev1.ResourceDeviceClassPrefix + class)
+}
+
+// extendedResources turns the scenario into one of extended resources
+// backed by DRA, changing what GenerateDRA made: one class backs
+// ExtendedResourceName; some nodes advertise that resource through a
+// device plugin (its allocatable, which running pods there use some of) or
+// advertise it as 0, which leaves it to DRA as not advertising it does; the
+// pending pod requests it (requests equal to limits, as the API server
+// requires of extended resources) by that name or the class's implicit one,
+// sometimes also the implicit one of another class, sometimes in an init
+// container or a sidecar too, and sometimes has no claims of its own.
+func (g *draGen) extendedResources() {
+	name := ExtendedResourceName(g.sc.Name)
+	ci := g.r.IntN(len(g.sc.DeviceClasses))
+	class := g.sc.DeviceClasses[ci]
+	class.Spec.ExtendedResourceName = ptr(string(name))
+
+	for i, node := range g.sc.Nodes {
+		switch x := g.r.Float64(); {
+		case x < 0.3:
+			count := pickOf(g.r, []int64{1, 2, 4, 8})
+			node.Status.Capacity[name] = countOf(count)
+			node.Status.Allocatable[name] = countOf(count)
+			for range g.r.IntN(3) {
+				if g.chance(0.5) {
+					continue
+				}
+				p := g.runningPod(i, g.mainNamespace, "")
+				extendedRequest(&p.Spec.Containers[0], name, 1+g.r.Int64N(count))
+			}
+		case x < 0.4:
+			node.Status.Capacity[name] = countOf(0)
+			node.Status.Allocatable[name] = countOf(0)
+		}
+	}
+
+	primary := name
+	if g.chance(0.3) {
+		primary = ImplicitExtendedResourceName(class.Name)
+	}
+	resources := []corev1.ResourceName{primary}
+	pod := g.sc.Pending
+	main := &pod.Spec.Containers[0]
+	extendedRequest(main, primary, pickOf(g.r, []int64{1, 1, 2, 2, 3, 4}))
+	if g.chance(0.2) {
+		other := g.sc.DeviceClasses[(ci+1+g.r.IntN(len(g.sc.DeviceClasses)-1))%len(g.sc.DeviceClasses)]
+		second := ImplicitExtendedResourceName(other.Name)
+		extendedRequest(main, second, 1+g.r.Int64N(2))
+		resources = append(resources, second)
+	}
+	if g.chance(0.2) {
+		c := corev1.Container{Name: "init", Image: images[3].pod}
+		extendedRequest(&c, primary, pickOf(g.r, []int64{1, 2, 3, 4}))
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
+	}
+	if g.chance(0.15) {
+		c := corev1.Container{Name: "sidecar", Image: images[3].pod, RestartPolicy: ptr(corev1.ContainerRestartPolicyAlways)}
+		extendedRequest(&c, primary, 1+g.r.Int64N(2))
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
+	}
+	if g.chance(0.3) {
+		// Only the extended resources: the claims and templates made for
+		// the pod's own claims stay, unused.
+		pod.Spec.ResourceClaims = nil
+		main.Resources.Claims = nil
+	}
+	slices.Sort(resources)
+	g.sc.ExtendedResources = resources
+}
+
+// extendedRequest makes container request count of the extended resource
+// name, with an equal limit.
+func extendedRequest(c *corev1.Container, name corev1.ResourceName, count int64) {
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = corev1.ResourceList{}
+	}
+	if c.Resources.Limits == nil {
+		c.Resources.Limits = corev1.ResourceList{}
+	}
+	c.Resources.Requests[name] = countOf(count)
+	c.Resources.Limits[name] = countOf(count)
 }

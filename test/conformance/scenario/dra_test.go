@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,9 +86,10 @@ func TestGenerateDRAShape(t *testing.T) {
 			templates[tm.Namespace+"/"+tm.Name] = tm
 		}
 		p := sc.Pending
-		if n := len(p.Spec.ResourceClaims); n < 1 || n > 2 {
+		if n := len(p.Spec.ResourceClaims); n < 1 && len(sc.ExtendedResources) == 0 || n > 2 {
 			t.Fatalf("seed %d: pending pod has %d claims", seed, n)
 		}
+		checkExtendedResources(t, sc, seen)
 		for _, pc := range p.Spec.ResourceClaims {
 			var spec resourcev1.ResourceClaimSpec
 			switch {
@@ -137,10 +139,96 @@ func TestGenerateDRAShape(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"empty slice", "claim reserved for nobody", "claim reserved for a pod", "template", "shared allocated claim", "new claim", "matchAttribute", "firstAvailable", "all", "request selector", "missing class"} {
+	for _, f := range []string{"empty slice", "claim reserved for nobody", "claim reserved for a pod", "template", "shared allocated claim", "new claim", "matchAttribute", "firstAvailable", "all", "request selector", "missing class",
+		"extended resource", "extended resource by implicit name", "two extended resources", "extended resource in an init container",
+		"extended resource in a sidecar", "extended resource without claims", "device plugin node", "device plugin node used", "zero allocatable node"} {
 		if seen[f] == 0 {
 			t.Errorf("no scenario of 300 has a %s", f)
 		}
 	}
 	t.Logf("features over 300 seeds: %v", seen)
+}
+
+// checkExtendedResources checks a scenario of extended resources backed by
+// DRA: exactly one class names ExtendedResourceName, the pending pod
+// requests each of sc.ExtendedResources with an equal limit, and nodes that
+// advertise the resource have it as capacity and allocatable alike.
+func checkExtendedResources(t *testing.T, sc *Scenario, seen map[string]int) {
+	t.Helper()
+	name := ExtendedResourceName(sc.Name)
+	var backing []string
+	for _, c := range sc.DeviceClasses {
+		if c.Spec.ExtendedResourceName != nil {
+			if corev1.ResourceName(*c.Spec.ExtendedResourceName) != name {
+				t.Fatalf("seed %d: class %s backs %s, not the scenario's %s", sc.Seed, c.Name, *c.Spec.ExtendedResourceName, name)
+			}
+			backing = append(backing, c.Name)
+		}
+	}
+	if len(sc.ExtendedResources) == 0 {
+		if len(backing) > 0 {
+			t.Fatalf("seed %d: classes %v back %s, but the pending pod requests no extended resource", sc.Seed, backing, name)
+		}
+		return
+	}
+	if len(backing) != 1 {
+		t.Fatalf("seed %d: classes %v back %s", sc.Seed, backing, name)
+	}
+	seen["extended resource"]++
+	p := sc.Pending
+	for _, r := range sc.ExtendedResources {
+		if r != name {
+			seen["extended resource by implicit name"]++
+		}
+		found := false
+		for i, c := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
+			q, ok := c.Resources.Requests[r]
+			if !ok {
+				continue
+			}
+			found = true
+			if l := c.Resources.Limits[r]; !q.Equal(l) {
+				t.Fatalf("seed %d: container %d requests %s of %s with limit %s", sc.Seed, i, q.String(), r, l.String())
+			}
+			if i < len(p.Spec.InitContainers) {
+				if c.RestartPolicy != nil {
+					seen["extended resource in a sidecar"]++
+				} else {
+					seen["extended resource in an init container"]++
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("seed %d: the pending pod does not request %s", sc.Seed, r)
+		}
+	}
+	if len(sc.ExtendedResources) > 1 {
+		seen["two extended resources"]++
+	}
+	if len(p.Spec.ResourceClaims) == 0 {
+		seen["extended resource without claims"]++
+	}
+	nodes := map[string]bool{}
+	for _, n := range sc.Nodes {
+		c, a := n.Status.Capacity[name], n.Status.Allocatable[name]
+		if !c.Equal(a) {
+			t.Fatalf("seed %d: node %s: capacity %s, allocatable %s of %s", sc.Seed, n.Name, c.String(), a.String(), name)
+		}
+		if _, ok := n.Status.Allocatable[name]; ok {
+			if a.IsZero() {
+				seen["zero allocatable node"]++
+			} else {
+				seen["device plugin node"]++
+				nodes[n.Name] = true
+			}
+		}
+	}
+	for _, rp := range sc.Running {
+		if _, ok := rp.Spec.Containers[0].Resources.Requests[name]; ok {
+			if !nodes[rp.Spec.NodeName] {
+				t.Fatalf("seed %d: running pod %s requests %s on %s, which has no device plugin for it", sc.Seed, rp.Name, name, rp.Spec.NodeName)
+			}
+			seen["device plugin node used"]++
+		}
+	}
 }

@@ -121,6 +121,11 @@ type Scenario struct {
 	// from. No resourceclaim controller runs: the harness makes the claim
 	// once the pending pod exists, as the controller would.
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// ExtendedResources are the extended resources the pending pod requests
+	// that a DeviceClass backs (DRAExtendedResource), sorted: where a node
+	// does not advertise one, kube-scheduler allocates it as devices of the
+	// class, in a claim of its own for the pod.
+	ExtendedResources []corev1.ResourceName
 }
 
 // NominationGate keeps nominated pods of a scenario pending.
@@ -144,6 +149,9 @@ func (s *Scenario) Summary() string {
 	if s.HasDRA() {
 		out += fmt.Sprintf(", %d device classes, %d resource slices, %d resource claims, %d claim templates",
 			len(s.DeviceClasses), len(s.ResourceSlices), len(s.ResourceClaims), len(s.ResourceClaimTemplates))
+	}
+	if len(s.ExtendedResources) > 0 {
+		out += fmt.Sprintf(", extended resources %v backed by device classes", s.ExtendedResources)
 	}
 	return out
 }

@@ -83,6 +83,7 @@ var Features = structured.Features{
 }
 
 var (
+	_ framework.PreBindChecker   = &DynamicResources{}
 	_ framework.PreFilterPlugin  = &DynamicResources{}
 	_ framework.FilterPlugin     = &DynamicResources{}
 	_ framework.ScorePlugin      = &DynamicResources{}
@@ -735,6 +736,26 @@ func (pl *DynamicResources) Assume(ctx context.Context, pod *corev1.Pod, nodeInf
 			}
 		}
 		dra.Assume(c, pod)
+	}
+	return nil
+}
+
+// PreBindCheck is kube-scheduler v1.37.1's PreBind outcome for a pod with
+// claims of its own that also requests an extended resource a DeviceClass
+// backs, on a node whose device plugin provides it: Filter allocates the
+// plugin's claim with no requests there, and PreBind, having no request
+// mappings to write into the pod's status, fails ("nil or empty request
+// mappings"), so kube-scheduler never binds the pod to that node.
+func (pl *DynamicResources) PreBindCheck(_ context.Context, cycleState *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	s, err := getState(cycleState)
+	if err != nil || s.ext == nil || s.numUser == 0 || s.ext.claim.Status.Allocation != nil {
+		return nil
+	}
+	s.mu.Lock()
+	na, ok := s.nodeAllocations[nodeName]
+	s.mu.Unlock()
+	if ok && na.extClaim == nil {
+		return framework.AsStatus(fmt.Errorf("nil or empty request mappings, no update of pod %s/%s ExtendedResourceClaimStatus", pod.Namespace, pod.Name))
 	}
 	return nil
 }

@@ -258,3 +258,29 @@ profiles:
 		t.Errorf("NodeResourcesFit scores (-want +got):\n%s", diff)
 	}
 }
+
+// kube-scheduler v1.37.1 fails PreBind for a pod with claims of its own
+// whose extended resource the chosen node's device plugin provides (its
+// extended-resource claim has no requests there, so no request mappings):
+// the pod is not bound, an error, not Scheduled.
+func TestExtendedResourceWithClaimsOnDevicePluginNode(t *testing.T) {
+	snap := extendedCluster()
+	snap.Nodes = append(snap.Nodes, testutil.MakeNode().Name("e").Label("kubernetes.io/hostname", "e").
+		Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "pods": "110", gpuResource: "8"}).Obj())
+	snap.ResourceSlices = append(snap.ResourceSlices, testutil.MakeNodeSlice("e", driver, testutil.Devices("gpu", 2, nil)...))
+	snap.ResourceClaimTemplates = []*resourcev1.ResourceClaimTemplate{testutil.MakeClaimTemplate("default", "one", testutil.ExactRequest("gpus", "gpu", 1))}
+	s := newScheduler(t, snap)
+	pod := testutil.MakePod().Name("p").UID("p").Req(testutil.Res{gpuResource: "1"}).ClaimTemplate("gpus", "one").Obj()
+	pod.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "e"}
+	res := schedulePod(t, s, pod)
+	want := `running PreBind plugin "DynamicResources": nil or empty request mappings, no update of pod default/p ExtendedResourceClaimStatus`
+	if res.Verdict != schedule.VerdictError || res.Message != want || res.SelectedNode != "e" {
+		t.Errorf("verdict %s on %q, message %q; want Error on e, %q", res.Verdict, res.SelectedNode, res.Message, want)
+	}
+	// Through DRA (a node without the plugin) it binds.
+	pod.Spec.NodeSelector = nil
+	snap.Nodes = snap.Nodes[:3]
+	if res := schedulePod(t, newScheduler(t, snap), pod); res.Verdict != schedule.VerdictScheduled {
+		t.Errorf("on DRA nodes: %s %q", res.Verdict, res.Message)
+	}
+}
