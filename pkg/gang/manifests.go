@@ -134,9 +134,7 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 		g = &Gang{Source: SourceKueue, Namespace: m.namespace, Name: name, MinMember: count}
 	} else {
 		g = &Gang{Source: SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
-		if m.minMember > 0 {
-			g.MinMember = min(m.minMember, g.MinMember)
-		}
+		g.MinMember -= min(m.excused, g.MinMember)
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
 	g.ClaimTemplates, g.Claims = m.claimTemplates, m.claims
@@ -172,10 +170,13 @@ type manifests struct {
 	read             []string // and what they are, for Gang.Read
 	subGroups        *SubGroups
 	unevaluated      []Unevaluated
-	// minMember, when above 0, is the minimum a workload without a PodGroup
-	// asks for (a Kubeflow job's schedulingPolicy.minAvailable, a Ray
-	// cluster's head plus minimum workers); otherwise every pod must run.
-	minMember int32
+	// excused counts the pods workloads without a PodGroup let the gang
+	// start without (a Kubeflow job's pods beyond its
+	// schedulingPolicy.minAvailable, a Ray cluster's workers beyond its
+	// minimum, a TrainJob's beyond its PodGroup's): the gang's minimum is
+	// the other pods, so that workloads with and without a minimum of
+	// their own in one file add up. Every pod must run when it is 0.
+	excused int32
 	trainer   trainerObjects // TrainJobs and their runtimes, expanded once all objects are read
 	// claimTemplates and claims are the manifests' resource.k8s.io objects.
 	claimTemplates []*resourcev1.ResourceClaimTemplate

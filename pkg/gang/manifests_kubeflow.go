@@ -335,7 +335,9 @@ func (m *manifests) addMinAvailable(rp kubeflowRunPolicy, pods int, what string)
 	if n := *sp.MinAvailable; n < 0 {
 		return fmt.Errorf("%s: spec.runPolicy.schedulingPolicy.minAvailable must not be negative, got %d", what, n)
 	}
-	m.minMember += min(*sp.MinAvailable, int32(pods))
+	if n := *sp.MinAvailable; n > 0 {
+		m.excused += int32(pods) - min(n, int32(pods))
+	}
 	return nil
 }
 

@@ -104,7 +104,7 @@ func TestKubeflowErrors(t *testing.T) {
 
 // schedulingPolicy.minAvailable is the gang's minimum; the minima of
 // several jobs add up, each at most its job's pods, and a job without one
-// asks for nothing less than all of its pods.
+// asks for nothing less than all of its pods, in the same file too.
 func TestKubeflowMinAvailable(t *testing.T) {
 	job := func(name string, replicas, minAvailable int) string {
 		s := "apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata: {name: " + name + "}\nspec:\n"
@@ -125,6 +125,8 @@ func TestKubeflowMinAvailable(t *testing.T) {
 		{"minAvailable", job("a", 4, 2), 2},
 		{"minAvailable above the pods", job("a", 4, 9), 4},
 		{"two jobs add up", job("a", 4, 2) + "---\n" + job("b", 3, 1), 3},
+		{"a job without one counts all its pods", job("a", 4, 2) + "---\n" + job("b", 3, -1), 5},
+		{"in any order", job("b", 3, -1) + "---\n" + job("a", 4, 2), 5},
 		{"an MPIJob counts its launcher", mpi, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

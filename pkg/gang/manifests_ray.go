@@ -333,17 +333,10 @@ func rayGangMinimum(spec *rayClusterSpec) int32 {
 
 // setRayMinimum records the gang minimum of a Ray object that just added
 // its last `added` pods: minimum of them when it asks for gang scheduling,
-// all of them otherwise. The first minimum makes the pods added before it
-// required, and pods added after a minimum count in full, so that several
-// objects add up.
+// all of them otherwise (the others are excused).
 func (m *manifests) setRayMinimum(added int, minimum int32, gang bool) {
-	switch {
-	case gang && m.minMember == 0:
-		m.minMember = int32(len(m.pods)-added) + min(minimum, int32(added))
-	case gang:
-		m.minMember += min(minimum, int32(added))
-	case m.minMember > 0:
-		m.minMember += int32(added)
+	if gang {
+		m.excused += int32(added) - min(minimum, int32(added))
 	}
 }
 

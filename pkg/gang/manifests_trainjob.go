@@ -292,24 +292,15 @@ func (m *manifests) addTrainJobs(runtimes TrainingRuntimes) error {
 		}
 		return nil
 	}
-	var sum int32
-	reduced := false
 	for _, j := range m.trainer.jobs {
 		before := len(m.pods)
 		minMember, err := m.addTrainJob(j, runtimes)
 		if err != nil {
 			return err
 		}
-		pods := int32(len(m.pods) - before)
-		if minMember >= 0 && minMember < pods {
-			reduced = true
-			sum += minMember
-		} else {
-			sum += pods
+		if pods := int32(len(m.pods) - before); minMember >= 0 && minMember < pods {
+			m.excused += pods - minMember
 		}
-	}
-	if reduced {
-		m.minMember += sum
 	}
 	return nil
 }
