@@ -177,7 +177,7 @@ type manifests struct {
 	// the other pods, so that workloads with and without a minimum of
 	// their own in one file add up. Every pod must run when it is 0.
 	excused int32
-	trainer   trainerObjects // TrainJobs and their runtimes, expanded once all objects are read
+	trainer trainerObjects // TrainJobs and their runtimes, expanded once all objects are read
 	// claimTemplates and claims are the manifests' resource.k8s.io objects.
 	claimTemplates []*resourcev1.ResourceClaimTemplate
 	claims         []*resourcev1.ResourceClaim
