@@ -321,6 +321,11 @@ func TestShippedExamples(t *testing.T) {
 		!strings.Contains(out, "short 8 gpu.nvidia.com device(s) for request gpus in the cluster: it holds 4 of minimum 5 member(s) at once; the 1\n    left need 8 gpu.nvidia.com device(s) each on one node, and the most free on any node it may run on is 4 (dgx-0)") {
 		t.Errorf("explain dra-job.yaml: exit %d, output %q", code, out)
 	}
+	// The MPIJob example's explanation, as the README shows it.
+	code, out, _ = run(t, "", "explain", "-f", "../../examples/mpijob.yaml", "--snapshot", exampleSnapshot)
+	if code != ExitOK || !strings.Contains(out, "8       feasible                                                          gpu-a-04, gpu-b-00 (+6)") {
+		t.Errorf("explain mpijob.yaml: exit %d, output %q", code, out)
+	}
 	// The JobSet example's explanation, as the README shows it.
 	code, out, _ = run(t, "", "explain", "-f", "../../examples/jobset-exclusive.yaml", "--snapshot", exampleSnapshot)
 	if code != ExitNo || !strings.Contains(out, "  - adding 1 node(s) like gpu-b-04 (allocatable 95.69 cpu, 1130.9Gi memory, 8 nvidia.com/gpu) to the cluster would make\n    room; then 8 member(s) fit at once (verified)") {
