@@ -321,6 +321,12 @@ func TestShippedExamples(t *testing.T) {
 		!strings.Contains(out, "short 8 gpu.nvidia.com device(s) for request gpus in the cluster: it holds 4 of minimum 5 member(s) at once; the 1\n    left need 8 gpu.nvidia.com device(s) each on one node, and the most free on any node it may run on is 4 (dgx-0)") {
 		t.Errorf("explain dra-job.yaml: exit %d, output %q", code, out)
 	}
+	// The LeaderWorkerSet example: the second group preempts within one
+	// block, as the README shows it.
+	code, out, _ = run(t, "", "explain", "-f", "../../examples/lws-exclusive.yaml", "--snapshot", exampleSnapshot)
+	if code != ExitNo || !strings.Contains(out, "  - preempting 2 lower-priority pod(s) would make room: ml-research/sweep-lr-0 (priority 100, batch-low),\n    ml-research/sweep-lr-1 (priority 100, batch-low) on gpu-b-07; then 8 member(s) fit at once (verified)") {
+		t.Errorf("explain lws-exclusive.yaml: exit %d, output %q", code, out)
+	}
 	// The MPIJob example's explanation, as the README shows it.
 	code, out, _ = run(t, "", "explain", "-f", "../../examples/mpijob.yaml", "--snapshot", exampleSnapshot)
 	if code != ExitOK || !strings.Contains(out, "8       feasible                                                          gpu-a-04, gpu-b-00 (+6)") {

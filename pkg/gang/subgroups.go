@@ -36,6 +36,9 @@ type SubGroups struct {
 	Inner *SubGroups
 }
 
+// Of is the sub-group pod belongs to, or "" when it takes no part.
+func (sg *SubGroups) Of(pod *corev1.Pod) string { return sg.of(pod) }
+
 // of is the sub-group pod belongs to, or "" when it takes no part.
 func (sg *SubGroups) of(pod *corev1.Pod) string {
 	if sg.Annotation != "" && pod.Annotations[sg.Annotation] != sg.TopologyKey {

@@ -3,6 +3,8 @@ package explain
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -56,44 +58,14 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	}
 	s := &Suggestion{Kind: SuggestPreempt}
 	gone := map[string]bool{}
-	// Members of one class share their cycles: after a member's victims go
-	// and it takes their node, the next is filtered again there only.
-	seq := state.NewSequence()
-	for _, pod := range unplacedOf(g, p) {
-		res, err := seq.Schedule(ctx, gang.Ungated(pod))
-		if err != nil {
-			return nil, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
-		}
-		if res.Verdict == schedule.VerdictScheduled {
-			// Earlier victims made room: it takes the first feasible node.
-			for _, n := range res.Nodes {
-				if n.Feasible {
-					if err := seq.Reserve(ctx, pod, n.Name); err != nil {
-						return nil, err
-					}
-					break
-				}
-			}
-			continue
-		}
-		if res.NominatedNode == "" || len(res.PreemptionVictims) == 0 {
-			return nil, nil
-		}
-		if len(s.Victims) == 0 && len(res.PreemptionEquallyGood) > 0 {
-			// The first preemption's node is one of several equally good.
-			s.EquallyGood = append([]string{res.NominatedNode}, res.PreemptionEquallyGood...)
-		}
-		s.PDBViolations += res.PreemptionPDBViolations
-		for _, v := range res.PreemptionVictims {
-			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
-			gone[v.Namespace+"/"+v.Name] = true
-		}
-		if err := seq.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
-			return nil, err
-		}
-		if err := seq.Reserve(ctx, pod, res.NominatedNode); err != nil {
-			return nil, err
-		}
+	var ok bool
+	if sg := g.SubGroups; sg != nil && sg.TopologyKey != "" {
+		ok, err = x.preemptSubGroups(ctx, state, sg, p, unplacedOf(g, p), s, gone)
+	} else {
+		_, ok, err = preemptMembers(ctx, state, unplacedOf(g, p), s, gone)
+	}
+	if err != nil || !ok {
+		return nil, err
 	}
 	if len(s.Victims) == 0 {
 		return nil, nil
@@ -120,6 +92,205 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		}
 	}
 	return s, nil
+}
+
+// preemptMembers runs the preemption what-if for pods one after another on
+// state: a pod that fits once earlier victims are gone takes the first
+// feasible node, one that does not gets its own victims (added to s and
+// gone) and is assumed on the node preemption picks. It returns where each
+// pod went, and false when one finds no room even so.
+func preemptMembers(ctx context.Context, state *schedule.Scheduler, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) ([]gang.Assignment, bool, error) {
+	var placed []gang.Assignment
+	// Members of one class share their cycles: after a member's victims go
+	// and it takes their node, the next is filtered again there only.
+	seq := state.NewSequence()
+	for _, pod := range pods {
+		res, err := seq.Schedule(ctx, gang.Ungated(pod))
+		if err != nil {
+			return nil, false, fmt.Errorf("preemption what-if for %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		if res.Verdict == schedule.VerdictScheduled {
+			// Earlier victims made room: it takes the node kube-scheduler
+			// would. (The result of a pod scheduled on its class's
+			// incremental path lists no nodes.)
+			node := res.SelectedNode
+			if err := seq.Reserve(ctx, pod, node); err != nil {
+				return nil, false, err
+			}
+			placed = append(placed, gang.Assignment{Pod: pod, Node: node})
+			continue
+		}
+		if res.NominatedNode == "" || len(res.PreemptionVictims) == 0 {
+			return nil, false, nil
+		}
+		if len(s.Victims) == 0 && len(res.PreemptionEquallyGood) > 0 {
+			// The first preemption's node is one of several equally good.
+			s.EquallyGood = append([]string{res.NominatedNode}, res.PreemptionEquallyGood...)
+		}
+		s.PDBViolations += res.PreemptionPDBViolations
+		for _, v := range res.PreemptionVictims {
+			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
+			gone[v.Namespace+"/"+v.Name] = true
+		}
+		if err := seq.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
+			return nil, false, err
+		}
+		if err := seq.Reserve(ctx, pod, res.NominatedNode); err != nil {
+			return nil, false, err
+		}
+		placed = append(placed, gang.Assignment{Pod: pod, Node: res.NominatedNode})
+	}
+	return placed, true, nil
+}
+
+// preemptSubGroups is the preemption what-if for a gang whose sub-groups
+// each need a value of a topology key of their own (JobSet's exclusive
+// child Jobs, LeaderWorkerSet groups): member by member, a sub-group's
+// leader would be put where preemption finds room and its followers may
+// find none there. So each sub-group left over tries every value no other
+// sub-group holds, its members preempting within that value only, and
+// takes the value whose victims are cheapest (kube-scheduler's ranking
+// applied to the sub-group's victims together: fewest budget violations,
+// lowest highest priority, smallest sum, fewest); members in no sub-group
+// are tried after, anywhere. It reports false when a sub-group finds no
+// value.
+func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Scheduler, sg *gang.SubGroups, p *gang.Placement, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) (bool, error) {
+	valueOf := map[string]string{}
+	var values []string
+	allowed := map[string]bool{}
+	for _, ni := range state.NodeInfos() {
+		v, ok := ni.Node().Labels[sg.TopologyKey]
+		if !ok || !inScope(p, ni.Node()) {
+			continue
+		}
+		if _, seen := allowed[v]; !seen {
+			values = append(values, v)
+		}
+		allowed[v] = true
+		valueOf[ni.Name()] = v
+	}
+	slices.Sort(values)
+	taken := map[string]bool{}
+	for _, a := range p.Planned() {
+		if sg.Of(a.Pod) != "" {
+			taken[valueOf[a.Node]] = true
+		}
+	}
+	for _, pod := range p.Running {
+		if sg.Of(pod) != "" {
+			taken[valueOf[pod.Spec.NodeName]] = true
+		}
+	}
+	var order []string
+	units := map[string][]*corev1.Pod{}
+	var free []*corev1.Pod
+	for _, pod := range pods {
+		u := sg.Of(pod)
+		if u == "" {
+			free = append(free, pod)
+			continue
+		}
+		if _, ok := units[u]; !ok {
+			order = append(order, u)
+		}
+		units[u] = append(units[u], pod)
+	}
+	for _, u := range order {
+		type trial struct {
+			s      *Suggestion
+			gone   map[string]bool
+			placed []gang.Assignment
+		}
+		var best *trial
+		for _, v := range values {
+			if taken[v] {
+				continue
+			}
+			fork, err := state.Fork()
+			if err != nil {
+				return false, err
+			}
+			var names []string
+			for n, nv := range valueOf {
+				if nv == v {
+					names = append(names, n)
+				}
+			}
+			fork.Confine(names)
+			t := &trial{s: &Suggestion{}, gone: map[string]bool{}}
+			placed, ok, err := preemptMembers(ctx, fork, units[u], t.s, t.gone)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				continue
+			}
+			t.placed = placed
+			if best == nil || cheaper(t.s, best.s) {
+				best = t
+			}
+		}
+		if best == nil {
+			return false, nil
+		}
+		// The chosen value's evictions and placements, on the working copy.
+		byNode := map[string][]*corev1.Pod{}
+		var nodes []string
+		for _, v := range best.s.Victims {
+			if _, ok := byNode[v.Node]; !ok {
+				nodes = append(nodes, v.Node)
+			}
+			byNode[v.Node] = append(byNode[v.Node], v.Pod)
+		}
+		for _, n := range nodes {
+			if err := state.Evict(byNode[n], n); err != nil {
+				return false, err
+			}
+		}
+		for _, a := range best.placed {
+			if err := state.Reserve(a.Pod, a.Node); err != nil {
+				return false, err
+			}
+			taken[valueOf[a.Node]] = true
+		}
+		if len(s.Victims) == 0 {
+			s.EquallyGood = best.s.EquallyGood
+		}
+		s.Victims = append(s.Victims, best.s.Victims...)
+		s.PDBViolations += best.s.PDBViolations
+		maps.Copy(gone, best.gone)
+	}
+	if len(free) == 0 {
+		return true, nil
+	}
+	_, ok, err := preemptMembers(ctx, state, free, s, gone)
+	return ok, err
+}
+
+// cheaper ranks two sets of victims as kube-scheduler ranks preemption
+// candidates: fewer PodDisruptionBudget violations, then the lower highest
+// priority, the smaller sum of priorities, fewer victims.
+func cheaper(a, b *Suggestion) bool {
+	if a.PDBViolations != b.PDBViolations {
+		return a.PDBViolations < b.PDBViolations
+	}
+	high := func(s *Suggestion) (top int32, sum int64) {
+		top = math.MinInt32
+		for _, v := range s.Victims {
+			top = max(top, v.Priority)
+			sum += int64(v.Priority)
+		}
+		return top, sum
+	}
+	ta, sa := high(a)
+	tb, sb := high(b)
+	if ta != tb {
+		return ta < tb
+	}
+	if sa != sb {
+		return sa < sb
+	}
+	return len(a.Victims) < len(b.Victims)
 }
 
 // maxListedVictims bounds the victims a preemption suggestion names on
