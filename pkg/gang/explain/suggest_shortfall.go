@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,29 +35,54 @@ func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placeme
 	if len(out) == 0 {
 		return nil
 	}
+	first := out[0]
+	scope, left := where(p), len(unplaced)
+	if first.value != "" {
+		scope, left = first.value, first.left
+	}
 	var amounts []string
 	for _, rs := range out {
+		if rs.value != first.value {
+			continue
+		}
 		a := rs.amount(rs.Short)
 		if rs.DeviceClass != "" {
 			a += " for request " + string(rs.Name)
 		}
 		amounts = append(amounts, a)
 	}
-	first := out[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), where(p))
-	if g.Source != "" {
+	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), scope)
+	switch {
+	case first.pinned:
+		fmt.Fprintf(&b, ", where the blocked %s's other members go: it holds %d of minimum %d member(s) at once; the %d left of it need",
+			first.unit, p.MaxPlaceable, p.MinMember, left)
+	case first.value != "":
+		fmt.Fprintf(&b, " (of the values no other %s holds, the one with the most room): it holds %d of minimum %d member(s) at once; the %d left of the blocked %s need",
+			first.unit, p.MaxPlaceable, p.MinMember, left, first.unit)
+	case g.Source != "":
 		fmt.Fprintf(&b, ": it holds %d of minimum %d member(s) at once; the %d left need", p.MaxPlaceable, p.MinMember, len(unplaced))
-	} else {
+	default:
 		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
 	}
 	fmt.Fprintf(&b, " %s", first.amount(first.per))
 	if g.Source != "" {
 		b.WriteString(" each")
 	}
-	if first.MostFreeNode == "" {
+	switch {
+	case first.MostFreeNode == "":
 		b.WriteString(" on one node, and no node there could take it")
-	} else {
+	case first.value != "":
+		mostFree := gang.FormatQuantity(first.Name, first.MostFree)
+		if first.DeviceClass != "" {
+			mostFree = fmt.Sprint(first.MostFree)
+		}
+		where := " on one node, all in one value,"
+		if first.pinned {
+			where = " on one node there,"
+		}
+		fmt.Fprintf(&b, "%s and the most free on any node there is %s (%s)", where, mostFree, first.MostFreeNode)
+	default:
 		mostFree := gang.FormatQuantity(first.Name, first.MostFree)
 		if first.DeviceClass != "" {
 			mostFree = fmt.Sprint(first.MostFree)
@@ -70,10 +96,16 @@ func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placeme
 	return &Suggestion{Kind: SuggestShortfall, Shortfall: list, Message: b.String()}
 }
 
-// shortOf is a shortfall with the blocked member's own amount (per).
+// shortOf is a shortfall with the blocked member's own amount (per); for
+// a sub-group that needs a value of a key of its own (value set: key=value),
+// the shortfall of its members left (left) in the value that comes closest.
 type shortOf struct {
 	ResourceShortfall
-	per int64
+	per         int64
+	value, unit string
+	left        int
+	// pinned: the sub-group's placed members hold the value.
+	pinned bool
 }
 
 // amount words v of the shortfall's resource: "8 nvidia.com/gpu", "16Gi
@@ -110,6 +142,41 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 	if err != nil {
 		return nil
 	}
+	// A sub-group with a value of its own (an exclusive JobSet Job, a
+	// LeaderWorkerSet group): its members left need room in one value no
+	// other sub-group holds (the one its placed members hold, when some
+	// are placed); the value with the most room is the measure.
+	sg := g.SubGroups
+	unit := ""
+	if sg != nil && sg.TopologyKey != "" {
+		unit = sg.Of(p.Blocker.Pod)
+	}
+	valueOf := func(ni *framework.NodeInfo) string { return "" }
+	pinned := "" // the value the sub-group's own placed members hold
+	if unit != "" {
+		taken := map[string]bool{}
+		for _, a := range p.Planned() {
+			switch u := sg.Of(a.Pod); {
+			case u == unit:
+				pinned = x.node(a.Node).Labels[sg.TopologyKey]
+			case u != "":
+				taken[x.node(a.Node).Labels[sg.TopologyKey]] = true
+			}
+		}
+		for _, pod := range p.Running {
+			if u := sg.Of(pod); u != "" && u != unit {
+				taken[x.node(pod.Spec.NodeName).Labels[sg.TopologyKey]] = true
+			}
+		}
+		unplaced = slices.DeleteFunc(slices.Clone(unplaced), func(pod *corev1.Pod) bool { return sg.Of(pod) != unit })
+		valueOf = func(ni *framework.NodeInfo) string {
+			v, ok := ni.Node().Labels[sg.TopologyKey]
+			if !ok || taken[v] || pinned != "" && v != pinned {
+				return "\x00" // no value this sub-group may take
+			}
+			return v
+		}
+	}
 	needs := make([]*framework.Resource, len(unplaced))
 	for i, pod := range unplaced {
 		needs[i] = framework.ComputePodResource(pod).Resource
@@ -120,13 +187,28 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 			continue
 		}
 		per := blocked.Get(name)
-		rs := shortOf{ResourceShortfall: ResourceShortfall{Name: name}, per: per}
+		var need int64
 		for _, r := range needs {
-			rs.Need += r.Get(name)
+			need += r.Get(name)
 		}
+		byValue := map[string]*shortOf{}
+		var values []string
 		for _, ni := range state.NodeInfos() {
 			if !eligible[ni.Name()] || !inScope(p, ni.Node()) {
 				continue
+			}
+			v := valueOf(ni)
+			if v == "\x00" {
+				continue
+			}
+			rs := byValue[v]
+			if rs == nil {
+				rs = &shortOf{ResourceShortfall: ResourceShortfall{Name: name, Need: need}, per: per, left: len(unplaced)}
+				if unit != "" {
+					rs.value, rs.unit, rs.pinned = sg.TopologyKey+"="+v, sg.Unit, pinned != ""
+				}
+				byValue[v] = rs
+				values = append(values, v)
 			}
 			free := max(0, ni.Allocatable.Get(name)-ni.Requested.Get(name))
 			rs.Free += free
@@ -135,8 +217,19 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 				rs.MostFree, rs.MostFreeNode = free, ni.Name()
 			}
 		}
-		if rs.Short = rs.Need - rs.Usable; rs.Short > 0 {
-			out = append(out, rs)
+		if len(values) == 0 {
+			continue
+		}
+		// The value with the most room (the first by name among equals).
+		slices.Sort(values)
+		best := byValue[values[0]]
+		for _, v := range values[1:] {
+			if byValue[v].Usable > best.Usable {
+				best = byValue[v]
+			}
+		}
+		if best.Short = best.Need - best.Usable; best.Short > 0 {
+			out = append(out, *best)
 		}
 	}
 	return out
