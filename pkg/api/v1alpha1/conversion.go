@@ -137,7 +137,7 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 			format = func(v int64) string { return strconv.FormatInt(v, 10) }
 		}
 		o.Shortfall = append(o.Shortfall, Shortfall{
-			Resource: string(r.Name), DeviceClass: r.DeviceClass, Short: format(r.Short), Need: format(r.Need),
+			Resource: string(r.Name), DeviceClass: r.DeviceClass, Domain: r.Domain, Short: format(r.Short), Need: format(r.Need),
 			Usable: format(r.Usable), Free: format(r.Free), MostFree: format(r.MostFree), MostFreeNode: r.MostFreeNode,
 		})
 	}

@@ -207,8 +207,11 @@ type Largest struct {
 // the request's name, or the extended resource the class backs) is short of,
 // the amounts are device counts.
 type Shortfall struct {
-	Resource     string `json:"resource"`
-	DeviceClass  string `json:"deviceClass,omitempty"`
+	Resource    string `json:"resource"`
+	DeviceClass string `json:"deviceClass,omitempty"`
+	// Domain (key=value) is the one topology value the figures are for,
+	// when the blocked sub-group needs a value of its own.
+	Domain       string `json:"domain,omitempty"`
 	Short        string `json:"short"`
 	Need         string `json:"need"`
 	Usable       string `json:"usable"`

@@ -103,6 +103,10 @@ type ResourceShortfall struct {
 	// DeviceClass backs), and the amounts count devices of DeviceClass.
 	Name        corev1.ResourceName
 	DeviceClass string
+	// Domain, key=value, is the one value of a topology key the figures
+	// are for (a sub-group that needs a value of its own); empty: every
+	// node in scope.
+	Domain string
 	// Short is Need - Usable.
 	Short int64
 	// Need sums the requests of the members that do not fit.

@@ -206,6 +206,7 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 				rs = &shortOf{ResourceShortfall: ResourceShortfall{Name: name, Need: need}, per: per, left: len(unplaced)}
 				if unit != "" {
 					rs.value, rs.unit, rs.pinned = sg.TopologyKey+"="+v, sg.Unit, pinned != ""
+					rs.Domain = rs.value
 				}
 				byValue[v] = rs
 				values = append(values, v)
