@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -63,6 +64,26 @@ type DefaultPreemption struct {
 	// now stands in for the start time of pods that have not started, as
 	// kube-scheduler's time.Now() does.
 	now func() time.Time
+	// sorted remembers whether the handle's node list (its first element
+	// and length: a scheduler's list holds the same nodes in the same
+	// places for its life) is in name order, so that a gang's members do
+	// not compare every node's name again per cycle.
+	sorted struct {
+		sync.Mutex
+		first *framework.NodeInfo
+		n     int
+		ok    bool
+	}
+}
+
+// listSorted reports whether the handle's node list is in name order.
+func (pl *DefaultPreemption) listSorted(all []*framework.NodeInfo, byName func(a, b *framework.NodeInfo) int) bool {
+	pl.sorted.Lock()
+	defer pl.sorted.Unlock()
+	if pl.sorted.first != all[0] || pl.sorted.n != len(all) {
+		pl.sorted.first, pl.sorted.n, pl.sorted.ok = all[0], len(all), slices.IsSortedFunc(all, byName)
+	}
+	return pl.sorted.ok
 }
 
 var _ framework.PostFilterPlugin = &DefaultPreemption{}
@@ -151,9 +172,10 @@ func (pl *DefaultPreemption) Evaluate(ctx context.Context, state *framework.Cycl
 	var nodeVerdicts *verdictTally
 	if len(potential) > 0 {
 		// The handle lists nodes by name already (a scheduler's always
-		// does); only another order needs sorting.
+		// does); only another order needs sorting. The potential nodes are
+		// in the list's order.
 		byName := func(a, b *framework.NodeInfo) int { return strings.Compare(a.Name(), b.Name()) }
-		if !slices.IsSortedFunc(potential, byName) {
+		if !pl.listSorted(allNodes, byName) && !slices.IsSortedFunc(potential, byName) {
 			order := make([]int, len(potential))
 			for k := range order {
 				order[k] = k
