@@ -36,6 +36,24 @@ type SubGroups struct {
 	Inner *SubGroups
 }
 
+// Split divides members into their sub-groups (order: the sub-groups in
+// the order of their first members) and those of none (free).
+func (sg *SubGroups) Split(members []*corev1.Pod) (order []string, groups map[string][]*corev1.Pod, free []*corev1.Pod) {
+	groups = map[string][]*corev1.Pod{}
+	for _, pod := range members {
+		id := sg.of(pod)
+		if id == "" {
+			free = append(free, pod)
+			continue
+		}
+		if _, ok := groups[id]; !ok {
+			order = append(order, id)
+		}
+		groups[id] = append(groups[id], pod)
+	}
+	return order, groups, free
+}
+
 // Of is the sub-group pod belongs to, or "" when it takes no part.
 func (sg *SubGroups) Of(pod *corev1.Pod) string { return sg.of(pod) }
 
@@ -103,20 +121,7 @@ func (p *subGroupPlacer) take(sg *SubGroups, v string) {
 // its members unplaced, with the blocker of its attempt. Members of no
 // unit come last, anywhere within.
 func (p *subGroupPlacer) units(s *schedule.Scheduler, sg *SubGroups, members []*corev1.Pod, within []string) (*attempt, error) {
-	var order []string
-	groups := map[string][]*corev1.Pod{}
-	var free []*corev1.Pod
-	for _, pod := range members {
-		id := sg.of(pod)
-		if id == "" {
-			free = append(free, pod)
-			continue
-		}
-		if _, ok := groups[id]; !ok {
-			order = append(order, id)
-		}
-		groups[id] = append(groups[id], pod)
-	}
+	order, groups, free := sg.Split(members)
 	total := &attempt{}
 	for _, id := range order {
 		before := p.saveTaken()

@@ -181,20 +181,7 @@ func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Schedu
 			taken[valueOf[pod.Spec.NodeName]] = true
 		}
 	}
-	var order []string
-	units := map[string][]*corev1.Pod{}
-	var free []*corev1.Pod
-	for _, pod := range pods {
-		u := sg.Of(pod)
-		if u == "" {
-			free = append(free, pod)
-			continue
-		}
-		if _, ok := units[u]; !ok {
-			order = append(order, u)
-		}
-		units[u] = append(units[u], pod)
-	}
+	order, units, free := sg.Split(pods)
 	for _, u := range order {
 		type trial struct {
 			s      *Suggestion
