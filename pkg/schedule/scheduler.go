@@ -96,6 +96,7 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 		byName[n.Name()] = i
 	}
 	dra := framework.NewDRA(framework.TaintDevices(snap.ResourceSlices, snap.DeviceTaintRules), snap.DeviceClasses, snap.ResourceClaims, snap.ResourceClaimTemplates, snap.Unreadable)
+	dra.SetTaintRules(snap.DeviceTaintRules)
 	return newScheduler(infos, byName, objects, dra, newNominator(snap.Pods, opts.Profile.Name), opts)
 }
 
@@ -149,6 +150,25 @@ func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
 	}
 	f.allowed, f.labelKeys = s.allowed, s.labelKeys
 	return f, nil
+}
+
+// WithNodes returns a working copy with nodes added (a what-if: nodes
+// like an existing one), with pods bound to them (their DaemonSet pods)
+// and their ResourceSlices: the scheduler NewScheduler would build for the
+// snapshot with them, without building the existing nodes again, and with
+// this copy's reservations. It is not confined to a domain.
+func (s *Scheduler) WithNodes(nodes []*corev1.Node, pods []*corev1.Pod, resourceSlices []*resourcev1.ResourceSlice) (*Scheduler, error) {
+	infos, err := framework.AddNodeInfos(s.nodes, nodes, pods)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]int, len(infos))
+	for i, n := range infos {
+		byName[n.Name()] = i
+	}
+	// The selectable label keys are found again (lazily): the new pods
+	// may bring selectors.
+	return newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts)
 }
 
 // Confine limits Filter to the named nodes (one topology domain) for every

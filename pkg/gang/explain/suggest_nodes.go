@@ -173,20 +173,24 @@ func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limi
 		if p, ok := results[n]; ok {
 			return p.Verdict == gang.VerdictPlaced, nil
 		}
-		c := *x.snap
-		c.Nodes = slices.Clone(x.snap.Nodes)
-		c.Pods = slices.Clone(x.snap.Pods)
-		c.ResourceSlices = slices.Clone(x.snap.ResourceSlices)
+		// The explainer's scheduler with the nodes added (not built again
+		// for the whole snapshot), then placed as on a changed copy.
+		var nodes []*corev1.Node
+		var pods []*corev1.Pod
+		var resourceSlices []*resourcev1.ResourceSlice
 		for i := 1; i <= n; i++ {
-			node, pods, resourceSlices := node(i)
-			c.Nodes = append(c.Nodes, node)
-			c.Pods = append(c.Pods, pods...)
-			c.ResourceSlices = append(c.ResourceSlices, resourceSlices...)
+			n, p, rs := node(i)
+			nodes, pods, resourceSlices = append(nodes, n), append(pods, p...), append(resourceSlices, rs...)
 		}
-		p, err := x.place(ctx, &c, g)
+		grown, err := x.plain.WithNodes(nodes, pods, resourceSlices)
 		if err != nil {
 			return false, err
 		}
+		p, err := gang.PlaceOn(ctx, grown, g, x.opts.PlaceOptions)
+		if err != nil {
+			return false, err
+		}
+		p.ApplyGate(gang.SourceGate(x.snap, g, grown.NodeInfos()))
 		results[n] = p
 		return p.Verdict == gang.VerdictPlaced, nil
 	}

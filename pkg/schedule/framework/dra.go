@@ -82,6 +82,9 @@ type draBase struct {
 	// classes' selectors for it.
 	classDevices sync.Map
 	celCache     *cel.Cache
+	// rules are the DeviceTaintRules the slices were tainted with
+	// (TaintDevices), for slices added later (WithSlices).
+	rules []*resourcev1.DeviceTaintRule
 }
 
 // NewDRA indexes the snapshot's resource.k8s.io objects. unreadable names
@@ -351,6 +354,12 @@ func (d *DRA) Assume(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
 	if !ReservedFor(c, pod) {
 		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
 	}
+	d.record(c)
+}
+
+// record keeps c as this working copy's version of its claim, holding
+// its devices.
+func (d *DRA) record(c *resourcev1.ResourceClaim) {
 	if d.assumed == nil {
 		d.assumed = map[string]*resourcev1.ResourceClaim{}
 	}
@@ -393,6 +402,30 @@ func ReservedFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
 	return slices.ContainsFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
 		return r.Resource == "pods" && r.Name == pod.Name && r.UID == pod.UID
 	})
+}
+
+// SetTaintRules records the DeviceTaintRules the slices were tainted with,
+// so that slices added by WithSlices get them too.
+func (d *DRA) SetTaintRules(rules []*resourcev1.DeviceTaintRule) { d.base.rules = rules }
+
+// WithSlices returns a working copy with more ResourceSlices (those of
+// nodes a what-if adds), tainted by the same rules, and this copy's
+// assumed claims.
+func (d *DRA) WithSlices(extra []*resourcev1.ResourceSlice) *DRA {
+	if len(extra) == 0 {
+		return d.Fork()
+	}
+	b := d.base
+	classes := slices.Collect(maps.Values(b.classes))
+	claims := slices.Collect(maps.Values(b.claims))
+	templates := slices.Collect(maps.Values(b.templates))
+	unreadable := slices.Clone(b.unreadable)
+	out := NewDRA(append(slices.Clip(b.slices), TaintDevices(extra, b.rules)...), classes, claims, templates, unreadable)
+	out.base.rules = b.rules
+	for _, key := range slices.Sorted(maps.Keys(d.assumed)) {
+		out.record(d.assumed[key])
+	}
+	return out
 }
 
 // ExtendedResourceClass returns the DeviceClass that backs the extended

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -231,4 +233,67 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 		}
 	}
 	return infos
+}
+
+// AddNodeInfos returns existing (in name order) with NodeInfos for nodes
+// and the pods bound to them added, in name order: what BuildNodeInfos
+// would build for all the nodes, without building the existing ones again.
+// Image counts are cluster-wide (ImageLocality spreads by them), so an
+// existing node that has an image a new node has too gets a copy with the
+// new count; the others are shared. A name already in existing is an error.
+func AddNodeInfos(existing []*NodeInfo, nodes []*corev1.Node, pods []*corev1.Pod) ([]*NodeInfo, error) {
+	added := BuildNodeInfos(nodes, pods)
+	names := make(map[string]bool, len(existing))
+	for _, ni := range existing {
+		names[ni.Name()] = true
+	}
+	// Each image's count among the existing nodes (any node that has it
+	// holds the cluster-wide count) and among the new ones.
+	newCount := map[string]int{}
+	for _, ni := range added {
+		if names[ni.Name()] {
+			return nil, fmt.Errorf("node %s exists already", ni.Name())
+		}
+		for name := range ni.ImageStates {
+			newCount[name]++
+		}
+	}
+	oldCount := map[string]int{}
+	if len(newCount) > 0 {
+		for _, ni := range existing {
+			for name, st := range ni.ImageStates {
+				if _, ok := newCount[name]; ok {
+					oldCount[name] = st.NumNodes
+				}
+			}
+		}
+	}
+	out := make([]*NodeInfo, 0, len(existing)+len(added))
+	for _, ni := range existing {
+		changed := false
+		for name := range ni.ImageStates {
+			if newCount[name] > 0 {
+				changed = true
+				break
+			}
+		}
+		if changed {
+			c := ni.Clone()
+			c.ImageStates = make(map[string]*ImageStateSummary, len(ni.ImageStates))
+			for name, st := range ni.ImageStates {
+				c.ImageStates[name] = &ImageStateSummary{Size: st.Size, NumNodes: st.NumNodes + newCount[name]}
+			}
+			c.Generation++
+			ni = c
+		}
+		out = append(out, ni)
+	}
+	for _, ni := range added {
+		for name, st := range ni.ImageStates {
+			st.NumNodes += oldCount[name]
+		}
+		out = append(out, ni)
+	}
+	slices.SortFunc(out, func(a, b *NodeInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
 }
