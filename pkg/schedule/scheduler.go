@@ -171,6 +171,26 @@ func (s *Scheduler) WithNodes(nodes []*corev1.Node, pods []*corev1.Pod, resource
 	return newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts)
 }
 
+// WithNodesReplaced returns a working copy in which each of nodes (by name,
+// already in the snapshot) replaces the node object of that name, its pods
+// kept: a what-if on the node itself (uncordoned, a condition cleared).
+func (s *Scheduler) WithNodesReplaced(nodes []*corev1.Node) (*Scheduler, error) {
+	f, err := s.Fork()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nodes {
+		i, ok := f.byName[n.Name]
+		if !ok {
+			return nil, fmt.Errorf("node %q is not in the snapshot", n.Name)
+		}
+		ni := f.nodes[i].Clone()
+		ni.SetNode(n)
+		f.handle.ReplaceNode(i, ni)
+	}
+	return f, nil
+}
+
 // Confine limits Filter to the named nodes (one topology domain) for every
 // later cycle; nil lifts the limit. PreFilter still sees the whole cluster,
 // as kube-scheduler's plugins see it when it tries a placement.

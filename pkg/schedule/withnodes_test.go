@@ -148,3 +148,82 @@ func describeResult(r *Result) []string {
 	}
 	return out
 }
+
+// WithNodesReplaced and Evict are the scheduler of the snapshot with the
+// nodes changed and the pods gone: explain's repair and preemption
+// what-ifs run on them.
+func TestWithNodesReplacedAndEvictEqualNewScheduler(t *testing.T) {
+	snap := loadExample(t)
+	var cordoned []*corev1.Node
+	for i, n := range snap.Nodes {
+		if n.Name == "gpu-b-04" || n.Name == "gpu-a-03" {
+			c := n.DeepCopy()
+			c.Spec.Unschedulable = true
+			c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
+			snap.Nodes[i] = c
+			cordoned = append(cordoned, n) // the healthy one
+		}
+	}
+	var victims []*corev1.Pod
+	for _, p := range snap.Pods {
+		if p.Spec.NodeName == "gpu-b-07" && len(victims) < 2 && p.Spec.PriorityClassName != "system-node-critical" {
+			victims = append(victims, p)
+		}
+	}
+	if len(victims) == 0 {
+		t.Fatal("no pod on gpu-b-07")
+	}
+	changed := *snap
+	changed.Nodes = slices.Clone(snap.Nodes)
+	for i, n := range changed.Nodes {
+		for _, h := range cordoned {
+			if h.Name == n.Name {
+				changed.Nodes[i] = h
+			}
+		}
+	}
+	changed.Pods = slices.DeleteFunc(slices.Clone(snap.Pods), func(p *corev1.Pod) bool { return slices.Contains(victims, p) })
+
+	full, err := NewScheduler(&changed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := base.WithNodesReplaced(cordoned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fixed.Evict(victims, "gpu-b-07"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, pod := range []*corev1.Pod{gpuPod("train-8", "8", ""), gpuPod("train-4", "4", ""), gpuPod("cpu", "0", "")} {
+		want, err := full.Schedule(ctx, pod.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fixed.Schedule(ctx, pod.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(describeResult(want), describeResult(got)); diff != "" {
+			t.Errorf("%s (-NewScheduler +WithNodesReplaced/Evict):\n%s", pod.Name, diff)
+		}
+	}
+	// The base is not changed: the cordoned nodes still refuse.
+	res, err := base.Schedule(ctx, gpuPod("train-8", "8", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res.Nodes {
+		if (n.Name == "gpu-b-04" || n.Name == "gpu-a-03") && n.Feasible {
+			t.Errorf("%s feasible on the base after WithNodesReplaced", n.Name)
+		}
+	}
+	if _, err := base.WithNodesReplaced([]*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "nope"}}}); err == nil {
+		t.Error("replacing a node that does not exist: no error")
+	}
+}

@@ -70,11 +70,30 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if len(s.Victims) == 0 {
 		return nil, nil
 	}
+	// Proven on the explainer's scheduler with the victims evicted (as on
+	// a copy of the snapshot without them).
+	freed, err := x.plain.Fork()
+	if err != nil {
+		return nil, err
+	}
+	byNode := map[string][]*corev1.Pod{}
+	for _, v := range s.Victims {
+		byNode[v.Node] = append(byNode[v.Node], v.Pod)
+	}
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		if err := freed.Evict(byNode[node], node); err != nil {
+			return nil, err
+		}
+	}
+	then, err := gang.PlaceOn(ctx, freed, g, x.opts.PlaceOptions)
+	if err != nil {
+		return nil, err
+	}
 	c := *x.snap
 	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
-	then, err := x.place(ctx, &c, g)
-	if err != nil || then.Verdict != gang.VerdictPlaced {
-		return nil, err
+	then.ApplyGate(gang.SourceGate(&c, g, freed.NodeInfos()))
+	if then.Verdict != gang.VerdictPlaced {
+		return nil, nil
 	}
 	s.Verified = true
 	s.Message = "preempting " + describeVictims(s.Victims)

@@ -130,19 +130,22 @@ func (x *explainer) repairNodes(ctx context.Context, g *gang.Gang, p *gang.Place
 		candidates = candidates[:maxRepairCandidates]
 	}
 	try := func(nodes []*corev1.Node) (*gang.Placement, error) {
-		repaired := map[string]bool{}
+		var changed []*corev1.Node
 		for _, n := range nodes {
-			repaired[n.Name] = true
+			changed = append(changed, healthy(n))
 		}
-		c := *x.snap
-		c.Nodes = make([]*corev1.Node, len(x.snap.Nodes))
-		for i, n := range x.snap.Nodes {
-			c.Nodes[i] = n
-			if repaired[n.Name] {
-				c.Nodes[i] = healthy(n)
-			}
+		// The explainer's scheduler with the nodes repaired, placed as on
+		// a changed copy of the snapshot.
+		fixed, err := x.plain.WithNodesReplaced(changed)
+		if err != nil {
+			return nil, err
 		}
-		return x.place(ctx, &c, g)
+		p, err := gang.PlaceOn(ctx, fixed, g, x.opts.PlaceOptions)
+		if err != nil {
+			return nil, err
+		}
+		p.ApplyGate(gang.SourceGate(x.snap, g, fixed.NodeInfos()))
+		return p, nil
 	}
 	s := &Suggestion{Kind: SuggestRepairNodes, Verified: true}
 	var then *gang.Placement
