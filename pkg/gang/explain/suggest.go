@@ -250,7 +250,12 @@ func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []gang.Assi
 // once), or a changed copy.
 func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang) (*gang.Placement, error) {
 	if snap == x.snap {
-		return gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+		p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
+		if err != nil {
+			return nil, err
+		}
+		p.ApplyGate(gang.SourceGate(snap, g, x.plain.NodeInfos()))
+		return p, nil
 	}
 	return gang.Place(ctx, snap, g, x.opts.PlaceOptions)
 }
