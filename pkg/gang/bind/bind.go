@@ -285,8 +285,11 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	if opts.DryRun != DryRunClient {
 		dry.Go(func() { rejected = serverDryRun(ctx, c, p, opts.Parallelism) })
 	}
-	fresh, changed, err := reread(ctx, c, snap, p, opts)
-	if err == nil && len(changed) == 0 {
+	fresh, changed, same, err := reread(ctx, c, snap, p, opts)
+	if err == nil && len(changed) == 0 && !same {
+		// Something on the target nodes changed since the snapshot: the
+		// plan is run again on what they hold now. (Unchanged, the
+		// placement ran these very cycles.)
 		changed, err = recheck(ctx, fresh, p, opts.Place)
 	}
 	dry.Wait()

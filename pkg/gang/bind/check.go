@@ -3,6 +3,7 @@ package bind
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -63,7 +64,7 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 // reread reads every member and every target node again, and the pods on
 // those nodes, and returns the snapshot with them in place of what was read
 // before, or what changed in a way that stops the bind.
-func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, opts Options) (*schedule.Snapshot, []string, error) {
+func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, opts Options) (*schedule.Snapshot, []string, bool, error) {
 	type memberRead struct {
 		pod *corev1.Pod
 		err error
@@ -99,10 +100,10 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		wg.Go(func() { nodeList, nodesErr = c.ListNodes(ctx) })
 		wg.Wait()
 		if podsErr != nil {
-			return nil, nil, fmt.Errorf("listing pods: %w", podsErr)
+			return nil, nil, false, fmt.Errorf("listing pods: %w", podsErr)
 		}
 		if nodesErr != nil {
-			return nil, nil, fmt.Errorf("listing nodes: %w", nodesErr)
+			return nil, nil, false, fmt.Errorf("listing nodes: %w", nodesErr)
 		}
 		byKey := indexPods(listed)
 		for i, pod := range all {
@@ -147,7 +148,7 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		case apierrors.IsNotFound(m.err):
 			changed = append(changed, key+" was deleted")
 		case m.err != nil:
-			return nil, nil, fmt.Errorf("reading pod %s: %w", key, m.err)
+			return nil, nil, false, fmt.Errorf("reading pod %s: %w", key, m.err)
 		case m.pod.UID != want.UID:
 			changed = append(changed, key+" was recreated (new UID)")
 		case m.pod.DeletionTimestamp != nil:
@@ -164,7 +165,7 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		}
 	}
 	if len(changed) > 0 {
-		return nil, changed, nil
+		return nil, changed, false, nil
 	}
 
 	fresh := *snap
@@ -180,7 +181,7 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 			changed = append(changed, "node "+nodes[i]+" was deleted")
 			continue
 		case r.err != nil:
-			return nil, nil, fmt.Errorf("reading node %s: %w", nodes[i], r.err)
+			return nil, nil, false, fmt.Errorf("reading node %s: %w", nodes[i], r.err)
 		}
 		target[nodes[i]] = true
 		if j, ok := index[nodes[i]]; ok {
@@ -190,7 +191,7 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		}
 	}
 	if len(changed) > 0 {
-		return nil, changed, nil
+		return nil, changed, false, nil
 	}
 	// The pods on the target nodes as read now replace the snapshot's,
 	// including any the snapshot had pending (a preemptor bound since).
@@ -209,7 +210,38 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 	for _, r := range reads {
 		fresh.Pods = append(fresh.Pods, r.pods...)
 	}
-	return &fresh, nil, nil
+	return &fresh, nil, sameObjects(snap, &fresh, target), nil
+}
+
+// sameObjects reports whether the target nodes and the pods on them (and
+// the pods that were pending) are, in fresh, the very objects of snap: the
+// same UIDs and resource versions (an object without a resource version is
+// never the same). Then fresh is snap, and the placement already ran every
+// cycle recheck would run.
+func sameObjects(snap, fresh *schedule.Snapshot, target map[string]bool) bool {
+	version := func(nodes []*corev1.Node, pods []*corev1.Pod) (map[string]string, bool) {
+		out := map[string]string{}
+		for _, n := range nodes {
+			if target[n.Name] {
+				if n.ResourceVersion == "" {
+					return nil, false
+				}
+				out["node/"+n.Name] = string(n.UID) + "@" + n.ResourceVersion
+			}
+		}
+		for _, pod := range pods {
+			if target[pod.Spec.NodeName] || pod.Spec.NodeName == "" {
+				if pod.ResourceVersion == "" {
+					return nil, false
+				}
+				out[pod.Namespace+"/"+pod.Name] = string(pod.UID) + "@" + pod.ResourceVersion
+			}
+		}
+		return out, true
+	}
+	a, okA := version(snap.Nodes, snap.Pods)
+	b, okB := version(fresh.Nodes, fresh.Pods)
+	return okA && okB && maps.Equal(a, b)
 }
 
 // recheck runs every planned member through a full cycle confined to its
