@@ -250,14 +250,21 @@ func (x *explainer) stateAfter(base *schedule.Scheduler, assignments []gang.Assi
 // once), or a changed copy.
 func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang) (*gang.Placement, error) {
 	if snap == x.snap {
-		p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
-		if err != nil {
-			return nil, err
-		}
-		p.ApplyGate(gang.SourceGate(snap, g, x.plain.NodeInfos()))
-		return p, nil
+		return x.placeOn(ctx, x.plain, snap, g)
 	}
 	return gang.Place(ctx, snap, g, x.opts.PlaceOptions)
+}
+
+// placeOn places g on s, a fork of the explainer's scheduler for a changed
+// snap (nodes added or repaired, victims evicted), honouring the source's
+// gate as gang.Place does.
+func (x *explainer) placeOn(ctx context.Context, s *schedule.Scheduler, snap *schedule.Snapshot, g *gang.Gang) (*gang.Placement, error) {
+	p, err := gang.PlaceOn(ctx, s, g, x.opts.PlaceOptions)
+	if err != nil {
+		return nil, err
+	}
+	p.ApplyGate(gang.SourceGate(snap, g, s.NodeInfos()))
+	return p, nil
 }
 
 // fitsThen says how the subject fits on the changed copy.

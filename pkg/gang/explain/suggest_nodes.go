@@ -186,11 +186,10 @@ func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limi
 		if err != nil {
 			return false, err
 		}
-		p, err := gang.PlaceOn(ctx, grown, g, x.opts.PlaceOptions)
+		p, err := x.placeOn(ctx, grown, x.snap, g)
 		if err != nil {
 			return false, err
 		}
-		p.ApplyGate(gang.SourceGate(x.snap, g, grown.NodeInfos()))
 		results[n] = p
 		return p.Verdict == gang.VerdictPlaced, nil
 	}

@@ -85,13 +85,12 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 			return nil, err
 		}
 	}
-	then, err := gang.PlaceOn(ctx, freed, g, x.opts.PlaceOptions)
+	c := *x.snap
+	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
+	then, err := x.placeOn(ctx, freed, &c, g)
 	if err != nil {
 		return nil, err
 	}
-	c := *x.snap
-	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
-	then.ApplyGate(gang.SourceGate(&c, g, freed.NodeInfos()))
 	if then.Verdict != gang.VerdictPlaced {
 		return nil, nil
 	}

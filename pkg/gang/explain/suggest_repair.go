@@ -140,12 +140,7 @@ func (x *explainer) repairNodes(ctx context.Context, g *gang.Gang, p *gang.Place
 		if err != nil {
 			return nil, err
 		}
-		p, err := gang.PlaceOn(ctx, fixed, g, x.opts.PlaceOptions)
-		if err != nil {
-			return nil, err
-		}
-		p.ApplyGate(gang.SourceGate(x.snap, g, fixed.NodeInfos()))
-		return p, nil
+		return x.placeOn(ctx, fixed, x.snap, g)
 	}
 	s := &Suggestion{Kind: SuggestRepairNodes, Verified: true}
 	var then *gang.Placement
