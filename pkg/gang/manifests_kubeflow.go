@@ -332,10 +332,10 @@ func (m *manifests) addMinAvailable(rp kubeflowRunPolicy, pods int, what string)
 	if sp == nil || sp.MinAvailable == nil {
 		return nil
 	}
-	if n := *sp.MinAvailable; n < 0 {
+	switch n := *sp.MinAvailable; {
+	case n < 0:
 		return fmt.Errorf("%s: spec.runPolicy.schedulingPolicy.minAvailable must not be negative, got %d", what, n)
-	}
-	if n := *sp.MinAvailable; n > 0 {
+	case n > 0:
 		m.excused += int32(pods) - min(n, int32(pods))
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // WithNodes is the scheduler NewScheduler builds for the snapshot with the
@@ -124,7 +125,7 @@ func gpuPod(name, gpus, image string) *corev1.Pod {
 	if image != "" {
 		c.Image = image
 	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml-research", Name: name, UID: "uid-" + "name"}, Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml-research", Name: name, UID: types.UID("uid-" + name)}, Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
 	if gpus != "0" {
 		q := resource.MustParse(gpus)
 		c.Resources.Requests["nvidia.com/gpu"] = q

@@ -547,11 +547,18 @@ func (d *DRA) ClassDevices(ctx context.Context, node *corev1.Node, class *resour
 
 // selects reports whether every CEL selector of class matches the device.
 func (d *DRA) selects(ctx context.Context, class *resourcev1.DeviceClass, driver string, dev *resourcev1.Device) bool {
-	for _, sel := range class.Spec.Selectors {
+	return SelectorsMatch(ctx, d.base.celCache, class.Spec.Selectors, driver, dev)
+}
+
+// SelectorsMatch reports whether every CEL selector matches the device, as
+// the allocator evaluates them (an expression that fails to evaluate
+// selects nothing), compiled through cache.
+func SelectorsMatch(ctx context.Context, cache *cel.Cache, selectors []resourcev1.DeviceSelector, driver string, dev *resourcev1.Device) bool {
+	for _, sel := range selectors {
 		if sel.CEL == nil {
 			continue
 		}
-		ok, _, err := d.base.celCache.GetOrCompile(sel.CEL.Expression).DeviceMatches(ctx, cel.Device{Driver: driver, Attributes: dev.Attributes, Capacity: dev.Capacity})
+		ok, _, err := cache.GetOrCompile(sel.CEL.Expression).DeviceMatches(ctx, cel.Device{Driver: driver, Attributes: dev.Attributes, Capacity: dev.Capacity})
 		if err != nil || !ok {
 			return false
 		}

@@ -833,16 +833,7 @@ func (pl *DynamicResources) DeviceFit(ctx context.Context, pod *corev1.Pod, node
 	}
 	held := dra.AllocatedState().AllocatedDevices
 	matches := func(selectors []resourcev1.DeviceSelector, c candidate) bool {
-		for _, sel := range selectors {
-			if sel.CEL == nil {
-				continue
-			}
-			ok, _, err := pl.celCache.GetOrCompile(sel.CEL.Expression).DeviceMatches(ctx, cel.Device{Driver: c.driver, Attributes: c.dev.Attributes, Capacity: c.dev.Capacity})
-			if err != nil || !ok {
-				return false
-			}
-		}
-		return true
+		return framework.SelectorsMatch(ctx, pl.celCache, selectors, c.driver, c.dev)
 	}
 	// tainted is the allocator's taintPreventsAllocation.
 	tainted := func(d *resourcev1.Device, tolerations []resourcev1.DeviceToleration) bool {

@@ -3,6 +3,7 @@ package dynamicresources
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -222,10 +223,5 @@ func containerRequest(i int, c *corev1.Container, name corev1.ResourceName, clas
 // extendedNames returns the pod's extended resource requests a class may
 // back, sorted by name.
 func extendedNames(requests map[corev1.ResourceName]int64) []corev1.ResourceName {
-	out := make([]corev1.ResourceName, 0, len(requests))
-	for name := range requests {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(requests))
 }
