@@ -125,21 +125,13 @@ func MergeLive(g *Gang, pods []*corev1.Pod) *Gang {
 	var candidates []*corev1.Pod
 	byName := map[string]*corev1.Pod{}
 	for _, p := range pods {
-		if p.Namespace != g.Namespace || p.DeletionTimestamp != nil ||
-			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if !mayStandIn(p, g.Namespace) {
 			continue
 		}
 		candidates = append(candidates, p)
 		byName[p.Name] = p
 	}
-	// Bound pods first, then the oldest, then by name: the order real
-	// pods are taken in when several could stand for one member.
-	slices.SortFunc(candidates, func(a, b *corev1.Pod) int {
-		return cmp.Or(
-			-cmp.Compare(boundRank(a), boundRank(b)),
-			a.CreationTimestamp.Compare(b.CreationTimestamp.Time),
-			strings.Compare(a.Name, b.Name))
-	})
+	slices.SortFunc(candidates, standInOrder)
 	used := map[*corev1.Pod]bool{}
 	replaced := make([]bool, len(out.Members))
 	for i, m := range out.Members {
@@ -225,14 +217,11 @@ func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *G
 	}
 	var candidates []*corev1.Pod
 	for _, p := range pods {
-		if p.Namespace == g.Namespace && p.DeletionTimestamp == nil && !used[p] &&
-			p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && selector.Matches(labels.Set(p.Labels)) {
+		if mayStandIn(p, g.Namespace) && !used[p] && selector.Matches(labels.Set(p.Labels)) {
 			candidates = append(candidates, p)
 		}
 	}
-	slices.SortFunc(candidates, func(a, b *corev1.Pod) int {
-		return cmp.Or(-cmp.Compare(boundRank(a), boundRank(b)), a.CreationTimestamp.Compare(b.CreationTimestamp.Time), strings.Compare(a.Name, b.Name))
-	})
+	slices.SortFunc(candidates, standInOrder)
 	isReal := map[*corev1.Pod]bool{}
 	for _, p := range pods {
 		isReal[p] = true
@@ -310,6 +299,22 @@ func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
 		}
 	}
 	return &out
+}
+
+// mayStandIn reports whether a real pod may stand for a member in
+// namespace: not being deleted, not finished.
+func mayStandIn(p *corev1.Pod, namespace string) bool {
+	return p.Namespace == namespace && p.DeletionTimestamp == nil &&
+		p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// standInOrder is the order real pods are taken in when several could
+// stand for one member: bound pods first, then the oldest, then by name.
+func standInOrder(a, b *corev1.Pod) int {
+	return cmp.Or(
+		-cmp.Compare(boundRank(a), boundRank(b)),
+		a.CreationTimestamp.Compare(b.CreationTimestamp.Time),
+		strings.Compare(a.Name, b.Name))
 }
 
 // boundRank is 1 for a pod bound to a node, 0 otherwise.

@@ -151,7 +151,9 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 	if sg != nil && sg.TopologyKey != "" {
 		unit = sg.Of(p.Blocker.Pod)
 	}
-	valueOf := func(ni *framework.NodeInfo) string { return "" }
+	// valueOf is the value of the sub-group's key a node counts in; ok is
+	// false for a node the sub-group may not use.
+	valueOf := func(*framework.NodeInfo) (v string, ok bool) { return "", true }
 	pinned := "" // the value the sub-group's own placed members hold
 	if unit != "" {
 		taken := map[string]bool{}
@@ -169,12 +171,9 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 			}
 		}
 		unplaced = slices.DeleteFunc(slices.Clone(unplaced), func(pod *corev1.Pod) bool { return sg.Of(pod) != unit })
-		valueOf = func(ni *framework.NodeInfo) string {
+		valueOf = func(ni *framework.NodeInfo) (string, bool) {
 			v, ok := ni.Node().Labels[sg.TopologyKey]
-			if !ok || taken[v] || pinned != "" && v != pinned {
-				return "\x00" // no value this sub-group may take
-			}
-			return v
+			return v, ok && !taken[v] && (pinned == "" || v == pinned)
 		}
 	}
 	needs := make([]*framework.Resource, len(unplaced))
@@ -197,8 +196,8 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 			if !eligible[ni.Name()] || !inScope(p, ni.Node()) {
 				continue
 			}
-			v := valueOf(ni)
-			if v == "\x00" {
+			v, ok := valueOf(ni)
+			if !ok {
 				continue
 			}
 			rs := byValue[v]
