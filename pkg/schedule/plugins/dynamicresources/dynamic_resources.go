@@ -201,13 +201,13 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 	if pl.handle != nil {
 		dra = pl.handle.DRA()
 	}
-	if !dra.UsesDevices(pod) && (dra == nil || dra.Empty() || len(dra.Unreadable()) > 0) {
-		// Extended resources a class the snapshot cannot show might back.
-		if st := extendedNotEvaluated(dra, pod); st != nil {
-			return nil, st
-		}
-	}
 	if !dra.UsesDevices(pod) {
+		if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
+			// Extended resources a class the snapshot cannot show might back.
+			if st := extendedNotEvaluated(dra, pod); st != nil {
+				return nil, st
+			}
+		}
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
