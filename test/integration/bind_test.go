@@ -136,19 +136,7 @@ func TestGangBindNativePodGroup(t *testing.T) {
 	}
 
 	// kube-scheduler's event for every bound pod, written before exit.
-	evs, err := env.Clientset().EventsV1().Events(f.ns).List(f.ctx, metav1.ListOptions{})
-	f.must(err)
-	seen := map[string]string{}
-	for _, e := range evs.Items {
-		if e.Reason == "Scheduled" && e.Action == "Binding" && e.Type == corev1.EventTypeNormal && e.ReportingController == "kubectl-gang" {
-			seen[e.Regarding.Name] = e.Note
-		}
-	}
-	for pod, node := range got {
-		if want := fmt.Sprintf("Successfully assigned %s/%s to %s", f.ns, pod, node); seen[pod] != want {
-			t.Errorf("event for %s: %q, want %q", pod, seen[pod], want)
-		}
-	}
+	f.scheduledEvents(got)
 
 	pg, err := env.Clientset().SchedulingV1beta1().PodGroups(f.ns).Get(f.ctx, "trio", metav1.GetOptions{})
 	f.must(err)
@@ -576,8 +564,36 @@ func testGangBindLostReply(t *testing.T, nsSuffix string, args []string) {
 	if seen["m-0"] < 2 {
 		t.Errorf("the Binding of m-0 was sent %d times; the lost reply should have been retried", seen["m-0"])
 	}
+	// m-0, whose answer was lost, gets its event like the others.
+	f.scheduledEvents(f.boundNodes("m-0", "m-1", "m-2"))
 	// Re-read and read-back: a GET per member, or none when listing.
 	if listing := len(args) > 0; (gets == 0) != listing {
 		t.Errorf("%d GETs of single pods (listing %v)", gets, listing)
+	}
+}
+
+// scheduledEvents checks that each pod of bound (name -> node) has exactly
+// one kube-scheduler Scheduled event, reported by kubectl-gang, naming its
+// node, and that no other pod of the namespace has one.
+func (f *gangFixture) scheduledEvents(bound map[string]string) {
+	f.t.Helper()
+	evs, err := env.Clientset().EventsV1().Events(f.ns).List(f.ctx, metav1.ListOptions{})
+	f.must(err)
+	seen := map[string][]string{}
+	for _, e := range evs.Items {
+		if e.Reason == "Scheduled" && e.Action == "Binding" && e.Type == corev1.EventTypeNormal && e.ReportingController == "kubectl-gang" {
+			seen[e.Regarding.Name] = append(seen[e.Regarding.Name], e.Note)
+		}
+	}
+	for pod, node := range bound {
+		want := fmt.Sprintf("Successfully assigned %s/%s to %s", f.ns, pod, node)
+		if len(seen[pod]) != 1 || seen[pod][0] != want {
+			f.t.Errorf("events for %s: %q, want one: %q", pod, seen[pod], want)
+		}
+	}
+	for pod := range seen {
+		if _, ok := bound[pod]; !ok {
+			f.t.Errorf("pod %s has a Scheduled event but was not bound", pod)
+		}
 	}
 }

@@ -322,9 +322,9 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	}
 
 	// Commit. The requests must not die with the user's context: an
-	// interrupt stops new ones, the ones in flight finish. A Binding the
-	// server accepted gets its event at once, so the events are written
-	// while the other Bindings are.
+	// interrupt stops new ones, the ones in flight finish. The events come
+	// after the Bindings: written alongside them, they slow the Bindings
+	// more than they cost on their own (docs/design.md#binding-a-gang).
 	commitCtx := context.WithoutCancel(ctx)
 	sent := make([]bool, len(p.Assignments))
 	failures := make([]error, len(p.Assignments))
@@ -334,9 +334,6 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 		sent[i] = true
 		a := p.Assignments[i]
 		failures[i] = c.Bind(commitCtx, binding(a), false)
-		if failures[i] == nil {
-			c.Scheduled(a.Pod, a.Node)
-		}
 		if opts.Progress != nil {
 			mu.Lock()
 			done++
@@ -358,13 +355,12 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 		pod, err := readBack(p.Assignments[i].Pod)
 		m.Result, m.Message = verify(pod, err, p.Assignments[i], failures[i])
 	})
+	// Every member the server holds bound gets kube-scheduler's event,
+	// those whose answer was lost included.
 	for i := range p.Assignments {
 		if r.Members[i].Result == OutcomeBound {
 			boundNow = append(boundNow, i)
-			if failures[i] != nil {
-				// Bound although the answer said otherwise (a lost reply).
-				c.Scheduled(p.Assignments[i].Pod, p.Assignments[i].Node)
-			}
+			c.Scheduled(p.Assignments[i].Pod, p.Assignments[i].Node)
 		}
 	}
 	r.BoundMembers += int32(len(boundNow))

@@ -34,13 +34,16 @@ func checkPermissions(ctx context.Context, c Client, g *gang.Gang, opts Options)
 		need = append(need, authorizationv1.ResourceAttributes{Namespace: g.Namespace, Verb: "update",
 			Group: "scheduling.k8s.io", Resource: "podgroups", Subresource: "status", Name: g.Name})
 	}
+	// One review per permission, all at once.
+	allowed := make([]bool, len(need))
+	errs := make([]error, len(need))
+	forEach(len(need), len(need), nil, func(i int) { allowed[i], errs[i] = c.Allowed(ctx, need[i]) })
 	var missing []string
-	for _, attr := range need {
-		ok, err := c.Allowed(ctx, attr)
-		if err != nil {
-			return fmt.Errorf("checking permissions: %w", err)
+	for i, attr := range need {
+		if errs[i] != nil {
+			return fmt.Errorf("checking permissions: %w", errs[i])
 		}
-		if !ok {
+		if !allowed[i] {
 			missing = append(missing, describeAttr(attr))
 		}
 	}

@@ -253,8 +253,9 @@ func (c *Client) Flush(ctx context.Context) int {
 
 // eventsInFlight bounds the events written at once: the broadcaster hands
 // them over one by one, and writing them one after another would put a
-// round trip per member at the end of a bind.
-const eventsInFlight = 32
+// round trip per member at the end of a bind. They are written once the
+// Bindings are done, so they may have as many in flight as the Bindings.
+const eventsInFlight = bind.DefaultParallelism
 
 // eventBackoff retries an event that met a transient failure.
 var eventBackoff = wait.Backoff{Steps: 4, Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1}
