@@ -264,8 +264,10 @@ func TestGangBindClusterMoved(t *testing.T) {
 }
 
 // bindReads are the two ways bind re-reads and reads back: a GET per
-// object (the default for small gangs), and one LIST of the pods and one of
-// the nodes (large gangs; forced here with the hidden --bulk-reads).
+// object (the default for small gangs), and the versions of every pod and
+// node, then a GET of what changed (large gangs; forced here with the hidden
+// --bulk-reads). TestGangBindRereadsByVersions covers the lists the second
+// falls back to.
 var bindReads = []struct {
 	name, ns string
 	args     []string
@@ -274,26 +276,105 @@ var bindReads = []struct {
 // A preemptor pending in the snapshot, nominated to a target node, and
 // bound there before the re-check is counted once: as the pod on the node.
 func TestGangBindNominatedPodBoundSince(t *testing.T) {
-	f := newGangFixture(t, "bind-nominated")
-	f.gang3()
-	pre := f.create(f.pod("preemptor", testutil.Res{"cpu": "20"}).Obj())
-	pre.Status.NominatedNodeName = f.ns + "-n0"
-	_, err := env.Clientset().CoreV1().Pods(f.ns).UpdateStatus(f.ctx, pre, metav1.UpdateOptions{})
-	f.must(err)
-	var once sync.Once
-	kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-		if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
-			once.Do(func() {
-				f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
-					ObjectMeta: metav1.ObjectMeta{Name: "preemptor"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
-				}, metav1.CreateOptions{}))
+	for _, reads := range bindReads {
+		t.Run("reads"+reads.name, func(t *testing.T) {
+			f := newGangFixture(t, "bind-nominated"+reads.ns)
+			f.gang3()
+			pre := f.create(f.pod("preemptor", testutil.Res{"cpu": "20"}).Obj())
+			pre.Status.NominatedNodeName = f.ns + "-n0"
+			_, err := env.Clientset().CoreV1().Pods(f.ns).UpdateStatus(f.ctx, pre, metav1.UpdateOptions{})
+			f.must(err)
+			var once sync.Once
+			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+					once.Do(func() {
+						f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
+							ObjectMeta: metav1.ObjectMeta{Name: "preemptor"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
+						}, metav1.CreateOptions{}))
+					})
+				}
+				forward(w)
 			})
-		}
-		forward(w)
-	})
-	code, r := f.bind(kubeconfig, "podgroup/trio")
-	if code != cmd.ExitOK || r.Verdict != "Bound" {
-		t.Fatalf("exit %d, report %+v; want 0, Bound (the preemptor's 20 cpus leave room for a member)", code, r)
+			code, r := f.bind(kubeconfig, append([]string{"podgroup/trio"}, reads.args...)...)
+			if code != cmd.ExitOK || r.Verdict != "Bound" {
+				t.Fatalf("exit %d, report %+v; want 0, Bound (the preemptor's 20 cpus leave room for a member)", code, r)
+			}
+		})
+	}
+}
+
+// A large gang re-reads the versions of every pod and node (metadata only)
+// and GETs what changed; when more changed than is worth a GET each, it
+// lists the pods and nodes whole. Either way a pod on a target node since
+// the snapshot is seen: a new one, or one that was pending.
+func TestGangBindRereadsByVersions(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		newPods  int
+		pending  bool
+		wantFull bool
+	}{{"little changed", 2, false, false}, {"pending pod bound since", 0, true, false}, {"much changed", 40, false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newGangFixture(t, "bind-versions-"+strings.ReplaceAll(tc.name, " ", "-"))
+			f.gang3()
+			if tc.pending {
+				// Pending in the snapshot (and left there: it fits no node
+				// the gang leaves free), bound to a target node since.
+				f.create(f.pod("squatter", wholeNode).Obj())
+			}
+			var mu sync.Mutex
+			var once sync.Once
+			checked := false
+			var lists []string // after the access reviews: "versions" or "objects"
+			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+					once.Do(func() {
+						// Pods created since the snapshot, the first bound to a
+						// target node, which then has no room for its member.
+						if tc.pending {
+							f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
+								ObjectMeta: metav1.ObjectMeta{Name: "squatter"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n1"},
+							}, metav1.CreateOptions{}))
+						}
+						for i := range tc.newPods {
+							pod := f.pod(fmt.Sprintf("new-%02d", i), small)
+							if i == 0 {
+								pod = f.pod("squatter", wholeNode).Node(f.ns + "-n1")
+							}
+							f.create(pod.Obj())
+						}
+						mu.Lock()
+						checked = true
+						mu.Unlock()
+					})
+				}
+				if r.Method == http.MethodGet && (r.URL.Path == "/api/v1/pods" || r.URL.Path == "/api/v1/nodes") {
+					mu.Lock()
+					if checked {
+						kind := "objects"
+						if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList") {
+							kind = "versions"
+						}
+						lists = append(lists, strings.TrimPrefix(r.URL.Path, "/api/v1/")+" "+kind)
+					}
+					mu.Unlock()
+				}
+				forward(w)
+			})
+			code, r := f.bind(kubeconfig, "podgroup/trio", "--bulk-reads=-1")
+			if code != cmd.ExitNo || r.Reason != "Changed" || !strings.Contains(r.Message, "node "+f.ns+"-n1 no longer fits") {
+				t.Fatalf("exit %d, report %+v; want 3, Changed: node %s-n1 no longer fits", code, r, f.ns)
+			}
+			wantUnbound(t, f)
+			slices.Sort(lists)
+			want := []string{"nodes versions", "pods versions"}
+			if tc.wantFull {
+				want = []string{"nodes objects", "nodes versions", "pods objects", "pods versions"}
+			}
+			if !slices.Equal(lists, want) {
+				t.Errorf("lists after the snapshot %v, want %v", lists, want)
+			}
+		})
 	}
 }
 

@@ -42,6 +42,11 @@ type Client interface {
 	// page or a few) where a GET per object would take one each.
 	ListPods(ctx context.Context, namespace string) ([]*corev1.Pod, error)
 	ListNodes(ctx context.Context) ([]*corev1.Node, error)
+	// PodVersions lists, in every namespace, the pods that are not
+	// terminated, and NodeVersions every node, as their versions only
+	// (metadata: a fraction of the objects' bytes).
+	PodVersions(ctx context.Context) ([]Version, error)
+	NodeVersions(ctx context.Context) ([]Version, error)
 	// Bind creates the Binding (pods/binding); dryRun sends dryRun=All.
 	// Transient failures (429, 5xx, a lost connection) are retried inside.
 	Bind(ctx context.Context, binding *corev1.Binding, dryRun bool) error

@@ -7,12 +7,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -64,14 +62,24 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 	return fmt.Sprintf("%s %s in namespace %s", a.Verb, res, a.Namespace)
 }
 
+// memberRead is a member as read again, or the error reading it.
+type memberRead struct {
+	pod *corev1.Pod
+	err error
+}
+
+// nodeRead is a target node as read again with the pods on it, or the
+// error reading it.
+type nodeRead struct {
+	node *corev1.Node
+	pods []*corev1.Pod
+	err  error
+}
+
 // reread reads every member and every target node again, and the pods on
 // those nodes, and returns the snapshot with them in place of what was read
 // before, or what changed in a way that stops the bind.
 func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, opts Options) (*schedule.Snapshot, []string, bool, error) {
-	type memberRead struct {
-		pod *corev1.Pod
-		err error
-	}
 	members := make([]memberRead, len(p.Assignments)+len(p.Running))
 	all := make([]*corev1.Pod, 0, len(members))
 	for _, a := range p.Assignments {
@@ -85,62 +93,20 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 		}
 	}
 	sort.Strings(nodes)
-	type nodeRead struct {
-		node *corev1.Node
-		pods []*corev1.Pod
-		err  error
-	}
 	reads := make([]nodeRead, len(nodes))
 
-	if bulk(opts, len(all)+len(nodes)) {
-		// One consistent LIST of the pods and one of the nodes hold the
-		// same facts as a GET per member and per node, in two round trips.
-		var listed []*corev1.Pod
-		var nodeList []*corev1.Node
-		var podsErr, nodesErr error
-		var wg sync.WaitGroup
-		wg.Go(func() { listed, podsErr = c.ListPods(ctx, metav1.NamespaceAll) })
-		wg.Go(func() { nodeList, nodesErr = c.ListNodes(ctx) })
-		wg.Wait()
-		if podsErr != nil {
-			return nil, nil, false, fmt.Errorf("listing pods: %w", podsErr)
+	var err error
+	switch {
+	case !bulk(opts, len(all)+len(nodes)):
+		readEach(ctx, c, all, nodes, members, reads, opts.Parallelism)
+	default:
+		var read bool
+		if read, err = readByVersions(ctx, c, snap, all, nodes, members, reads, opts); err == nil && !read {
+			err = readByLists(ctx, c, all, nodes, members, reads)
 		}
-		if nodesErr != nil {
-			return nil, nil, false, fmt.Errorf("listing nodes: %w", nodesErr)
-		}
-		byKey := indexPods(listed)
-		for i, pod := range all {
-			if got, ok := byKey[podKey(pod)]; ok {
-				members[i].pod = got
-			} else {
-				members[i].err = apierrors.NewNotFound(corev1.Resource("pods"), pod.Name)
-			}
-		}
-		byNode := map[string]int{}
-		for i, n := range nodes {
-			byNode[n] = i
-			reads[i].err = apierrors.NewNotFound(corev1.Resource("nodes"), n)
-		}
-		for _, n := range nodeList {
-			if i, ok := byNode[n.Name]; ok {
-				reads[i].node, reads[i].err = n, nil
-			}
-		}
-		for _, pod := range listed {
-			if i, ok := byNode[pod.Spec.NodeName]; ok {
-				reads[i].pods = append(reads[i].pods, pod)
-			}
-		}
-	} else {
-		forEach(opts.Parallelism, len(all), nil, func(i int) {
-			members[i].pod, members[i].err = c.GetPod(ctx, all[i].Namespace, all[i].Name)
-		})
-		forEach(opts.Parallelism, len(nodes), nil, func(i int) {
-			r := &reads[i]
-			if r.node, r.err = c.GetNode(ctx, nodes[i]); r.err == nil {
-				r.pods, r.err = c.PodsOnNode(ctx, nodes[i])
-			}
-		})
+	}
+	if err != nil {
+		return nil, nil, false, err
 	}
 
 	var changed []string

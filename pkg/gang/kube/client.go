@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/pager"
@@ -50,6 +51,7 @@ var bindBackoff = wait.Backoff{Steps: 5, Duration: 200 * time.Millisecond, Facto
 type Client struct {
 	cs  kubernetes.Interface
 	dyn dynamic.Interface
+	md  metadata.Interface
 
 	broadcaster events.EventBroadcaster
 	recorder    events.EventRecorder
@@ -83,16 +85,20 @@ func New(cfg *rest.Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewForClients(cs, dyn), nil
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewForClients(cs, dyn, md), nil
 }
 
 // NewForClients returns a Client on existing clients.
-func NewForClients(cs kubernetes.Interface, dyn dynamic.Interface) *Client {
+func NewForClients(cs kubernetes.Interface, dyn dynamic.Interface, md metadata.Interface) *Client {
 	sink := newCountingSink(&events.EventSinkImpl{Interface: cs.EventsV1()})
 	b := events.NewBroadcaster(sink)
 	ctx, cancel := context.WithCancel(context.Background())
 	_ = b.StartRecordingToSinkWithContext(ctx)
-	return &Client{cs: cs, dyn: dyn, broadcaster: b, recorder: b.NewRecorder(scheme.Scheme, ReportingController), sink: sink, stop: cancel}
+	return &Client{cs: cs, dyn: dyn, md: md, broadcaster: b, recorder: b.NewRecorder(scheme.Scheme, ReportingController), sink: sink, stop: cancel}
 }
 
 // Allowed runs a SelfSubjectAccessReview.
@@ -133,11 +139,15 @@ func (c *Client) ListPods(ctx context.Context, namespace string) ([]*corev1.Pod,
 	return c.listPods(ctx, namespace, nil)
 }
 
+// nonTerminated selects, on the server, the pods that are neither
+// Succeeded nor Failed.
+var nonTerminated = fields.AndSelectors(
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+	fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+)
+
 func (c *Client) listPods(ctx context.Context, namespace string, sel fields.Selector) ([]*corev1.Pod, error) {
-	terminated := fields.AndSelectors(
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
-		fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
-	)
+	terminated := nonTerminated
 	if sel != nil {
 		terminated = fields.AndSelectors(sel, terminated)
 	}
@@ -147,6 +157,30 @@ func (c *Client) listPods(ctx context.Context, namespace string, sel fields.Sele
 	var out []*corev1.Pod
 	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: terminated.String()}, func(obj runtime.Object) error {
 		out = append(out, obj.(*corev1.Pod))
+		return nil
+	})
+	return out, err
+}
+
+// PodVersions lists, consistently and page by page, the metadata of the
+// pods in every namespace that have not terminated, and keeps their versions.
+func (c *Client) PodVersions(ctx context.Context) ([]bind.Version, error) {
+	return c.versions(ctx, corev1.SchemeGroupVersion.WithResource("pods"), nonTerminated.String())
+}
+
+// NodeVersions lists the metadata of every node and keeps their versions.
+func (c *Client) NodeVersions(ctx context.Context) ([]bind.Version, error) {
+	return c.versions(ctx, corev1.SchemeGroupVersion.WithResource("nodes"), "")
+}
+
+func (c *Client) versions(ctx context.Context, gvr schema.GroupVersionResource, fieldSelector string) ([]bind.Version, error) {
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.md.Resource(gvr).List(ctx, opts)
+	})
+	var out []bind.Version
+	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: fieldSelector}, func(obj runtime.Object) error {
+		m := obj.(*metav1.PartialObjectMetadata)
+		out = append(out, bind.Version{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion})
 		return nil
 	})
 	return out, err
