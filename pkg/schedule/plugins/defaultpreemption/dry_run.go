@@ -63,16 +63,23 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 	batch := max(r.numCandidates, framework.DefaultParallelism)
 	outcomes := make([]nodeOutcome, min(batch, len(nodes)))
 	memo := memoOf(r.state)
+	var tries []int
 	for start := 0; start < len(nodes); start += batch {
 		chunk := nodes[start:min(start+batch, len(nodes))]
 		chunkPlaces := places[start:min(start+batch, len(nodes))]
-		r.pl.handle.Parallelizer().Until(ctx, len(chunk), func(i int) {
-			if memo != nil {
-				if o, ok := memo.get(chunkPlaces[i], chunk[i]); ok {
-					outcomes[i] = o
-					return
-				}
+		// The memo's answers are taken here, in one pass: only the nodes it
+		// has none for are worth a goroutine.
+		tries = tries[:0]
+		known := memo.entriesNow()
+		for i := range chunk {
+			if o, ok := known.get(chunkPlaces[i], chunk[i]); ok {
+				outcomes[i] = o
+			} else {
+				tries = append(tries, i)
 			}
+		}
+		r.pl.handle.Parallelizer().Until(ctx, len(tries), func(k int) {
+			i := tries[k]
 			if !r.hasPotentialVictim(chunk[i]) {
 				outcomes[i] = nodeOutcome{status: noVictims}
 			} else {

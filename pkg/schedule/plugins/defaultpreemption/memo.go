@@ -36,12 +36,25 @@ func NewMemo() *Memo { return &Memo{} }
 // Clone returns the memo itself: it is shared by every copy of the state.
 func (m *Memo) Clone() framework.StateData { return m }
 
-func (m *Memo) get(place int, ni *framework.NodeInfo) (nodeOutcome, bool) {
+// memoEntries are the entries as they were at one moment: read them while
+// no put runs (the dry run reads before it tries nodes in parallel).
+type memoEntries []memoEntry
+
+// entriesNow returns the entries as they are now (none for a nil Memo).
+func (m *Memo) entriesNow() memoEntries {
+	if m == nil {
+		return nil
+	}
 	m.mu.Lock()
-	entries := m.entries
-	m.mu.Unlock()
-	if place < len(entries) && entries[place].ni == ni {
-		return entries[place].outcome, true
+	defer m.mu.Unlock()
+	return m.entries
+}
+
+// get returns the outcome kept for the node at place, if it was computed
+// on ni itself.
+func (e memoEntries) get(place int, ni *framework.NodeInfo) (nodeOutcome, bool) {
+	if place < len(e) && e[place].ni == ni {
+		return e[place].outcome, true
 	}
 	return nodeOutcome{}, false
 }
