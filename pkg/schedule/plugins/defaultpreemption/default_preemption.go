@@ -267,22 +267,15 @@ func terminatingByPreemption(p *corev1.Pod) bool {
 	return false
 }
 
-// verdictTally counts the verdicts of the nodes preemption was tried on
-// without success: how many nodes, and how many gave each reason.
+// verdictTally keeps the verdicts of the nodes preemption was tried on
+// without success. They are counted by reason only for the message of a
+// preemption that finds no candidate (diagnosisMessage), so a preemption
+// that finds one pays no more than an append per node.
 type verdictTally struct {
-	nodes   int
-	reasons map[string]int
+	statuses []*framework.Status
 }
 
-func (t *verdictTally) add(s *framework.Status) {
-	t.nodes++
-	for _, r := range s.Reasons() {
-		if t.reasons == nil {
-			t.reasons = map[string]int{}
-		}
-		t.reasons[r]++
-	}
-}
+func (t *verdictTally) add(s *framework.Status) { t.statuses = append(t.statuses, s) }
 
 // diagnosisMessage is kube-scheduler's FitError message for the nodes
 // preemption was tried on: each reason with the number of nodes that gave it,
@@ -292,12 +285,14 @@ func diagnosisMessage(numAllNodes int, verdicts *verdictTally) string {
 	if verdicts == nil {
 		verdicts = &verdictTally{}
 	}
-	counts := verdicts.reasons
-	if counts == nil {
-		counts = map[string]int{}
+	counts := map[string]int{}
+	for _, s := range verdicts.statuses {
+		for _, r := range s.Reasons() {
+			counts[r]++
+		}
 	}
-	if verdicts.nodes < numAllNodes {
-		counts[ReasonNotHelpful] += numAllNodes - verdicts.nodes
+	if n := len(verdicts.statuses); n < numAllNodes {
+		counts[ReasonNotHelpful] += numAllNodes - n
 	}
 	msg := fmt.Sprintf(noNodeAvailableFormat, numAllNodes)
 	if len(counts) == 0 {

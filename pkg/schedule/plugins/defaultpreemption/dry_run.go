@@ -366,9 +366,12 @@ func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Ca
 		func(c *Candidate) int64 { return -int64(len(c.Victims)) },
 		func(c *Candidate) int64 { return earliestStartOfHighestPriority(c.Victims, now).UnixNano() },
 	}
+	// Each criterion keeps the candidates that score best on it; kept and
+	// remaining take turns as the buffer.
+	kept := make([]*Candidate, 0, len(remaining))
 	for _, score := range scores {
 		best := int64(math.MinInt64)
-		kept := remaining[:0:0]
+		kept = kept[:0]
 		for _, c := range remaining {
 			s := score(c)
 			if s > best {
@@ -381,7 +384,7 @@ func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Ca
 		if len(kept) == 1 {
 			return kept[0], nil
 		}
-		remaining = kept
+		remaining, kept = kept, remaining
 	}
 	return remaining[0], remaining[1:]
 }
