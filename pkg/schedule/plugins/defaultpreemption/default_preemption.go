@@ -54,6 +54,9 @@ type Candidate struct {
 	// EquallyGood are, on the candidate picked, the other candidates that
 	// rank as high: kube-scheduler picks among them at random.
 	EquallyGood []string
+	// rank is how pickOneCandidate compares it, computed once per node
+	// outcome (shared with the memo), else (nil) when picking.
+	rank *rank
 }
 
 // DefaultPreemption is the DefaultPreemption PostFilter plugin.

@@ -33,11 +33,14 @@ type dryRun struct {
 	numCandidates int
 }
 
-// nodeOutcome is selectVictimsOnNode's answer for one node.
+// nodeOutcome is selectVictimsOnNode's answer for one node, with the rank
+// pickOneCandidate compares (computed once: the memo keeps it with the
+// victims).
 type nodeOutcome struct {
 	victims          []*corev1.Pod
 	numPDBViolations int
 	status           *framework.Status
+	rank             *rank
 }
 
 // run tries nodes (sorted by name) and returns the candidates, non-violating
@@ -87,6 +90,10 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 				// pods, and PreFilter extensions rewrite their state.
 				victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), chunk[i].Clone())
 				outcomes[i] = nodeOutcome{victims: victims, numPDBViolations: violations, status: status}
+				if status.IsSuccess() && len(victims) > 0 {
+					r := rankOf(victims, violations)
+					outcomes[i].rank = &r
+				}
 			}
 			if memo != nil && outcomes[i].status.Code() != framework.Error {
 				memo.put(chunkPlaces[i], chunk[i], outcomes[i])
@@ -98,7 +105,7 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 		for i, ni := range chunk {
 			o := outcomes[i]
 			if o.status.IsSuccess() && len(o.victims) > 0 {
-				c := &Candidate{NodeName: ni.Name(), Victims: o.victims, NumPDBViolations: o.numPDBViolations}
+				c := &Candidate{NodeName: ni.Name(), Victims: o.victims, NumPDBViolations: o.numPDBViolations, rank: o.rank}
 				if c.NumPDBViolations == 0 {
 					if len(nonViolating) < r.numCandidates {
 						nonViolating = append(nonViolating, c)
@@ -348,23 +355,19 @@ func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Ca
 	}
 	remaining := slices.Clone(candidates)
 	slices.SortFunc(remaining, func(a, b *Candidate) int { return strings.Compare(a.NodeName, b.NodeName) })
+	for _, c := range remaining {
+		if c.rank == nil {
+			r := rankOf(c.Victims, c.NumPDBViolations)
+			c.rank = &r
+		}
+	}
 
 	scores := []func(c *Candidate) int64{
-		func(c *Candidate) int64 { return -int64(c.NumPDBViolations) },
-		// Victims are in importance order, so the first has the highest priority.
-		func(c *Candidate) int64 { return -int64(corev1helpers.PodPriority(c.Victims[0])) },
-		func(c *Candidate) int64 {
-			// Shifting every priority by MaxInt32+1 makes them all positive,
-			// so a node with a few negative-priority victims does not win
-			// over a node with fewer victims of the same priority.
-			var sum int64
-			for _, p := range c.Victims {
-				sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32) + 1
-			}
-			return -sum
-		},
-		func(c *Candidate) int64 { return -int64(len(c.Victims)) },
-		func(c *Candidate) int64 { return earliestStartOfHighestPriority(c.Victims, now).UnixNano() },
+		func(c *Candidate) int64 { return c.rank.pdb },
+		func(c *Candidate) int64 { return c.rank.highest },
+		func(c *Candidate) int64 { return c.rank.sum },
+		func(c *Candidate) int64 { return c.rank.count },
+		func(c *Candidate) int64 { return c.rank.earliest(now).UnixNano() },
 	}
 	// Each criterion keeps the candidates that score best on it; kept and
 	// remaining take turns as the buffer.
@@ -389,20 +392,58 @@ func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Ca
 	return remaining[0], remaining[1:]
 }
 
-// earliestStartOfHighestPriority is kube-scheduler's GetEarliestPodStartTime:
-// the earliest start among the victims of the highest priority.
-func earliestStartOfHighestPriority(victims []*corev1.Pod, now time.Time) time.Time {
-	earliest := startTime(victims[0], now)
-	highest := corev1helpers.PodPriority(victims[0])
+// rank is a candidate as pickOneCandidate compares it, each criterion a
+// number where more is better: fewer PodDisruptionBudget violations, a
+// lower priority of the most important victim, a lower sum of priorities
+// (each shifted by MaxInt32+1 so that all are positive, and a node with a
+// few negative-priority victims does not win over one with fewer victims
+// of the same priority), fewer victims, and the latest earliest start among
+// the victims of the highest priority. That start depends on the moment
+// for victims that have not started (kube-scheduler takes time.Now()), so
+// it is kept in parts and completed by earliest.
+type rank struct {
+	pdb, highest, sum, count int64
+	// started is the earliest start among the highest-priority victims
+	// that started (hasStarted: some did); unstarted says some did not.
+	started    time.Time
+	hasStarted bool
+	unstarted  bool
+}
+
+// rankOf computes the rank of a node whose victims (most important first)
+// are victims.
+func rankOf(victims []*corev1.Pod, pdbViolations int) rank {
+	r := rank{pdb: -int64(pdbViolations), highest: -int64(corev1helpers.PodPriority(victims[0])), count: -int64(len(victims))}
+	var sum int64
+	top := corev1helpers.PodPriority(victims[0])
 	for _, p := range victims {
-		switch priority := corev1helpers.PodPriority(p); {
-		case priority == highest:
-			if t := startTime(p, now); t.Before(earliest) {
-				earliest = t
-			}
-		case priority > highest:
-			highest, earliest = priority, startTime(p, now)
+		priority := corev1helpers.PodPriority(p)
+		sum += int64(priority) + int64(math.MaxInt32) + 1
+		top = max(top, priority)
+	}
+	r.sum = -sum
+	for _, p := range victims {
+		if corev1helpers.PodPriority(p) != top {
+			continue
+		}
+		switch {
+		case p.Status.StartTime == nil:
+			r.unstarted = true
+		case !r.hasStarted || p.Status.StartTime.Time.Before(r.started):
+			r.started, r.hasStarted = p.Status.StartTime.Time, true
 		}
 	}
-	return earliest
+	return r
+}
+
+// earliest is kube-scheduler's GetEarliestPodStartTime of the rank's victims
+// at now: the earliest start among the victims of the highest priority.
+func (r *rank) earliest(now time.Time) time.Time {
+	switch {
+	case !r.hasStarted:
+		return now
+	case r.unstarted && now.Before(r.started):
+		return now
+	}
+	return r.started
 }
