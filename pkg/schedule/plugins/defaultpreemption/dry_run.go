@@ -1,6 +1,7 @@
 package defaultpreemption
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,13 +109,15 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 		for i, ni := range chunk {
 			o := outcomes[i]
 			if o.status.IsSuccess() && len(o.victims) > 0 {
-				c := &Candidate{NodeName: o.node, Victims: o.victims, NumPDBViolations: o.numPDBViolations, rank: o.rank}
-				if c.NumPDBViolations == 0 {
+				candidate := func() *Candidate {
+					return &Candidate{NodeName: o.node, Victims: o.victims, NumPDBViolations: o.numPDBViolations, rank: o.rank}
+				}
+				if o.numPDBViolations == 0 {
 					if len(nonViolating) < r.numCandidates {
-						nonViolating = append(nonViolating, c)
+						nonViolating = append(nonViolating, candidate())
 					}
 				} else if len(violating) < r.numCandidates {
-					violating = append(violating, c)
+					violating = append(violating, candidate())
 				}
 				if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= r.numCandidates {
 					return append(nonViolating, violating...), verdicts, utilerrors.NewAggregate(errs)
@@ -352,47 +355,53 @@ func (c *pdbChecker) split(victims []victim) (violating, nonViolating []victim) 
 // (map order); we take the first node by name.
 // The others still tied after every criterion are returned too: where
 // kube-scheduler picks one of them at random, this picks the first by name.
+//
+// Taking, criterion by criterion, the candidates that score best keeps those
+// whose ranks are the greatest in the criteria's order: one pass finds
+// them, and only they are put in name order.
 func pickOneCandidate(candidates []*Candidate, now time.Time) (*Candidate, []*Candidate) {
 	if len(candidates) == 1 {
 		return candidates[0], nil
 	}
-	remaining := slices.Clone(candidates)
-	slices.SortFunc(remaining, func(a, b *Candidate) int { return strings.Compare(a.NodeName, b.NodeName) })
-	for _, c := range remaining {
+	var best []*Candidate
+	var top *rank
+	var topStart int64
+	for _, c := range candidates {
 		if c.rank == nil {
 			r := rankOf(c.Victims, c.NumPDBViolations)
 			c.rank = &r
 		}
+		start := c.rank.earliest(now).UnixNano()
+		switch d := compareRanks(c.rank, start, top, topStart); {
+		case top == nil || d > 0:
+			top, topStart, best = c.rank, start, append(best[:0], c)
+		case d == 0:
+			best = append(best, c)
+		}
 	}
+	byName := func(a, b *Candidate) int { return strings.Compare(a.NodeName, b.NodeName) }
+	if !slices.IsSortedFunc(best, byName) {
+		slices.SortFunc(best, byName)
+	}
+	if len(best) == 1 {
+		return best[0], nil
+	}
+	return best[0], best[1:]
+}
 
-	scores := []func(c *Candidate) int64{
-		func(c *Candidate) int64 { return c.rank.pdb },
-		func(c *Candidate) int64 { return c.rank.highest },
-		func(c *Candidate) int64 { return c.rank.sum },
-		func(c *Candidate) int64 { return c.rank.count },
-		func(c *Candidate) int64 { return c.rank.earliest(now).UnixNano() },
+// compareRanks compares a and b (with their earliest starts at the moment
+// of the pick) in pickOneCandidate's order of criteria: positive when a is
+// the better candidate.
+func compareRanks(a *rank, aStart int64, b *rank, bStart int64) int {
+	if b == nil {
+		return 1
 	}
-	// Each criterion keeps the candidates that score best on it; kept and
-	// remaining take turns as the buffer.
-	kept := make([]*Candidate, 0, len(remaining))
-	for _, score := range scores {
-		best := int64(math.MinInt64)
-		kept = kept[:0]
-		for _, c := range remaining {
-			s := score(c)
-			if s > best {
-				best, kept = s, kept[:0]
-			}
-			if s == best {
-				kept = append(kept, c)
-			}
+	for _, d := range [...]int{cmp.Compare(a.pdb, b.pdb), cmp.Compare(a.highest, b.highest), cmp.Compare(a.sum, b.sum), cmp.Compare(a.count, b.count)} {
+		if d != 0 {
+			return d
 		}
-		if len(kept) == 1 {
-			return kept[0], nil
-		}
-		remaining, kept = kept, remaining
 	}
-	return remaining[0], remaining[1:]
+	return cmp.Compare(aStart, bStart)
 }
 
 // rank is a candidate as pickOneCandidate compares it, each criterion a
