@@ -37,6 +37,54 @@ type PlaceOptions struct {
 	PreferredTopologyKey string
 	// Parallelism bounds the workers of each cycle; 0 means 16.
 	Parallelism int
+	// Attempts, if set, keeps the attempts made on its scheduler for
+	// another placement of the same members there.
+	Attempts *Attempts
+}
+
+// Attempts keeps the attempts PlaceOn makes on one scheduler, so that a
+// placement of the same members on it again (explain's lower minimum) takes
+// them instead of making them again. An attempt places every pending member
+// it can, in queue order, on a fork of the scheduler (confined to one
+// topology domain, or not), whatever the gang's minimum: it depends on the
+// scheduler, the domain and the members only, never on the minimum, which
+// only decides which attempt wins and whether the gang fits. Members are
+// the same when they are the same objects (a what-if that changes a member
+// makes a new one). Not safe for concurrent use.
+type Attempts struct {
+	base *schedule.Scheduler
+	made map[string][]madeAttempt
+}
+
+type madeAttempt struct {
+	members []*corev1.Pod
+	a       *attempt
+}
+
+// NewAttempts returns an empty Attempts for placements on base, which must
+// not change while it is in use.
+func NewAttempts(base *schedule.Scheduler) *Attempts {
+	return &Attempts{base: base, made: map[string][]madeAttempt{}}
+}
+
+// get returns the attempt on base in domain (key=value, or "" for the whole
+// cluster) for members (the gang's pending members as they are, before their
+// gates are taken away): the one made before, else the one make makes.
+func (c *Attempts) get(base *schedule.Scheduler, domain string, members []*corev1.Pod, make func() (*attempt, error)) (*attempt, error) {
+	if c == nil || c.base != base {
+		return make()
+	}
+	for _, m := range c.made[domain] {
+		if slices.Equal(m.members, members) {
+			return m.a, nil
+		}
+	}
+	a, err := make()
+	if err != nil {
+		return nil, err
+	}
+	c.made[domain] = append(c.made[domain], madeAttempt{members: members, a: a})
+	return a, nil
 }
 
 // Assignment is one pending member and the node it would go to.
@@ -306,6 +354,12 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	// minimum, as in validity.
 	p.Running = g.Running()
 	pending := g.PendingUngated()
+	// The attempts are kept by the members as they are (PendingUngated
+	// copies a gated member each time).
+	members := g.Pending()
+	whole := func() (*attempt, error) {
+		return opts.Attempts.get(base, "", members, func() (*attempt, error) { return placeOn(ctx, base, "", pending) })
+	}
 	// Succeeded members count toward the minimum as running ones do (only
 	// Volcano gangs have them: its ready count includes them).
 	p.Succeeded = len(g.Succeeded)
@@ -320,20 +374,20 @@ func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceO
 	switch {
 	case key != "":
 		p.TopologyKey = key
-		best, running, need, err = placeInDomains(ctx, base, key, pending, p)
+		best, running, need, err = placeInDomains(ctx, base, key, pending, members, opts.Attempts, p)
 	case preferred != "":
 		p.TopologyKey, p.PreferredTopologyKey, p.PreferredMet = preferred, preferred, true
-		best, running, need, err = placeInDomains(ctx, base, preferred, pending, p)
+		best, running, need, err = placeInDomains(ctx, base, preferred, pending, members, opts.Attempts, p)
 		if err == nil && (best == nil || len(best.assignments) < need) {
 			p.TopologyKey, p.Conflict, p.PreferredMet = "", "", false
 			running = len(p.Running)
 			need = int(g.MinMember) - running - p.Succeeded
-			best, err = placeOn(ctx, base, "", pending)
+			best, err = whole()
 		}
 	case g.SubGroups != nil:
 		best, err = placeSubGroups(ctx, base, g.SubGroups, pending)
 	default:
-		best, err = placeOn(ctx, base, "", pending)
+		best, err = whole()
 	}
 	if err != nil {
 		return nil, err
@@ -388,7 +442,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 // already run in one domain, the gang is pinned to it; when they run in
 // several (or on nodes without the label), no domain can hold the gang
 // (p.Conflict says why) and the domains are tried only for the diagnosis.
-func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending []*corev1.Pod, p *Placement) (*attempt, int, int, error) {
+func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending, members []*corev1.Pod, attempts *Attempts, p *Placement) (*attempt, int, int, error) {
 	domains := map[string][]*framework.NodeInfo{}
 	valueOf := map[string]string{}
 	for _, ni := range base.NodeInfos() {
@@ -451,22 +505,28 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	bestNeed := 0
 	try := func(i int) error {
 		dr := &p.Domains[i]
-		nodes := domains[dr.Value]
-		s, err := base.Fork()
-		if err != nil {
-			return err
-		}
-		names := make([]string, len(nodes))
-		for i, n := range nodes {
-			names[i] = n.Name()
-		}
-		s.Confine(names)
-		a, err := placeWith(ctx, s, dr.Value, pending)
+		a, err := attempts.get(base, key+"="+dr.Value, members, func() (*attempt, error) {
+			nodes := domains[dr.Value]
+			s, err := base.Fork()
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, len(nodes))
+			for i, n := range nodes {
+				names[i] = n.Name()
+			}
+			s.Confine(names)
+			a, err := placeWith(ctx, s, dr.Value, pending)
+			if err != nil {
+				return nil, err
+			}
+			a.free = freeFraction(s, names, resources)
+			return a, nil
+		})
 		if err != nil {
 			return err
 		}
 		need := needIn(dr.Value)
-		a.free = freeFraction(s, names, resources)
 		dr.Placed, dr.FreeFraction, dr.ScoreSum = len(a.assignments), a.free, a.scoreSum
 		dr.Complete = len(a.assignments) >= need
 		// A domain that could be the gang's beats one that cannot (kept

@@ -412,6 +412,9 @@ func newExplainer(snap *schedule.Snapshot, opts Options) (*explainer, error) {
 	if x.base, err = x.plain.WithAllFilters(); err != nil {
 		return nil, err
 	}
+	// The placements on plain (the subject's own, and the lower minimum's
+	// of the same members) share their attempts.
+	x.opts.Attempts = gang.NewAttempts(x.plain)
 	return x, nil
 }
 
