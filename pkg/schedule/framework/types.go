@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,6 +162,33 @@ type NodeInfo struct {
 	PVCRefCounts map[string]int
 	// Generation grows whenever the NodeInfo changes.
 	Generation int64
+
+	// labelKeys caches PodLabelKeys for a generation.
+	labelKeys atomic.Pointer[podLabelKeys]
+}
+
+// podLabelKeys are the label keys of a NodeInfo's pods at one generation.
+type podLabelKeys struct {
+	generation int64
+	keys       map[string]struct{}
+}
+
+// PodLabelKeys returns the set of label keys the pods on the node carry,
+// computed once per generation (a NodeInfo shared by forks is never changed,
+// so forks share it too). Callers must not change it. Safe for concurrent
+// use while the NodeInfo does not change.
+func (n *NodeInfo) PodLabelKeys() map[string]struct{} {
+	if c := n.labelKeys.Load(); c != nil && c.generation == n.Generation {
+		return c.keys
+	}
+	keys := map[string]struct{}{}
+	for _, pi := range n.Pods {
+		for k := range pi.Pod.Labels {
+			keys[k] = struct{}{}
+		}
+	}
+	n.labelKeys.Store(&podLabelKeys{generation: n.Generation, keys: keys})
+	return keys
 }
 
 // NewNodeInfo returns a NodeInfo for node with pods on it.

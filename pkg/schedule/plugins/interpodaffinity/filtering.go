@@ -203,16 +203,36 @@ func (pl *InterPodAffinity) incomingAffinityCounts(ctx context.Context, s *preFi
 	antiParts := make([][]pairCount, len(affParts))
 	pl.parallelChunks(ctx, len(nodes), func(c, start, end int) {
 		var aff, anti []pairCount
+		// A term that needs a label key none of a node's pods carries
+		// selects none of them: the node's key set (kept with its
+		// NodeInfo) rules it out without reading its pods.
+		antiOn := make([]bool, len(s.antiAffinityTerms))
 		for _, ni := range nodes[start:end] {
+			if len(ni.Pods) == 0 {
+				continue
+			}
 			node := ni.Node()
+			keys := ni.PodLabelKeys()
+			affOn := len(s.affinityTerms) > 0
+			for i := range s.affinityTerms {
+				affOn = affOn && s.affinityTerms[i].mayMatchOn(keys)
+			}
+			anyAnti := false
+			for i := range s.antiAffinityTerms {
+				antiOn[i] = s.antiAffinityTerms[i].mayMatchOn(keys)
+				anyAnti = anyAnti || antiOn[i]
+			}
+			if !affOn && !anyAnti {
+				continue
+			}
 			for _, existing := range ni.Pods {
-				if podMatchesAllTerms(s.affinityTerms, existing.Pod) {
+				if affOn && podMatchesAllTerms(s.affinityTerms, existing.Pod) {
 					for i := range s.affinityTerms {
 						aff = appendMatch(aff, node, s.affinityTerms[i].topologyKey, 1)
 					}
 				}
 				for i := range s.antiAffinityTerms {
-					if s.antiAffinityTerms[i].matches(existing.Pod) {
+					if antiOn[i] && s.antiAffinityTerms[i].matches(existing.Pod) {
 						anti = appendMatch(anti, node, s.antiAffinityTerms[i].topologyKey, 1)
 					}
 				}

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -139,10 +140,24 @@ type incomingTerm struct {
 	// nsSelector is set when namespaces are selected by their labels.
 	nsSelector      labels.Selector
 	namespaceLabels func(namespace string) labels.Set
+	// needs are the label keys a pod must carry for the selector to
+	// select it (In, =, ==, Exists, Gt, Lt): a node none of whose pods
+	// carries one of them has no pod the term selects.
+	needs []string
 }
 
 func newIncomingTerm(t *framework.AffinityTerm, weight int32, nsLabels func(string) labels.Set) incomingTerm {
 	it := incomingTerm{namespaces: t.Namespaces, selector: t.Selector, topologyKey: t.TopologyKey, weight: weight}
+	if t.Selector != nil {
+		if reqs, selectable := t.Selector.Requirements(); selectable {
+			for _, r := range reqs {
+				switch r.Operator() {
+				case selection.In, selection.Equals, selection.DoubleEquals, selection.Exists, selection.GreaterThan, selection.LessThan:
+					it.needs = append(it.needs, r.Key())
+				}
+			}
+		}
+	}
 	switch sel := t.NamespaceSelector; {
 	case sel == nil:
 	case sel.Empty():
@@ -154,6 +169,17 @@ func newIncomingTerm(t *framework.AffinityTerm, weight int32, nsLabels func(stri
 		}
 	}
 	return it
+}
+
+// mayMatchOn reports whether a pod on a node whose pods carry keys (label
+// keys) could be selected by the term.
+func (t *incomingTerm) mayMatchOn(keys map[string]struct{}) bool {
+	for _, k := range t.needs {
+		if _, ok := keys[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // matches reports whether pod is selected by the term.
