@@ -69,17 +69,17 @@ func NewAttempts(base *schedule.Scheduler) *Attempts {
 
 // get returns the attempt on base in domain (key=value, or "" for the whole
 // cluster) for members (the gang's pending members as they are, before their
-// gates are taken away): the one made before, else the one make makes.
-func (c *Attempts) get(base *schedule.Scheduler, domain string, members []*corev1.Pod, make func() (*attempt, error)) (*attempt, error) {
+// gates are taken away): the one made before, else the one place makes.
+func (c *Attempts) get(base *schedule.Scheduler, domain string, members []*corev1.Pod, place func() (*attempt, error)) (*attempt, error) {
 	if c == nil || c.base != base {
-		return make()
+		return place()
 	}
 	for _, m := range c.made[domain] {
 		if slices.Equal(m.members, members) {
 			return m.a, nil
 		}
 	}
-	a, err := make()
+	a, err := place()
 	if err != nil {
 		return nil, err
 	}

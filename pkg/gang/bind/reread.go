@@ -121,10 +121,7 @@ func readByVersions(ctx context.Context, c Client, snap *schedule.Snapshot, all 
 	for i, pod := range all {
 		member[podKey(pod)] = i
 	}
-	before := make(map[string]*corev1.Pod, len(snap.Pods))
-	for _, pod := range snap.Pods {
-		before[podKey(pod)] = pod
-	}
+	before := indexPods(snap.Pods)
 	var unchanged []*corev1.Pod
 	var changed []Version
 	for _, v := range podVersions {

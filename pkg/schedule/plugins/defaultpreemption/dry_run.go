@@ -47,6 +47,11 @@ type nodeOutcome struct {
 	rank             *rank
 }
 
+// candidate is the node's outcome as a preemption candidate.
+func (o *nodeOutcome) candidate() *Candidate {
+	return &Candidate{NodeName: o.node, Victims: o.victims, NumPDBViolations: o.numPDBViolations, rank: o.rank}
+}
+
 // run tries nodes (sorted by name) and returns the candidates, non-violating
 // ones first, the tally of the verdicts of the nodes that are not
 // candidates, and the errors met.
@@ -109,15 +114,12 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 		for i, ni := range chunk {
 			o := outcomes[i]
 			if o.status.IsSuccess() && len(o.victims) > 0 {
-				candidate := func() *Candidate {
-					return &Candidate{NodeName: o.node, Victims: o.victims, NumPDBViolations: o.numPDBViolations, rank: o.rank}
-				}
 				if o.numPDBViolations == 0 {
 					if len(nonViolating) < r.numCandidates {
-						nonViolating = append(nonViolating, candidate())
+						nonViolating = append(nonViolating, o.candidate())
 					}
 				} else if len(violating) < r.numCandidates {
-					violating = append(violating, candidate())
+					violating = append(violating, o.candidate())
 				}
 				if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= r.numCandidates {
 					return append(nonViolating, violating...), verdicts, utilerrors.NewAggregate(errs)
@@ -396,12 +398,8 @@ func compareRanks(a *rank, aStart int64, b *rank, bStart int64) int {
 	if b == nil {
 		return 1
 	}
-	for _, d := range [...]int{cmp.Compare(a.pdb, b.pdb), cmp.Compare(a.highest, b.highest), cmp.Compare(a.sum, b.sum), cmp.Compare(a.count, b.count)} {
-		if d != 0 {
-			return d
-		}
-	}
-	return cmp.Compare(aStart, bStart)
+	return cmp.Or(cmp.Compare(a.pdb, b.pdb), cmp.Compare(a.highest, b.highest), cmp.Compare(a.sum, b.sum),
+		cmp.Compare(a.count, b.count), cmp.Compare(aStart, bStart))
 }
 
 // rank is a candidate as pickOneCandidate compares it, each criterion a
