@@ -199,6 +199,14 @@ func (pl *InterPodAffinity) incomingAffinityCounts(ctx context.Context, s *preFi
 	if len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
 		return affinity, antiAffinity
 	}
+	// Terms that need no key (only NotIn, !=, DoesNotExist) never rule a
+	// node out: then the nodes' key sets are not built.
+	needKeys := false
+	for _, terms := range [][]incomingTerm{s.affinityTerms, s.antiAffinityTerms} {
+		for i := range terms {
+			needKeys = needKeys || len(terms[i].needs) > 0
+		}
+	}
 	affParts := make([][]pairCount, chunkCount(len(nodes)))
 	antiParts := make([][]pairCount, len(affParts))
 	pl.parallelChunks(ctx, len(nodes), func(c, start, end int) {
@@ -212,7 +220,10 @@ func (pl *InterPodAffinity) incomingAffinityCounts(ctx context.Context, s *preFi
 				continue
 			}
 			node := ni.Node()
-			keys := ni.PodLabelKeys()
+			var keys map[string]struct{}
+			if needKeys {
+				keys = ni.PodLabelKeys()
+			}
 			affOn := len(s.affinityTerms) > 0
 			for i := range s.affinityTerms {
 				affOn = affOn && s.affinityTerms[i].mayMatchOn(keys)
