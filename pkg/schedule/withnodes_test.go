@@ -67,7 +67,6 @@ func TestWithNodesEqualsNewScheduler(t *testing.T) {
 		gpuPod("eval", "1", "registry.example.com/ml/eval:7"),
 	}
 	reserved := gpuPod("before", "4", "")
-	ctx := context.Background()
 
 	full, err := NewScheduler(&withAll, Options{})
 	if err != nil {
@@ -88,26 +87,7 @@ func TestWithNodesEqualsNewScheduler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pod := range pods {
-		want, err := full.Schedule(ctx, pod.DeepCopy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := grown.Schedule(ctx, pod.DeepCopy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(describeResult(want), describeResult(got)); diff != "" {
-			t.Errorf("%s (-NewScheduler +WithNodes):\n%s", pod.Name, diff)
-		}
-		if want.Verdict == VerdictScheduled {
-			for _, s := range []*Scheduler{full, grown} {
-				if err := s.Reserve(pod, want.SelectedNode); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	sameDecisions(t, full, grown, pods, "WithNodes", true)
 	if _, err := base.WithNodes(added[:1], nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +114,35 @@ func gpuPod(name, gpus, image string) *corev1.Pod {
 		pod.Spec.Tolerations = []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
 	}
 	return pod
+}
+
+// sameDecisions schedules each pod on want (a scheduler built for the
+// changed snapshot) and on got (one derived by how), and fails where the
+// decisions differ; with reserve, each pod that fits is reserved on both
+// before the next.
+func sameDecisions(t *testing.T, want, got *Scheduler, pods []*corev1.Pod, how string, reserve bool) {
+	t.Helper()
+	ctx := context.Background()
+	for _, pod := range pods {
+		w, err := want.Schedule(ctx, pod.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := got.Schedule(ctx, pod.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(describeResult(w), describeResult(g)); diff != "" {
+			t.Errorf("%s (-NewScheduler +%s):\n%s", pod.Name, how, diff)
+		}
+		if reserve && w.Verdict == VerdictScheduled {
+			for _, s := range []*Scheduler{want, got} {
+				if err := s.Reserve(pod, w.SelectedNode); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
 }
 
 // describeResult is what a decision says: verdict, message, node, and per
@@ -201,19 +210,8 @@ func TestWithNodesReplacedAndEvictEqualNewScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, pod := range []*corev1.Pod{gpuPod("train-8", "8", ""), gpuPod("train-4", "4", ""), gpuPod("cpu", "0", "")} {
-		want, err := full.Schedule(ctx, pod.DeepCopy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := fixed.Schedule(ctx, pod.DeepCopy())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(describeResult(want), describeResult(got)); diff != "" {
-			t.Errorf("%s (-NewScheduler +WithNodesReplaced/Evict):\n%s", pod.Name, diff)
-		}
-	}
+	sameDecisions(t, full, fixed, []*corev1.Pod{gpuPod("train-8", "8", ""), gpuPod("train-4", "4", ""), gpuPod("cpu", "0", "")},
+		"WithNodesReplaced/Evict", false)
 	// The base is not changed: the cordoned nodes still refuse.
 	res, err := base.Schedule(ctx, gpuPod("train-8", "8", ""))
 	if err != nil {
