@@ -254,11 +254,11 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 	return nil
 }
 
-// Claims returns the ResourceClaims this working copy allocated or reserved
-// for pod when it was reserved, with their allocations, by name.
 // DRA returns the working copy's devices and claims (nil-safe methods).
 func (s *Scheduler) DRA() *framework.DRA { return s.dra }
 
+// Claims returns the ResourceClaims this working copy allocated or reserved
+// for pod when it was reserved, with their allocations, by name.
 func (s *Scheduler) Claims(pod *corev1.Pod) []*resourcev1.ResourceClaim {
 	return s.dra.AssumedFor(pod)
 }
