@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // completeSubject completes a verb's argument: the resource prefixes first
@@ -27,11 +28,11 @@ func completeSubject(f *SnapshotFlags, allowPod, allowWorkload bool) cobra.Compl
 		if allowPod {
 			prefixes = append([]string{"pod/"}, prefixes...)
 		}
-		for _, g := range podGroupGroups {
+		for _, g := range gang.PodGroupGroups() {
 			prefixes = append(prefixes, "podgroups."+g+"/")
 		}
 		if allowWorkload {
-			for _, k := range gang.WorkloadKinds {
+			for _, k := range workload.Kinds {
 				prefixes = append(prefixes, k.Names[0]+"/")
 			}
 		}
@@ -48,7 +49,7 @@ func completeSubject(f *SnapshotFlags, allowPod, allowWorkload bool) cobra.Compl
 		case prefix == "pod" && allowPod:
 			resource = "pods"
 		case prefix == "podgroup":
-		case strings.HasPrefix(prefix, "podgroups.") && slices.Contains(podGroupGroups, strings.TrimPrefix(prefix, "podgroups.")):
+		case strings.HasPrefix(prefix, "podgroups.") && slices.Contains(gang.PodGroupGroups(), strings.TrimPrefix(prefix, "podgroups.")):
 			group = strings.TrimPrefix(prefix, "podgroups.")
 		default:
 			k, ok := workloadKind(typ)
@@ -87,7 +88,7 @@ func completeFormats(formats []string) cobra.CompletionFunc {
 
 // workloadNames lists the names of a workload kind's objects in the
 // namespace the flags pick, from the cluster: a snapshot holds none.
-func (f *SnapshotFlags) workloadNames(ctx context.Context, k gang.WorkloadKind) []string {
+func (f *SnapshotFlags) workloadNames(ctx context.Context, k workload.Kind) []string {
 	namespace, err := f.Namespace()
 	if err != nil || f.Offline() {
 		return nil

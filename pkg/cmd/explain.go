@@ -145,7 +145,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g, pod, err := o.resolveSubject(snap)
+	snap, g, pod, err := o.resolveSubject(snap)
 	if err != nil {
 		return err
 	}

@@ -9,14 +9,13 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // resolveGang turns the parsed subject into a gang on the snapshot. A group
@@ -30,12 +29,11 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	case SubjectSelector:
 		g, err = gang.ResolveSelector(snap, namespace, s.Selector, minMember)
 	case SubjectFile:
-		g, err = gangFromFile(snap, s.manifest)
+		g, err = workload.Create(s.manifest, snap)
 	case SubjectWorkload:
-		g, err = gangFromWorkload(snap, s.object, namespace, s.runtimes)
+		g, err = workload.Live(s.object, snap, workload.Options{Namespace: namespace, Runtimes: s.runtimes})
 	case SubjectPod:
-		var pod = s.Name
-		g, _, err = gang.ResolvePod(snap, namespace, pod)
+		g, _, err = gang.ResolvePod(snap, namespace, s.Name)
 	default:
 		return nil, fmt.Errorf("internal error: subject kind %d", s.Kind)
 	}
@@ -47,7 +45,7 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 
 // readManifests reads what-if manifests into a gang, before any cluster
 // read: a missing file or a bad manifest is reported at once. The objects
-// come back with a *gang.MissingRuntimeError, which the cluster may mend.
+// come back with a *workload.MissingRuntimeError, which the cluster may mend.
 func readManifests(filename, namespace string, minMember int32, stdin io.Reader) ([]*unstructured.Unstructured, *gang.Gang, error) {
 	source := manifestSource(filename)
 	var data []byte
@@ -63,11 +61,11 @@ func readManifests(filename, namespace string, minMember int32, stdin io.Reader)
 		}
 		return nil, nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
 	}
-	objs, err := gang.DecodeManifests(data, source)
+	objs, err := workload.Decode(data, source)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := gang.FromManifests(objs, namespace, minMember)
+	g, err := workload.FromManifests(objs, namespace, minMember)
 	if err != nil {
 		return objs, nil, fmt.Errorf("%s: %w", source, err)
 	}
@@ -83,7 +81,7 @@ func manifestSource(filename string) string {
 }
 
 // clusterRuntimes looks TrainJobs' runtimes up in the cluster
-// (gang.TrainingRuntimes): a runtime the server does not serve, or that is
+// (workload.TrainingRuntimes): a runtime the server does not serve, or that is
 // not there, is none.
 type clusterRuntimes struct {
 	ctx context.Context
@@ -91,7 +89,7 @@ type clusterRuntimes struct {
 }
 
 func (c clusterRuntimes) TrainingRuntime(kind, namespace, name string) (*unstructured.Unstructured, error) {
-	gvr, ok := gang.TrainingRuntimeResources[kind]
+	gvr, ok := workload.TrainingRuntimeResources[kind]
 	if !ok {
 		return nil, nil
 	}
@@ -107,17 +105,6 @@ func (c clusterRuntimes) TrainingRuntime(kind, namespace, name string) (*unstruc
 		return nil, nil
 	}
 	return nil, err
-}
-
-// gangFromFile gives the members of a what-if gang the priorities admission
-// would, from the snapshot's PriorityClasses.
-func gangFromFile(snap *schedule.Snapshot, g *gang.Gang) (*gang.Gang, error) {
-	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
-		return nil, err
-	}
-	gang.ApplyWebhooks(g.Members)
-	g.SortMembers()
-	return g, nil
 }
 
 // readWorkload reads a workload subject from the cluster, at the version
@@ -139,35 +126,6 @@ func readWorkload(ctx context.Context, cfg *rest.Config, s *Subject, namespace s
 		return nil, asInputError(&gang.NotFoundError{Resource: k.Qualified(), Namespace: namespace, Name: s.Name})
 	}
 	return nil, err
-}
-
-// gangFromWorkload expands a workload read from the cluster exactly as -f
-// expands its manifest (names, labels, priorities, webhooks), then puts
-// the pods its controllers already created in the place of the members
-// they stand for (gang.MergeLive).
-func gangFromWorkload(snap *schedule.Snapshot, obj *unstructured.Unstructured, namespace string, runtimes gang.TrainingRuntimes) (*gang.Gang, error) {
-	g, err := gang.FromManifestsWith([]*unstructured.Unstructured{obj}, namespace, 0, runtimes)
-	if err != nil {
-		return nil, err
-	}
-	if g, err = gangFromFile(snap, g); err != nil {
-		return nil, err
-	}
-	// A Deployment's or ReplicaSet's pods have random names and only the
-	// template's labels: its selector tells them.
-	if kind := obj.GetKind(); obj.GroupVersionKind().Group == "apps" && (kind == "Deployment" || kind == "ReplicaSet") {
-		raw, _, _ := unstructured.NestedMap(obj.Object, "spec", "selector")
-		var ls metav1.LabelSelector
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &ls); err != nil {
-			return nil, fmt.Errorf("%s %s: spec.selector: %w", kind, obj.GetName(), err)
-		}
-		sel, err := metav1.LabelSelectorAsSelector(&ls)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: spec.selector: %w", kind, obj.GetName(), err)
-		}
-		return gang.MergeLiveSelected(g, snap.Pods, sel), nil
-	}
-	return gang.DropFinished(gang.MergeLive(g, snap.Pods), snap.Pods, snap.SucceededPods), nil
 }
 
 // asInputError marks resolution failures as bad input: a group or pod not in

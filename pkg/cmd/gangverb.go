@@ -11,13 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
-	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -65,7 +63,7 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 			return usageErrorf("-f - and --snapshot - cannot both read standard input")
 		}
 		objs, g, err := readManifests(s.Filename, o.namespace, o.Subject.MinMember, o.In)
-		var missing *gang.MissingRuntimeError
+		var missing *workload.MissingRuntimeError
 		switch {
 		case errors.As(err, &missing) && !o.Snapshot.Offline():
 			// The runtime may be in the cluster: looked up once it is read.
@@ -100,7 +98,7 @@ func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot,
 			}
 		}
 		if s.objects != nil {
-			g, err := gang.FromManifestsWith(s.objects, o.namespace, o.Subject.MinMember, s.runtimes)
+			g, err := workload.FromManifestsWith(s.objects, o.namespace, o.Subject.MinMember, s.runtimes)
 			if err != nil {
 				return nil, asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
 			}
@@ -110,30 +108,27 @@ func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot,
 	return o.Snapshot.Load(ctx, o.IOStreams)
 }
 
-// loadGang reads the snapshot and resolves the gang on it.
+// loadGang reads the snapshot and resolves the gang on it; the snapshot
+// returned is the one the verb works on (subjectGang).
 func (o *GangVerbOptions) loadGang(ctx context.Context) (*schedule.Snapshot, *gang.Gang, error) {
 	snap, err := o.loadSnapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := o.subjectGang(snap)
+	return o.subjectGang(snap)
+}
+
+// subjectGang resolves the (non-pod) subject into its gang and refuses flags
+// that would change the group's own rules. The snapshot it returns is the
+// one the verb works on: snap itself, or, for -f manifests that bring
+// ResourceClaimTemplates and ResourceClaims, a copy with them added, as if
+// applied with the workload (snap is not changed).
+func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*schedule.Snapshot, *gang.Gang, error) {
+	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
 	if err != nil {
 		return nil, nil, err
 	}
-	return snap, g, nil
-}
-
-// subjectGang resolves the (non-pod) subject into its gang and refuses flags that
-// would change the group's own rules.
-func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*gang.Gang, error) {
-	g, err := resolveGang(snap, o.subject, o.namespace, o.Subject.MinMember)
-	if err != nil {
-		return nil, err
-	}
-	// The ResourceClaimTemplates and ResourceClaims of -f manifests join
-	// the verb's snapshot, as if applied with the workload.
-	*snap = *g.WithObjects(snap)
-	return g, o.checkOverrides(g)
+	return g.WithObjects(snap), g, o.checkOverrides(g)
 }
 
 // ctxVerb is the Options pattern with a context for Run.
@@ -182,85 +177,29 @@ func (o *GangVerbOptions) checkOverrides(g *gang.Gang) error {
 
 // resolveSubject turns the subject into what explain explains: a gang, or
 // the pod alone (pod/NAME of a pod in no gang, or -f with a single pod and
-// no PodGroup).
-func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*gang.Gang, *corev1.Pod, error) {
+// no PodGroup), with the snapshot to explain it on (subjectGang).
+func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Snapshot, *gang.Gang, *corev1.Pod, error) {
 	if o.subject.Kind != SubjectPod {
-		g, err := o.subjectGang(snap)
+		snap, g, err := o.subjectGang(snap)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if (o.subject.Kind == SubjectFile || o.subject.Kind == SubjectWorkload) && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
 			// One pod from a file or a workload is a pod, not a gang of one.
-			return nil, g.Members[0], nil
+			return snap, nil, g.Members[0], nil
 		}
-		return g, nil, nil
+		return snap, g, nil, nil
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 	if err != nil {
-		return nil, nil, asInputError(err)
+		return nil, nil, nil, asInputError(err)
 	}
 	if g != nil {
 		if err := o.checkOverrides(g); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return g, pod, nil
-}
-
-// output is a verb's result in each form it prints.
-type output struct {
-	// kind, namespace and name make the v1alpha1 object object returns,
-	// built only for -o json, yaml, jsonpath or go-template.
-	kind, namespace, name string
-	object                func() any
-	// human prints for people (no -o, or -o wide).
-	human func(describe.Options) error
-	// names are what -o name prints, one per line, as kubectl names
-	// objects: the pods (pod/NAME) or the PodGroup (podgroup.<group>/NAME).
-	names func() []string
-}
-
-// printResult prints a verb's result in the format -o asks for.
-func (o *GangVerbOptions) printResult(r output) error {
-	format := ptr.Deref(o.PrintFlags.OutputFormat, "")
-	switch format {
-	case "", "wide":
-		return r.human(describe.Options{NoHeaders: o.NoHeaders, Wide: format == "wide"})
-	case "name":
-		for _, n := range r.names() {
-			if _, err := fmt.Fprintln(o.Out, n); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	obj, err := v1alpha1.ToObject(r.kind, r.namespace, r.name, r.object())
-	if err != nil {
-		return err
-	}
-	printer, err := o.PrintFlags.ToPrinter()
-	if err != nil {
-		return err
-	}
-	return printer.PrintObj(obj, o.Out)
-}
-
-// podNames names pods as kubectl -o name does.
-func podNames(pods []*corev1.Pod) []string {
-	out := make([]string, len(pods))
-	for i, p := range pods {
-		out[i] = "pod/" + p.Name
-	}
-	return out
-}
-
-// gangNames is how -o name names a gang: its PodGroup as kubectl would
-// (podgroup.<group>/NAME), or the member pods of a gang without one.
-func gangNames(g *gang.Gang) []string {
-	if g.PodGroup != nil {
-		return []string{"podgroup." + string(g.Source) + "/" + g.Name}
-	}
-	return podNames(g.Members)
+	return snap, g, pod, nil
 }
 
 // placeOptions are the placement options for the subject (a gang, or a

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // SubjectKind says what a verb was asked about.
@@ -36,7 +36,7 @@ type Subject struct {
 	Selector labels.Selector
 	Filename string
 	// Workload is the kind of a workload subject.
-	Workload gang.WorkloadKind
+	Workload workload.Kind
 	// manifest is the gang read from Filename (priorities not yet applied).
 	manifest *gang.Gang
 	// object is the workload read from the cluster.
@@ -45,7 +45,7 @@ type Subject struct {
 	// for the cluster (a TrainJob whose runtime is not in the file).
 	objects []*unstructured.Unstructured
 	// runtimes looks TrainJobs' runtimes up in the cluster (live only).
-	runtimes gang.TrainingRuntimes
+	runtimes workload.TrainingRuntimes
 }
 
 // SubjectFlags are the flags that name a subject instead of an argument.
@@ -61,9 +61,6 @@ func (f *SubjectFlags) AddFlags(flags *pflag.FlagSet, what string) {
 	flags.StringVarP(&f.Filename, "filename", "f", f.Filename, "What-if: read the gang from manifests (Pods, a PodGroup with its pods, or Jobs and other pod templates with replicas) that need not exist yet; - for stdin.")
 	flags.Int32Var(&f.MinMember, "min-member", f.MinMember, "The gang's minimum for -l or -f input without a PodGroup; 0 means every matched pod.")
 }
-
-// podGroupGroups maps the API groups a podgroups.<group>/NAME may name.
-var podGroupGroups = []string{schedule.NativeGroup, schedule.VolcanoGroup, schedule.CoschedulingGroup}
 
 // subjectsWanted lists the subjects a verb accepts, for messages: pods
 // where allowPod, workloads and -f where allowFile (the verbs that take
@@ -86,8 +83,8 @@ func subjectsWanted(allowPod, allowFile bool) string {
 
 // workloadTypes lists the workload types a subject may name, for messages.
 func workloadTypes() string {
-	names := make([]string, len(gang.WorkloadKinds))
-	for i, k := range gang.WorkloadKinds {
+	names := make([]string, len(workload.Kinds))
+	for i, k := range workload.Kinds {
 		names[i] = k.Names[0]
 	}
 	return strings.Join(names, ", ")
@@ -157,8 +154,8 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 		}
 		return &Subject{Kind: SubjectPod, Arg: args[0], Name: name}, nil
 	case "podgroup", "podgroups", "pg":
-		if group != "" && !slices.Contains(podGroupGroups, group) {
-			return nil, usageErrorf("unknown PodGroup group %q: expected one of %s", group, strings.Join(podGroupGroups, ", "))
+		if group != "" && !slices.Contains(gang.PodGroupGroups(), group) {
+			return nil, usageErrorf("unknown PodGroup group %q: expected one of %s", group, strings.Join(gang.PodGroupGroups(), ", "))
 		}
 		return &Subject{Kind: SubjectPodGroup, Arg: args[0], Name: name, Group: group}, nil
 	}
@@ -179,13 +176,13 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 
 // workloadKind finds the workload a resource name (singular, plural or
 // short, lower-case) names.
-func workloadKind(resource string) (gang.WorkloadKind, bool) {
-	for _, k := range gang.WorkloadKinds {
+func workloadKind(resource string) (workload.Kind, bool) {
+	for _, k := range workload.Kinds {
 		if slices.Contains(k.Names, resource) {
 			return k, true
 		}
 	}
-	return gang.WorkloadKind{}, false
+	return workload.Kind{}, false
 }
 
 // workloadHelp ends the help of the verbs that take workloads.

@@ -39,15 +39,15 @@ func TestAttemptsShareAPlacement(t *testing.T) {
 				t.Run(fmt.Sprintf("key %q preferred %q min %d then %d", opts.TopologyKey, opts.PreferredTopologyKey, first, lower), func(t *testing.T) {
 					shared := opts
 					shared.Attempts = NewAttempts(base)
-					if _, err := PlaceOn(ctx, base, gangOf(first, members), shared); err != nil {
+					if _, err := PlaceOn(ctx, snap, base, gangOf(first, members), shared); err != nil {
 						t.Fatal(err)
 					}
 					made := shared.Attempts.count()
-					got, err := PlaceOn(ctx, base, gangOf(lower, members), shared)
+					got, err := PlaceOn(ctx, snap, base, gangOf(lower, members), shared)
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := PlaceOn(ctx, base, gangOf(lower, members), opts)
+					want, err := PlaceOn(ctx, snap, base, gangOf(lower, members), opts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -66,11 +66,11 @@ func TestAttemptsShareAPlacement(t *testing.T) {
 
 	// Other member objects (equal, not the same) are placed afresh.
 	shared := PlaceOptions{Attempts: NewAttempts(base)}
-	if _, err := PlaceOn(ctx, base, gangOf(8, members), shared); err != nil {
+	if _, err := PlaceOn(ctx, snap, base, gangOf(8, members), shared); err != nil {
 		t.Fatal(err)
 	}
 	made := shared.Attempts.count()
-	if _, err := PlaceOn(ctx, base, gangOf(8, testutil.GPUWorkers(8, "8")), shared); err != nil {
+	if _, err := PlaceOn(ctx, snap, base, gangOf(8, testutil.GPUWorkers(8, "8")), shared); err != nil {
 		t.Fatal(err)
 	}
 	if shared.Attempts.count() != made+1 {

@@ -10,7 +10,7 @@ import (
 // hold, so that a typo can be told from a gang scheduler that is not installed.
 type NotFoundError struct {
 	// Resource is what was looked for, as kubectl names it: "podgroups",
-	// "podgroups.scheduling.volcano.sh", "pods".
+	// "podgroups.scheduling.x-k8s.io", "pods".
 	Resource string
 	// Namespace is where it was looked for; "" means every namespace.
 	Namespace string

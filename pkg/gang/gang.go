@@ -1,9 +1,10 @@
-// Package gang is the gang core: it resolves gangs (PodGroups of every
-// source, ad hoc selectors, what-if manifests), decides their validity as
-// Volcano's gang plugin does, knows each member's state and each source's
-// own gate, and places gangs all or nothing on a snapshot. It is pure:
-// objects in, decisions out. The verbs built on it are its subpackages
-// explain, admit and bind; kube is their client-go side (docs/design.md#layout).
+// Package gang is the gang core: it resolves gangs from their sources (one
+// file each, source_<name>.go, and one table of them in source.go), decides
+// their validity, knows each member's state and each source's own gate, and
+// places gangs all or nothing on a snapshot. It is pure: objects in,
+// decisions out. Workloads are expanded into what-if gangs by pkg/workload;
+// the verbs built on the core are its subpackages explain, admit and bind;
+// kube is their client-go side (docs/design.md#layout).
 package gang
 
 import (
@@ -17,35 +18,6 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
-// Source says where a gang's definition comes from.
-type Source string
-
-// The gang sources (docs/design.md#gangs).
-const (
-	// SourceNative is a scheduling.k8s.io PodGroup; members set spec.schedulingGroup.podGroupName.
-	SourceNative Source = "scheduling.k8s.io"
-	// SourceVolcano is a scheduling.volcano.sh PodGroup; members carry the
-	// annotation scheduling.k8s.io/group-name.
-	SourceVolcano Source = "scheduling.volcano.sh"
-	// SourceCoscheduling is a scheduling.x-k8s.io PodGroup; members carry the
-	// label scheduling.x-k8s.io/pod-group.
-	SourceCoscheduling Source = "scheduling.x-k8s.io"
-	// SourceKueue is a Kueue plain pod group: no PodGroup object; members
-	// carry the label kueue.x-k8s.io/pod-group-name (KueuePodGroupLabel).
-	SourceKueue Source = "kueue.x-k8s.io"
-	// SourceSelector is an ad hoc gang: the pods a label selector picks.
-	SourceSelector Source = "selector"
-	// SourceFile is a what-if gang from manifests given with -f.
-	SourceFile Source = "file"
-)
-
-// Membership keys of the gang sources.
-const (
-	VolcanoGroupAnnotation = "scheduling.k8s.io/group-name"
-	VolcanoTaskAnnotation  = "volcano.sh/task-spec"
-	CoschedulingLabel      = "scheduling.x-k8s.io/pod-group"
-)
-
 // Gang is a resolved group of pods that must be scheduled all or nothing.
 type Gang struct {
 	Source    Source
@@ -54,20 +26,19 @@ type Gang struct {
 	Name string
 	// PodGroup is the group object as read; nil for selectors.
 	PodGroup *unstructured.Unstructured
-	// MinMember is how many members must run at once: native minCount,
-	// Volcano and coscheduling minMember, --min-member, or every member.
+	// MinMember is how many members must run at once, as the source sets
+	// it (sourceRules.minimumField), or every member.
 	MinMember int32
-	// MinTaskMember is Volcano's per-task minimum (task name -> minimum);
-	// members name their task in the volcano.sh/task-spec annotation.
+	// MinTaskMember is a per-task minimum (task name -> minimum); members
+	// name their task as TaskOf reads it.
 	MinTaskMember map[string]int32
-	// MinResources is the resources the whole gang needs (Volcano,
-	// coscheduling); nil when the source has none.
+	// MinResources is the resources the whole gang needs; nil when the
+	// source has none.
 	MinResources corev1.ResourceList
-	// Queue is the Volcano queue.
+	// Queue is the queue the group names, for sources that have queues.
 	Queue string
 	// TopologyKey is a required topology: every member in one value of this
-	// node label (native schedulingConstraints.topology, Volcano hard
-	// networkTopology, or --topology-key).
+	// node label (the group's own, or --topology-key).
 	TopologyKey string
 	// PreferredTopologyKey is tried first, falling back to the whole cluster.
 	PreferredTopologyKey string
@@ -75,7 +46,7 @@ type Gang struct {
 	// JobSet's exclusive Jobs, a LeaderWorkerSet's groups).
 	SubGroups *SubGroups
 	// Unevaluated lists parts of the group's definition this build cannot
-	// honour (such as a Volcano networkTopology, which needs HyperNodes), so
+	// honour (such as a topology placed on objects the snapshot lacks), so
 	// that output can report them as "not evaluated" instead of passing them
 	// silently.
 	Unevaluated []Unevaluated
@@ -88,8 +59,9 @@ type Gang struct {
 	// Members are the gang's pods in the order kube-scheduler's queue would
 	// take them: priority, then creation time, then namespace/name.
 	Members []*corev1.Pod
-	// Succeeded are members that finished successfully (metadata only).
-	// Volcano counts them toward the minimum, in validity and in placement.
+	// Succeeded are members that finished successfully (metadata only),
+	// kept for sources that count them toward the minimum
+	// (sourceRules.countsSucceeded), in validity and in placement.
 	Succeeded []*corev1.Pod
 	// Finished counts the members of a live workload that finished and
 	// will not run again (DropFinished), for messages.

@@ -18,7 +18,7 @@ const (
 	// MemberPending: waiting for a node; placement tries it. A pending
 	// member with scheduling gates is placed as if they were removed.
 	MemberPending MemberState = "Pending"
-	// MemberTerminating: being deleted (Volcano's Releasing). Bound, it
+	// MemberTerminating: being deleted (a gang scheduler's Releasing). Bound, it
 	// still holds its node, which the snapshot accounts for; it never
 	// counts toward the minimum and is never placed.
 	MemberTerminating MemberState = "Terminating"

@@ -138,7 +138,7 @@ type Placement struct {
 	// Running are members already bound to nodes; they count toward the minimum.
 	Running []*corev1.Pod
 	// Succeeded is how many members finished successfully; they count
-	// toward the minimum too (Volcano).
+	// toward the minimum too, for sources that keep them (Gang.Succeeded).
 	Succeeded int
 	// Assignments are the pending members placed, in queue order; empty
 	// when the verdict is Unschedulable.
@@ -177,9 +177,12 @@ type Placement struct {
 	// not a plain yes (Verified).
 	NotEvaluated []string
 	// Gate is the source's own gate when it holds the gang back
-	// (ApplyGate): then nothing is placed, whatever would fit.
-	Gate    *GateResult
-	Message string
+	// (ApplyGate): then nothing is placed, whatever would fit, and
+	// UngatedVerdict and UngatedMessage are what placement alone said.
+	Gate           *GateResult
+	UngatedVerdict Verdict
+	UngatedMessage string
+	Message        string
 }
 
 // FormatDevices words the devices a member's claims are allocated, by
@@ -329,14 +332,22 @@ func (a *attempt) noteUnevaluated(what []string) {
 // candidate, and the complete one with the tightest fit (then the highest
 // score sum, then the name) wins. A preferred key tries the domains first
 // and falls back to the whole cluster. Last, the source's own gate
-// (SourceGate: coscheduling's PreFilter, Volcano's enqueue) may hold the
-// gang back whatever fits (ApplyGate).
+// (SourceGate) may hold the gang back whatever fits (ApplyGate).
 func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOptions) (*Placement, error) {
 	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
 	if err != nil {
 		return nil, err
 	}
-	p, err := PlaceOn(ctx, base, g, opts)
+	return PlaceOn(ctx, snap, base, g, opts)
+}
+
+// PlaceOn is Place on a scheduler already built for snap, or for a changed
+// copy of it (a what-if's fork); its profile and parallelism win over
+// opts'. base is not changed: every attempt runs on a fork. It is the one
+// call every verb and every what-if places through, so the gate always
+// applies.
+func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
+	p, err := placeMembers(ctx, base, g, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -344,60 +355,55 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 	return p, nil
 }
 
-// PlaceOn is Place on a scheduler already built for the snapshot (its
-// profile and parallelism win over opts'). base is not changed: every
-// attempt runs on a fork.
-func PlaceOn(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
+// placeMembers is the placement without the source's gate.
+func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p := &Placement{Gang: g, MinMember: g.MinMember}
-	// A member being deleted (Volcano's Releasing) still holds its node,
-	// which the snapshot accounts for, but no longer counts toward the
-	// minimum, as in validity.
+	// A member being deleted still holds its node, which the snapshot
+	// accounts for, but no longer counts toward the minimum, as in validity.
 	p.Running = g.Running()
 	pending := g.PendingUngated()
 	// The attempts are kept by the members as they are (PendingUngated
 	// copies a gated member each time).
 	members := g.Pending()
 	whole := func() (*attempt, error) {
-		return opts.Attempts.get(base, "", members, func() (*attempt, error) { return placeOn(ctx, base, "", pending) })
+		return opts.Attempts.get(base, "", members, func() (*attempt, error) { return attemptOn(ctx, base, "", pending) })
 	}
 	// Succeeded members count toward the minimum as running ones do (only
-	// Volcano gangs have them: its ready count includes them).
+	// sources that count them keep them).
 	p.Succeeded = len(g.Succeeded)
 
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
-	var best *attempt
+	// The whole cluster: every running member counts, need is how many
+	// pending ones the best attempt must place.
+	out := domainsOutcome{running: len(p.Running), need: int(g.MinMember) - len(p.Running) - p.Succeeded}
 	var err error
-	// running are the members that count with the best attempt, need how
-	// many pending ones it must place.
-	running := len(p.Running)
-	need := int(g.MinMember) - running - p.Succeeded
 	switch {
 	case key != "":
 		p.TopologyKey = key
-		best, running, need, err = placeInDomains(ctx, base, key, pending, members, opts.Attempts, p)
+		out, err = placeInDomains(ctx, base, key, pending, members, opts.Attempts, p)
 	case preferred != "":
 		p.TopologyKey, p.PreferredTopologyKey, p.PreferredMet = preferred, preferred, true
-		best, running, need, err = placeInDomains(ctx, base, preferred, pending, members, opts.Attempts, p)
-		if err == nil && (best == nil || len(best.assignments) < need) {
-			p.TopologyKey, p.Conflict, p.PreferredMet = "", "", false
-			running = len(p.Running)
-			need = int(g.MinMember) - running - p.Succeeded
-			best, err = whole()
+		out, err = placeInDomains(ctx, base, preferred, pending, members, opts.Attempts, p)
+		if err == nil && (out.best == nil || len(out.best.assignments) < out.need) {
+			p.TopologyKey, p.PreferredMet = "", false
+			out = domainsOutcome{domains: out.domains, running: len(p.Running), need: int(g.MinMember) - len(p.Running) - p.Succeeded}
+			out.best, err = whole()
 		}
 	case g.SubGroups != nil:
-		best, err = placeSubGroups(ctx, base, g.SubGroups, pending)
+		out.best, err = placeSubGroups(ctx, base, g.SubGroups, pending)
 	default:
-		best, err = whole()
+		out.best, err = whole()
 	}
 	if err != nil {
 		return nil, err
 	}
-	p.finish(best, need, running)
+	p.Domains, p.Conflict = out.domains, out.conflict
+	p.finish(out.best, out.need, out.running)
 	return p, nil
 }
 
-// placeOn places the pending members one by one on a fork of base.
-func placeOn(ctx context.Context, base *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
+// attemptOn places the pending members one by one on a fork of base.
+func attemptOn(ctx context.Context, base *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
 	s, err := base.Fork()
 	if err != nil {
 		return nil, err
@@ -435,14 +441,26 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 	return a, nil
 }
 
-// placeInDomains tries every value of key as a candidate placement and
-// returns the best attempt, the number of running members that count with
-// it, and how many pending members it had to place (more than there are
-// when the domain cannot be the gang's). A member running in a domain counts there only: when members
-// already run in one domain, the gang is pinned to it; when they run in
-// several (or on nodes without the label), no domain can hold the gang
-// (p.Conflict says why) and the domains are tried only for the diagnosis.
-func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending, members []*corev1.Pod, attempts *Attempts, p *Placement) (*attempt, int, int, error) {
+// domainsOutcome is what placing a gang in the domains of a topology key
+// found: the best attempt, the running members that count with it, how
+// many pending members it had to place (more than there are when the
+// domain cannot be the gang's), what each domain held, and why none can
+// hold the gang whatever fits, if so.
+type domainsOutcome struct {
+	best          *attempt
+	running, need int
+	domains       []DomainResult
+	conflict      string
+}
+
+// placeInDomains tries every value of key as a candidate placement. A
+// member running in a domain counts there only: when members already run
+// in one domain, the gang is pinned to it; when they run in several (or on
+// nodes without the label), no domain can hold the gang (the conflict says
+// why) and the domains are tried only for the diagnosis. p gives the
+// running members and the minimum; it is not changed.
+func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending, members []*corev1.Pod, attempts *Attempts, p *Placement) (domainsOutcome, error) {
+	var out domainsOutcome
 	domains := map[string][]*framework.NodeInfo{}
 	valueOf := map[string]string{}
 	for _, ni := range base.NodeInfos() {
@@ -463,9 +481,9 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	pinned := ""
 	switch {
 	case len(runningIn) > 1 || (outside > 0 && len(runningIn) > 0):
-		p.Conflict = fmt.Sprintf("members already run in %d values of %s (%s)", len(runningIn), key, strings.Join(slices.Sorted(maps.Keys(runningIn)), ", "))
+		out.conflict = fmt.Sprintf("members already run in %d values of %s (%s)", len(runningIn), key, strings.Join(slices.Sorted(maps.Keys(runningIn)), ", "))
 	case outside > 0:
-		p.Conflict = fmt.Sprintf("members already run on nodes without the label %s", key)
+		out.conflict = fmt.Sprintf("members already run on nodes without the label %s", key)
 	case len(runningIn) == 1:
 		for v := range runningIn {
 			pinned = v
@@ -474,7 +492,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	// A domain other than the one members run in can never hold the gang.
 	impossible := len(pending) + 1
 	needIn := func(v string) int {
-		if p.Conflict != "" || (pinned != "" && v != pinned) {
+		if out.conflict != "" || (pinned != "" && v != pinned) {
 			return impossible
 		}
 		return int(p.MinMember) - runningIn[v] - p.Succeeded
@@ -504,7 +522,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	var best *attempt
 	bestNeed := 0
 	try := func(i int) error {
-		dr := &p.Domains[i]
+		dr := &out.domains[i]
 		a, err := attempts.get(base, key+"="+dr.Value, members, func() (*attempt, error) {
 			nodes := domains[dr.Value]
 			s, err := base.Fork()
@@ -544,20 +562,20 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 			dr.Free, dr.Allocatable, dr.Usable = freeOf(binding, domains[v], usable)
 		}
 		switch {
-		case p.Conflict != "":
-			dr.Skipped = p.Conflict
+		case out.conflict != "":
+			dr.Skipped = out.conflict
 		case pinned != "" && v != pinned:
 			dr.Skipped = fmt.Sprintf("members already run in %s=%s", key, pinned)
 		default:
 			dr.Skipped = shortfall(lowerFor(needIn(v)), domains[v], usable)
 		}
-		p.Domains = append(p.Domains, dr)
+		out.domains = append(out.domains, dr)
 		if dr.Skipped != "" {
-			skipped = append(skipped, len(p.Domains)-1)
+			skipped = append(skipped, len(out.domains)-1)
 			continue
 		}
-		if err := try(len(p.Domains) - 1); err != nil {
-			return nil, 0, 0, err
+		if err := try(len(out.domains) - 1); err != nil {
+			return out, err
 		}
 	}
 	// Skipped domains cannot hold the gang, so the verdict never needs them.
@@ -567,14 +585,16 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	if best == nil || len(best.assignments) < bestNeed {
 		for _, i := range skipped {
 			if err := try(i); err != nil {
-				return nil, 0, 0, err
+				return out, err
 			}
 		}
 	}
 	if best == nil {
-		return nil, len(p.Running), int(p.MinMember) - len(p.Running) - p.Succeeded, nil
+		out.running, out.need = len(p.Running), int(p.MinMember)-len(p.Running)-p.Succeeded
+		return out, nil
 	}
-	return best, runningIn[best.domain], bestNeed, nil
+	out.best, out.running, out.need = best, runningIn[best.domain], bestNeed
+	return out, nil
 }
 
 func better(a, b *attempt, needA, needB int) bool {
@@ -731,10 +751,9 @@ func formatQuantity(name corev1.ResourceName, v int64) string {
 	return fmt.Sprint(v)
 }
 
-// finish turns the best attempt into the verdict, all or nothing.
-// finish decides the verdict from the best attempt: need members had to be
-// placed beside running ones that count with it (all of them, or in a
-// domain those running there).
+// finish decides the verdict from the best attempt, all or nothing: need
+// members had to be placed beside the running ones that count with it (all
+// of them, or in a domain those running there).
 func (p *Placement) finish(best *attempt, need, running int) {
 	placed := 0
 	if best != nil {
@@ -748,20 +767,23 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		p.Assignments = best.assignments
 		p.Unplaced = best.unplaced
 		p.Domain = best.domain
-		p.Message = fmt.Sprintf("gang %s placed: %d running and %d to place, minimum %d", p.Gang.Key(), len(p.Running), placed, p.MinMember)
-		if n := p.Gang.Finished; n > 0 {
-			p.Message += fmt.Sprintf("; %d member(s) finished already", n)
-		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "gang %s placed: %d running", p.Gang.Key(), len(p.Running))
 		if p.Succeeded > 0 {
-			p.Message = fmt.Sprintf("gang %s placed: %d running, %d succeeded and %d to place, minimum %d", p.Gang.Key(), len(p.Running), p.Succeeded, placed, p.MinMember)
+			fmt.Fprintf(&b, ", %d succeeded", p.Succeeded)
+		}
+		fmt.Fprintf(&b, " and %d to place, minimum %d", placed, p.MinMember)
+		if n := p.Gang.Finished; n > 0 && p.Succeeded == 0 {
+			fmt.Fprintf(&b, "; %d member(s) finished already", n)
 		}
 		if p.Domain != "" {
-			p.Message += fmt.Sprintf(", all in %s=%s", p.TopologyKey, p.Domain)
+			fmt.Fprintf(&b, ", all in %s=%s", p.TopologyKey, p.Domain)
 		}
 		if len(p.Unplaced) > 0 {
-			p.Message += fmt.Sprintf("; %d more member(s) do not fit", len(p.Unplaced))
+			fmt.Fprintf(&b, "; %d more member(s) do not fit", len(p.Unplaced))
 		}
-		p.Message += p.preferredUnmet("the members spread over the cluster")
+		b.WriteString(p.preferredUnmet("the members spread over the cluster"))
+		p.Message = b.String()
 		return
 	}
 	p.Verdict = VerdictUnschedulable

@@ -237,7 +237,7 @@ func TestResolvePodGroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := gang.ResolvePodGroup(snapshotOf(tt.pods, tt.groups...), tt.ref)
-			checkErr(t, err, tt.wantErr)
+			testutil.CheckErr(t, err, tt.wantErr)
 			if diff := testutil.Diff(tt.want, got); diff != "" {
 				t.Errorf("ResolvePodGroup (-want +got):\n%s", diff)
 			}
@@ -248,18 +248,6 @@ func TestResolvePodGroup(t *testing.T) {
 func withAPIVersion(u *unstructured.Unstructured, apiVersion string) *unstructured.Unstructured {
 	u.SetAPIVersion(apiVersion)
 	return u
-}
-
-func checkErr(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case err == nil && want != "":
-		t.Fatalf("got no error, want %q", want)
-	case err != nil && want == "":
-		t.Fatalf("unexpected error: %v", err)
-	case err != nil && err.Error() != want:
-		t.Fatalf("got error\n%q\nwant\n%q", err.Error(), want)
-	}
 }
 
 func TestResolvePodGroupErrorTypes(t *testing.T) {
@@ -317,7 +305,7 @@ func TestResolveSelector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := gang.ResolveSelector(snap, tt.namespace, tt.sel, tt.minMember)
-			checkErr(t, err, tt.wantErr)
+			testutil.CheckErr(t, err, tt.wantErr)
 			if diff := testutil.Diff(tt.want, got); diff != "" {
 				t.Errorf("ResolveSelector (-want +got):\n%s", diff)
 			}
@@ -362,7 +350,7 @@ func TestResolvePod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, pod, err := gang.ResolvePod(snap, "ml", tt.pod)
-			checkErr(t, err, tt.wantErr)
+			testutil.CheckErr(t, err, tt.wantErr)
 			if pod != tt.wantPod {
 				t.Errorf("got pod %v, want %v", pod, tt.wantPod)
 			}

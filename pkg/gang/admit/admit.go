@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
@@ -82,13 +80,12 @@ const (
 	CheckValidity     = "Validity"
 	CheckMinResources = "MinResources"
 	CheckQuota        = "ResourceQuota"
-	CheckQueue        = "VolcanoQueue"
 	CheckPlacement    = "Placement"
 )
 
 // Gang decides whether the gang may start: it is valid, its source's own
-// gate passes (coscheduling's minResources against free capacity, Volcano's
-// enqueue check against its queue), new members fit the namespace's
+// gate passes (gang.SourceGate; a check named by the source: coscheduling's
+// MinResources, a queue's), new members fit the namespace's
 // ResourceQuotas, and the whole gang can be placed. Every check runs, so the
 // answer lists every reason at once.
 func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.PlaceOptions) (*Admission, error) {
@@ -106,39 +103,32 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	if err != nil {
 		return nil, err
 	}
-	nodes := base.NodeInfos()
-	switch g.Source {
-	case gang.SourceCoscheduling:
-		a.Checks = append(a.Checks, gateCheck(CheckMinResources, gang.CoschedulingGate(g, nodes)))
-	case gang.SourceVolcano:
-		// Without Queues to read (a saved file, or a kind the user may not
-		// list) the queue check cannot be made; every Volcano installation
-		// has the default queue, so its absence from the snapshot is no
-		// reason to hold the gang back.
-		if why := ""; snap.IsUnreadable("queues."+string(gang.SourceVolcano)) || len(snap.Queues) == 0 {
-			why = "the snapshot holds no Volcano Queues"
-			if snap.IsUnreadable("queues." + string(gang.SourceVolcano)) {
-				why = "Volcano Queues could not be listed"
-			}
-			a.Checks = append(a.Checks, Check{Name: CheckQueue, Result: ResultSkipped, Reason: string(ResultNotEvaluated),
-				Message: fmt.Sprintf("not evaluated: %s, so queue %q's state and capability are unknown; it does not hold the gang back", why, g.Queue)})
-			break
-		}
-		queue := findQueue(snap, g.Queue)
-		a.Checks = append(a.Checks, gateCheck(CheckQueue, gang.VolcanoEnqueueGate(g, queue, nodes, gang.VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))))
-	default:
+	switch gate := gang.SourceGate(snap, g, base.NodeInfos()); {
+	case gate == nil:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Result: ResultSkipped, Message: "the gang source sets no minResources"})
+	case gate.NotEvaluated != "":
+		// Unknown inputs that by the source's own rules hold nothing back
+		// (docs/design.md#gangs): skipped, and said so.
+		a.Checks = append(a.Checks, Check{Name: gate.Check, Result: ResultSkipped, Reason: string(ResultNotEvaluated), Message: gate.Message})
+	default:
+		a.Checks = append(a.Checks, gateCheck(gate.Check, gate))
 	}
 	a.Checks = append(a.Checks, quotaCheck(gang.Quota(snap, g)))
 
-	p, err := gang.PlaceOn(ctx, base, g, opts)
+	p, err := gang.PlaceOn(ctx, snap, base, g, opts)
 	if err != nil {
 		return nil, err
 	}
 	a.Placement = p
-	placement := Check{Name: CheckPlacement, Result: passedIf(p.Verdict == gang.VerdictPlaced), Reason: string(p.Verdict), Message: p.Message,
+	// The gate is a check of its own above; this one says whether the
+	// members fit.
+	verdict, message := p.Verdict, p.Message
+	if p.Gate != nil {
+		verdict, message = p.UngatedVerdict, p.UngatedMessage
+	}
+	placement := Check{Name: CheckPlacement, Result: passedIf(verdict == gang.VerdictPlaced), Reason: string(verdict), Message: message,
 		Figures: map[string]string{"maxPlaceable": fmt.Sprint(p.MaxPlaceable), "minMember": fmt.Sprint(p.MinMember)}}
-	if p.Verdict == gang.VerdictPlaced && !p.Verified() {
+	if verdict == gang.VerdictPlaced && len(p.AllNotEvaluated()) > 0 {
 		// Placed as far as evaluated is not a pass (docs/design.md#pipeline).
 		placement.Result, placement.Reason = ResultNotEvaluated, string(ResultNotEvaluated)
 		placement.Message += "; not evaluated: " + strings.Join(p.AllNotEvaluated(), "; ")
@@ -183,13 +173,4 @@ func gateCheck(name string, r *gang.GateResult) Check {
 		c.Message, c.SchedulerMessage = r.Detail, r.Message
 	}
 	return c
-}
-
-func findQueue(snap *schedule.Snapshot, name string) *unstructured.Unstructured {
-	for _, u := range snap.Queues {
-		if u.GetName() == name {
-			return u
-		}
-	}
-	return nil
 }

@@ -52,7 +52,7 @@ func TestVolcanoGangWithoutQueues(t *testing.T) {
 			}
 			var queue *Check
 			for i := range a.Checks {
-				if a.Checks[i].Name == CheckQueue {
+				if a.Checks[i].Name == "VolcanoQueue" {
 					queue = &a.Checks[i]
 				}
 			}

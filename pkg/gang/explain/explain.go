@@ -240,7 +240,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Message = res.Message
 	}
 	e.unverified()
-	lone := &gang.Gang{Namespace: pod.Namespace, Name: pod.Name, MinMember: 1, Members: []*corev1.Pod{pod}}
+	lone := gang.LonePod(pod)
 	// A pod that does not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first.
 	if q := gang.Quota(snap, lone); q.Outcome == gang.QuotaExceeded {
@@ -254,7 +254,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 	if e.Verdict != VerdictSchedulable && e.Verdict != VerdictUnverified && !opts.NoSuggestions {
 		// A lone pod knows no topology: the gang flags do not apply.
 		x.opts.TopologyKey, x.opts.PreferredTopologyKey = "", ""
-		p, err := gang.PlaceOn(ctx, x.plain, lone, x.opts.PlaceOptions)
+		p, err := gang.PlaceOn(ctx, x.snap, x.plain, lone, x.opts.PlaceOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -353,16 +353,10 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	return e, nil
 }
 
-// placeBehindGate places g on the snapshot all or nothing, then holds it
-// back if its source's own gate would (coscheduling's minResources,
-// Volcano's queue), as its gang scheduler does.
+// placeBehindGate places g on the snapshot all or nothing, held back if
+// its source's own gate would (gang.PlaceOn), as its gang scheduler does.
 func (x *explainer) placeBehindGate(ctx context.Context, g *gang.Gang) (*gang.Placement, error) {
-	p, err := gang.PlaceOn(ctx, x.plain, g, x.opts.PlaceOptions)
-	if err != nil {
-		return nil, err
-	}
-	p.ApplyGate(gang.SourceGate(x.snap, g, x.plain.NodeInfos()))
-	return p, nil
+	return gang.PlaceOn(ctx, x.snap, x.plain, g, x.opts.PlaceOptions)
 }
 
 // gangVerdict is a placed gang's verdict and summary line: gated members

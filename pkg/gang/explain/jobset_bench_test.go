@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // exclusiveJobSet is a JobSet of 16 child Jobs of 64 workers (4 GPUs each),
@@ -47,13 +48,13 @@ func BenchmarkPlace1024ExclusiveJobSet(b *testing.B) {
 	if err := yaml.Unmarshal([]byte(exclusiveJobSet), &m); err != nil {
 		b.Fatal(err)
 	}
-	g, err := gang.FromManifests([]*unstructured.Unstructured{{Object: m}}, "ml-research", 0)
+	g, err := workload.FromManifests([]*unstructured.Unstructured{{Object: m}}, "ml-research", 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	// As -f does: JobSet's webhook gives the members the exclusive
 	// placement's pod affinity and anti-affinity.
-	gang.ApplyWebhooks(g.Members)
+	workload.ApplyWebhooks(g.Members)
 	g.SortMembers()
 	b.ReportAllocs()
 	b.ResetTimer()

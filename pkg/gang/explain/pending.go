@@ -67,7 +67,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		return nil, err
 	}
 	type groupKey struct {
-		src             gang.Source
+		group           string
 		namespace, name string
 	}
 	gangs := map[groupKey]*gang.Gang{}
@@ -79,12 +79,9 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		}
 		var g *gang.Gang
 		group := ""
-		for _, src := range []gang.Source{gang.SourceNative, gang.SourceVolcano, gang.SourceCoscheduling} {
-			name := gang.GroupNameOf(pod, src)
-			if name == "" {
-				continue
-			}
-			key := groupKey{src, pod.Namespace, name}
+		for _, ref := range gang.GroupsOf(pod) {
+			name := ref.Name
+			key := groupKey{ref.Group, pod.Namespace, name}
 			if found, ok := gangs[key]; ok {
 				g = found
 				break
@@ -93,7 +90,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 				group = cmp.Or(group, name)
 				continue
 			}
-			found, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: pod.Namespace, Name: name, Group: string(src)})
+			found, err := gang.ResolvePodGroup(snap, ref)
 			var nf *gang.NotFoundError
 			if errors.As(err, &nf) {
 				missing[key] = true
@@ -109,7 +106,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 			break
 		}
 		if name := gang.GroupNameOf(pod, gang.SourceKueue); g == nil && group == "" && name != "" {
-			key := groupKey{gang.SourceKueue, pod.Namespace, name}
+			key := groupKey{string(gang.SourceKueue), pod.Namespace, name}
 			if g = gangs[key]; g == nil {
 				found, err := gang.ResolveKueueGroup(snap, pod.Namespace, name)
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/clustergen"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // scaleCluster is clustergen's default cluster (5,000 nodes, 4,000 of
@@ -43,11 +44,11 @@ func jobGang(tb testing.TB, snap *schedule.Snapshot, o clustergen.JobOptions) *g
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := gang.FromManifests([]*unstructured.Unstructured{{Object: m}}, o.Namespace, 0)
+	g, err := workload.FromManifests([]*unstructured.Unstructured{{Object: m}}, o.Namespace, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := gang.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
+	if err := workload.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
 		tb.Fatal(err)
 	}
 	g.SortMembers()

@@ -45,7 +45,7 @@ const (
 	// refuse to create them.
 	SuggestQuota SuggestionKind = "Quota"
 	// SuggestSourceGate: the members fit, but the gang's own scheduler
-	// holds it back (coscheduling's minResources, Volcano's queue).
+	// holds it back (its source's gate: minResources, a queue).
 	SuggestSourceGate SuggestionKind = "SourceGate"
 )
 
@@ -163,7 +163,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			return nil, nil
 		}
 		msg := fmt.Sprintf("removing the scheduling gate(s) %s would let kube-scheduler try it: %s", strings.Join(e.Gates, ", "), fitsThen(g, p))
-		if g.Source != "" {
+		if !g.IsLonePod() {
 			msg = fmt.Sprintf("removing the scheduling gate(s) %s from %d member(s) (kubectl gang admit --ungate GATE, once admitted) would let kube-scheduler try them: %s",
 				strings.Join(e.Gates, ", "), e.GatedMembers, fitsThen(g, p))
 		}
@@ -256,20 +256,15 @@ func (x *explainer) place(ctx context.Context, snap *schedule.Snapshot, g *gang.
 }
 
 // placeOn places g on s, a fork of the explainer's scheduler for a changed
-// snap (nodes added or repaired, victims evicted), honouring the source's
-// gate as gang.Place does.
+// snap (nodes added or repaired, victims evicted), through the one
+// placement call, gate included (gang.PlaceOn).
 func (x *explainer) placeOn(ctx context.Context, s *schedule.Scheduler, snap *schedule.Snapshot, g *gang.Gang) (*gang.Placement, error) {
-	p, err := gang.PlaceOn(ctx, s, g, x.opts.PlaceOptions)
-	if err != nil {
-		return nil, err
-	}
-	p.ApplyGate(gang.SourceGate(snap, g, s.NodeInfos()))
-	return p, nil
+	return gang.PlaceOn(ctx, snap, s, g, x.opts.PlaceOptions)
 }
 
 // fitsThen says how the subject fits on the changed copy.
 func fitsThen(g *gang.Gang, p *gang.Placement) string {
-	if g.Source == "" && len(p.Assignments) > 0 {
+	if g.IsLonePod() && len(p.Assignments) > 0 {
 		return "then it fits on " + p.Assignments[0].Node
 	}
 	msg := fmt.Sprintf("then %d member(s) fit at once", int(p.MaxPlaceable))
@@ -281,7 +276,7 @@ func fitsThen(g *gang.Gang, p *gang.Placement) string {
 
 // fitsOnNew is fitsThen for added nodes, which have made-up names.
 func fitsOnNew(g *gang.Gang, p *gang.Placement) string {
-	if g.Source == "" {
+	if g.IsLonePod() {
 		return "then it fits on a new node"
 	}
 	return fitsThen(g, p)

@@ -7,21 +7,10 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
-// minMemberField names where a gang's minimum is set, for the message.
-func minMemberField(src gang.Source) string {
-	switch src {
-	case gang.SourceNative:
-		return "spec.schedulingPolicy.gang.minCount"
-	case gang.SourceVolcano, gang.SourceCoscheduling:
-		return "spec.minMember"
-	}
-	return "--min-member"
-}
-
 // lowerMinMember proves that the gang would start with its minimum lowered
 // to how many fit at most.
 func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
-	if g.Source == "" || p.MaxPlaceable <= 0 || p.MaxPlaceable >= g.MinMember {
+	if g.IsLonePod() || p.MaxPlaceable <= 0 || p.MaxPlaceable >= g.MinMember {
 		return nil, nil
 	}
 	lower := *g
@@ -32,7 +21,7 @@ func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Pl
 	}
 	waiting := len(g.PendingUngated()) - len(placed.Assignments)
 	msg := fmt.Sprintf("lowering the minimum (%s) from %d to %d would let the gang start: %s",
-		minMemberField(g.Source), g.MinMember, p.MaxPlaceable, fitsThen(g, placed))
+		g.Source.MinimumField(), g.MinMember, p.MaxPlaceable, fitsThen(g, placed))
 	if waiting > 0 {
 		msg += fmt.Sprintf(" and %d wait(s)", waiting)
 	}

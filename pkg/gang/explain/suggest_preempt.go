@@ -33,7 +33,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	}
 	// A pod alone gets kube-scheduler's own pick, the one its summary line
 	// names; a gang the cheapest over every node.
-	lone := g.Source == ""
+	lone := g.IsLonePod()
 	base := x.plain
 	if !lone {
 		var err error

@@ -60,13 +60,13 @@ func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placeme
 	case first.value != "":
 		fmt.Fprintf(&b, " (of the values no other %s holds, the one with the most room): it holds %d of minimum %d member(s) at once; the %d left of the blocked %s need",
 			first.unit, p.MaxPlaceable, p.MinMember, left, first.unit)
-	case g.Source != "":
+	case !g.IsLonePod():
 		fmt.Fprintf(&b, ": it holds %d of minimum %d member(s) at once; the %d left need", p.MaxPlaceable, p.MinMember, len(unplaced))
 	default:
 		fmt.Fprintf(&b, ": %s/%s needs", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name)
 	}
 	fmt.Fprintf(&b, " %s", first.amount(first.per))
-	if g.Source != "" {
+	if !g.IsLonePod() {
 		b.WriteString(" each")
 	}
 	switch {

@@ -98,7 +98,7 @@ func (x *explainer) tolerate(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 		words = append(words, w+", effect: "+string(t.Effect)+"}")
 	}
 	who := "the pod"
-	if g.Source != "" {
+	if !g.IsLonePod() {
 		who = "the members"
 	}
 	return &Suggestion{Kind: SuggestTolerate, Verified: true, Tolerations: names,

@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 // LeaderWorkerSetGroup is the API group of LeaderWorkerSet (sigs.k8s.io/lws);
@@ -92,9 +94,9 @@ type lwsGroup struct {
 // Each group is placed whole or not at all (the unit of LWS's gang
 // scheduling providers, whose PodGroup per group asks for size members),
 // searched a value of the exclusive key each, and sub-groups a value of
-// theirs within it (SubGroups). The gang's minimum stays every pod:
+// theirs within it (gang.SubGroups). The gang's minimum stays every pod:
 // the question -f answers is whether the whole set fits.
-func (m *manifests) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: LeaderWorkerSetGroup, Version: lwsVersion}, what); err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func (m *manifests) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name,
 		}
 	}
 	if len(t.VolumeClaimTemplates) > 0 {
-		m.unevaluated = append(m.unevaluated, Unevaluated{Field: "spec.leaderWorkerTemplate.volumeClaimTemplates",
+		m.unevaluated = append(m.unevaluated, gang.Unevaluated{Field: "spec.leaderWorkerTemplate.volumeClaimTemplates",
 			Value: fmt.Sprintf("LeaderWorkerSet %s: %d claim templates", name, len(t.VolumeClaimTemplates)), Reason: lwsVolumeClaimsSkipped})
 	}
 	uniqueSubdomain := lws.Spec.NetworkConfig != nil && ptr.Deref(lws.Spec.NetworkConfig.SubdomainPolicy, "") == lwsUniquePerReplica
@@ -149,18 +151,16 @@ func (m *manifests) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name,
 			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	sg := &SubGroups{Unit: "LeaderWorkerSet group", Label: lwsGroupKey, TopologyKey: exclusive, Whole: true}
+	sg := &gang.SubGroups{Unit: "LeaderWorkerSet group", Label: lwsGroupKey, TopologyKey: exclusive, Whole: true}
 	if subExclusive != "" {
-		sg.Inner = &SubGroups{Unit: "LeaderWorkerSet sub-group", Label: lwsSubGroupKey, TopologyKey: subExclusive, Annotation: LWSSubGroupExclusive}
+		sg.Inner = &gang.SubGroups{Unit: "LeaderWorkerSet sub-group", Label: lwsSubGroupKey, TopologyKey: subExclusive, Annotation: LWSSubGroupExclusive}
 	}
-	if m.subGroups == nil {
-		m.subGroups = sg
-	}
+	m.subGroups = append(m.subGroups, subGroupsOf{what: what, sg: sg})
 	return nil
 }
 
 // addLWSGroup adds group i: its leader, then its workers.
-func (m *manifests) addLWSGroup(g *lwsGroup, i int, leaderTmpl, workerTmpl *corev1.PodTemplateSpec, uniqueSubdomain bool) error {
+func (m *builder) addLWSGroup(g *lwsGroup, i int, leaderTmpl, workerTmpl *corev1.PodTemplateSpec, uniqueSubdomain bool) error {
 	groupKey := sha1Hex(g.ns + "/" + g.leader)
 	leader := podFromTemplate(leaderTmpl, g.ns, g.leader)
 	m.lwsPod(g, leader, i, 0, groupKey)
@@ -183,7 +183,7 @@ func (m *manifests) addLWSGroup(g *lwsGroup, i int, leaderTmpl, workerTmpl *core
 
 // lwsPod gives pod (worker j of group i, the leader when j is 0) what the
 // StatefulSet controller, the LWS controller and its pod webhook give it.
-func (m *manifests) lwsPod(g *lwsGroup, pod *corev1.Pod, i, j int, groupKey string) {
+func (m *builder) lwsPod(g *lwsGroup, pod *corev1.Pod, i, j int, groupKey string) {
 	ordinal := i
 	if j > 0 {
 		ordinal = j

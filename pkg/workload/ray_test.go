@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"strings"
@@ -8,16 +8,17 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // rayGang expands manifests as -f does, in namespace ml.
 func rayGang(t *testing.T, manifests string) (*gang.Gang, error) {
 	t.Helper()
-	objs, err := gang.DecodeManifests([]byte(manifests), "ray.yaml")
+	objs, err := workload.Decode([]byte(manifests), "ray.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return gang.FromManifests(objs, "ml", 0)
+	return workload.FromManifests(objs, "ml", 0)
 }
 
 // rayCluster is a RayCluster named name with the given metadata and spec

@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"errors"
@@ -6,7 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 func TestDecodeManifests(t *testing.T) {
@@ -94,8 +95,8 @@ items:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs, err := gang.DecodeManifests([]byte(tt.data), "job.yaml")
-			checkErr(t, err, tt.wantErr)
+			objs, err := workload.Decode([]byte(tt.data), "job.yaml")
+			testutil.CheckErr(t, err, tt.wantErr)
 			var got []obj
 			for _, o := range objs {
 				got = append(got, obj{o.GetAPIVersion(), o.GetKind(), o.GetName()})
@@ -108,15 +109,15 @@ items:
 }
 
 func TestDecodeManifestsKeepsIntegers(t *testing.T) {
-	objs, err := gang.DecodeManifests([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 3}\n"), "d.yaml")
+	objs, err := workload.Decode([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 3}\n"), "d.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := objs[0].Object["spec"].(map[string]any)["replicas"]; got != int64(3) {
 		t.Errorf("replicas = %#v, want int64(3)", got)
 	}
-	_, err = gang.DecodeManifests(nil, "<stdin>")
-	var me *gang.ManifestError
+	_, err = workload.Decode(nil, "<stdin>")
+	var me *workload.Error
 	if !errors.As(err, &me) || me.Source != "<stdin>" {
 		t.Errorf("got %v, want a *ManifestError for <stdin>", err)
 	}

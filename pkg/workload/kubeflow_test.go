@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"strconv"
@@ -8,15 +8,16 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // kubeflowGang reads Kubeflow manifests as -f does, without priorities.
 func kubeflowGang(yaml string) (*gang.Gang, error) {
-	objs, err := gang.DecodeManifests([]byte(yaml), "kubeflow.yaml")
+	objs, err := workload.Decode([]byte(yaml), "kubeflow.yaml")
 	if err != nil {
 		return nil, err
 	}
-	return gang.FromManifests(objs, "ml", 0)
+	return workload.FromManifests(objs, "ml", 0)
 }
 
 // pytorchJob is a PyTorchJob whose replica specs are given.

@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"fmt"
@@ -145,7 +145,7 @@ type mpiJob struct {
 // spec.runPolicy.schedulingPolicy.minAvailable, that many pods (at most the
 // job's) are the gang's minimum; see addMinAvailable. A suspended job
 // (runPolicy.suspend) is expanded as if it were resumed.
-func (m *manifests) addKubeflowJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addKubeflowJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	gvk := obj.GroupVersionKind()
 	if err := checkVersion(obj, schema.GroupVersion{Group: KubeflowGroup, Version: kubeflowVersion}, what); err != nil {
 		return err
@@ -327,7 +327,7 @@ func kubeflowRestartPolicy(policy, def string) corev1.RestartPolicy {
 // (at most its pods) part of the gang's minimum, added to the other jobs'.
 // The operators pass it to the PodGroup they create with gang scheduling;
 // without it every pod of the job must run.
-func (m *manifests) addMinAvailable(rp kubeflowRunPolicy, pods int, what string) error {
+func (m *builder) addMinAvailable(rp kubeflowRunPolicy, pods int, what string) error {
 	sp := rp.SchedulingPolicy
 	if sp == nil || sp.MinAvailable == nil {
 		return nil
@@ -360,7 +360,7 @@ func (m *manifests) addMinAvailable(rp kubeflowRunPolicy, pods int, what string)
 // operator is off by default: no PodGroup, no scheduler name; minAvailable
 // sets the gang's minimum as for the Training Operator's jobs. A suspended
 // MPIJob is expanded as if it were resumed.
-func (m *manifests) addMPIJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addMPIJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: KubeflowGroup, Version: mpiJobVersion}, what); err != nil {
 		return err
 	}

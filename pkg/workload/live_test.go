@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // livePod is a pod the controllers created: a UID, a creation time and the
@@ -84,7 +85,7 @@ func TestMergeLiveJobSet(t *testing.T) {
 		livePod("pretrain-other-0-0-abcde", "batch.kubernetes.io/job-name", "pretrain-other-0", "batch.kubernetes.io/job-completion-index", "0").Obj(),
 	}
 	before := merged(expanded)
-	g := gang.MergeLive(expanded, pods)
+	g := workload.MergeLive(expanded, pods)
 	want := []string{
 		job0 + "-0 uid-" + job0 + "-0 n1",
 		job0 + "-1-x7k2p uid-" + job0 + "-1-x7k2p n2",
@@ -135,7 +136,7 @@ spec:
 		// A third pod of the Job: beyond its parallelism, left out.
 		livePod("sim-6-ccccc", "batch.kubernetes.io/job-name", "sim", "batch.kubernetes.io/job-completion-index", "6").Obj(),
 	}
-	got := merged(gang.MergeLive(expanded, pods))
+	got := merged(workload.MergeLive(expanded, pods))
 	want := []string{"sim-1-bbbbb uid-sim-1-bbbbb -", "sim-5-aaaaa uid-sim-5-aaaaa n1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("members (-want +got):\n%s", diff)
@@ -171,7 +172,7 @@ spec:
 		// Another cluster's worker of a group of the same name.
 		livePod("other-cpu-worker-aaaaa", "ray.io/cluster", "other", "ray.io/node-type", "worker", "ray.io/group", "cpu").Obj(),
 	}
-	got := merged(gang.MergeLive(expanded, pods))
+	got := merged(workload.MergeLive(expanded, pods))
 	want := []string{"llm-cpu-worker-7hq4k uid-llm-cpu-worker-7hq4k n2", "llm-head-x2v9d uid-llm-head-x2v9d n1", "llm-cpu-worker-1 what-if"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("members (-want +got):\n%s", diff)
@@ -208,7 +209,7 @@ spec:
 		mpi("mpi-worker-1", "worker").Label("training.kubeflow.org/replica-index", "1").Node("n2").Obj(),
 		mpi("mpi-launcher-k2j4m", "launcher").Label("batch.kubernetes.io/job-name", "mpi-launcher").Obj(),
 	}
-	got := merged(gang.MergeLive(expanded, pods))
+	got := merged(workload.MergeLive(expanded, pods))
 	want := []string{"mpi-launcher-k2j4m uid-mpi-launcher-k2j4m -", "mpi-worker-0 uid-mpi-worker-0 n1", "mpi-worker-1 uid-mpi-worker-1 n2"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("members (-want +got):\n%s", diff)
@@ -231,7 +232,7 @@ spec:
         - {name: c, image: x, resources: {requests: {cpu: "1"}}}
 `), "lws.yaml", nil)
 	pods := []*corev1.Pod{livePod("serve-0", "app", "real").Node("n1").Obj(), livePod("serve-9").Obj()}
-	g := gang.MergeLive(expanded, pods)
+	g := workload.MergeLive(expanded, pods)
 	want := []string{"serve-0 uid-serve-0 n1", "serve-0-1 what-if"}
 	if diff := cmp.Diff(want, merged(g)); diff != "" {
 		t.Errorf("members (-want +got):\n%s", diff)
@@ -244,7 +245,7 @@ spec:
 // Without real pods the gang is the expansion, what-if through and through.
 func TestMergeLiveNothingCreated(t *testing.T) {
 	expanded := whatIf(t, []byte(liveJobSet), "jobset.yaml", nil)
-	g := gang.MergeLive(expanded, []*corev1.Pod{livePod("unrelated").Node("n1").Obj()})
+	g := workload.MergeLive(expanded, []*corev1.Pod{livePod("unrelated").Node("n1").Obj()})
 	if diff := cmp.Diff(merged(expanded), merged(g)); diff != "" {
 		t.Errorf("members (-expanded +merged):\n%s", diff)
 	}
@@ -290,13 +291,13 @@ status: %s
 	}
 	// sim-1 finished after the Job was read: index 5 takes its place.
 	done := livePod("sim-1-zzzzz", "batch.kubernetes.io/job-name", "sim", "batch.kubernetes.io/job-completion-index", "1").Obj()
-	if got := gang.DropFinished(g, nil, []*corev1.Pod{done}); len(got.Members) != 2 || got.Finished != 0 {
+	if got := workload.DropFinished(g, nil, []*corev1.Pod{done}); len(got.Members) != 2 || got.Finished != 0 {
 		t.Errorf("with indexes left: members %v, finished %d; want both kept", names(got), got.Finished)
 	}
 	// The last two indexes: a finished one is dropped, and the minimum too.
 	g = whatIf(t, job("Indexed", 6, 2, `{completedIndexes: "0-3", succeeded: 4}`), "job.yaml", nil)
 	done = livePod("sim-4-zzzzz", "batch.kubernetes.io/job-name", "sim", "batch.kubernetes.io/job-completion-index", "4").Obj()
-	got := gang.DropFinished(g, nil, []*corev1.Pod{done})
+	got := workload.DropFinished(g, nil, []*corev1.Pod{done})
 	if diff := cmp.Diff([]string{"sim-5"}, names(got)); diff != "" || got.MinMember != 1 || got.Finished != 1 {
 		t.Errorf("last indexes: members (-want +got):\n%s; minimum %d, finished %d, want 1 and 1", diff, got.MinMember, got.Finished)
 	}
@@ -304,7 +305,7 @@ status: %s
 	if diff := cmp.Diff([]string{"sim-0", "sim-1"}, names(g)); diff != "" {
 		t.Errorf("non-indexed members (-want +got):\n%s", diff)
 	}
-	if _, err := gang.FromManifests(mustDecode(t, job("Indexed", 6, 2, `{completedIndexes: "x"}`)), "ml", 0); err == nil ||
+	if _, err := workload.FromManifests(mustDecode(t, job("Indexed", 6, 2, `{completedIndexes: "x"}`)), "ml", 0); err == nil ||
 		err.Error() != `Job "sim": status.completedIndexes: "x" is not an index` {
 		t.Errorf("bad completedIndexes: %v", err)
 	}
@@ -312,7 +313,7 @@ status: %s
 
 func mustDecode(t *testing.T, data []byte) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := gang.DecodeManifests(data, "job.yaml")
+	objs, err := workload.Decode(data, "job.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

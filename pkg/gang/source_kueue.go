@@ -28,6 +28,15 @@ const (
 	kueueSliceSize         = "kueue.x-k8s.io/podset-slice-size"
 )
 
+// kueueRules: a Kueue plain pod group, the pods that carry
+// KueuePodGroupLabel; no group object, no gate of its own here (Kueue's
+// quota is not modelled).
+var kueueRules = sourceRules{
+	source:       SourceKueue,
+	nameOf:       func(pod *corev1.Pod) string { return pod.Labels[KueuePodGroupLabel] },
+	minimumField: "--min-member",
+}
+
 // ResolveKueueGroup returns Kueue's pod group name in namespace: the
 // snapshot's pods that carry its label, in queue order, the minimum their
 // total count. No such pod is a *NotFoundError; members that give no
@@ -41,17 +50,17 @@ func ResolveKueueGroup(snap *schedule.Snapshot, namespace, name string) (*Gang, 
 			Hint: "the snapshot holds only pods that have not finished (Succeeded and Failed pods are left out)"}
 	}
 	var err error
-	if g.MinMember, err = kueueTotalCount(g.Members, name); err != nil {
+	if g.MinMember, err = KueueTotalCount(g.Members, name); err != nil {
 		return nil, err
 	}
 	g.SortMembers()
-	g.readKueueTopology()
+	g.ReadKueueTopology()
 	return g, nil
 }
 
-// kueueTotalCount is the total count the members of Kueue pod group name
+// KueueTotalCount is the total count the members of Kueue pod group name
 // give.
-func kueueTotalCount(members []*corev1.Pod, name string) (int32, error) {
+func KueueTotalCount(members []*corev1.Pod, name string) (int32, error) {
 	count := int32(0)
 	for _, pod := range members {
 		v, ok := pod.Annotations[KueueTotalCountAnnotation]
@@ -70,12 +79,12 @@ func kueueTotalCount(members []*corev1.Pod, name string) (int32, error) {
 	return count, nil
 }
 
-// readKueueTopology honours Kueue's topology-aware scheduling annotations
+// ReadKueueTopology honours Kueue's topology-aware scheduling annotations
 // on the members: a required (or preferred) topology every member gives
 // becomes the gang's required (preferred) topology key, unless one is set
 // already. One that only some members give (a pod set of several), or two
 // keys, and slices, are reported as not evaluated.
-func (g *Gang) readKueueTopology() {
+func (g *Gang) ReadKueueTopology() {
 	for _, a := range []struct {
 		annotation string
 		key        *string
@@ -118,9 +127,9 @@ func (g *Gang) readKueueTopology() {
 	}
 }
 
-// kueueGroupOfAll is the Kueue pod group every pod is in, or "" when one is
+// KueueGroupOfAll is the Kueue pod group every pod is in, or "" when one is
 // in none or they are in several.
-func kueueGroupOfAll(pods []*corev1.Pod) string {
+func KueueGroupOfAll(pods []*corev1.Pod) string {
 	name := ""
 	for _, pod := range pods {
 		n := pod.Labels[KueuePodGroupLabel]

@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"cmp"
@@ -125,7 +125,7 @@ type rayJob struct {
 // the operator's default pod labels, annotations and sidecars; none is
 // added. A suspended cluster (spec.suspend) or worker group is expanded as
 // if resumed.
-func (m *manifests) addRayCluster(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addRayCluster(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: RayGroup, Version: rayVersion}, what); err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (m *manifests) addRayCluster(obj *unstructured.Unstructured, ns, name, what
 // asks for gang scheduling: the minimum is the head, each worker group's
 // minReplicas x numOfHosts, and the submitter pod. A suspended RayJob is
 // expanded as if resumed.
-func (m *manifests) addRayJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addRayJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: RayGroup, Version: rayVersion}, what); err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func rayJobSidecar(spec *rayClusterSpec, mode, what string) error {
 
 // addRaySubmitter adds the pod of a RayJob's submitter Job, named after the
 // RayJob, with the labels KubeRay gives its template.
-func (m *manifests) addRaySubmitter(ns, name, what string, spec *rayClusterSpec, tmpl *corev1.PodTemplateSpec) error {
+func (m *builder) addRaySubmitter(ns, name, what string, spec *rayClusterSpec, tmpl *corev1.PodTemplateSpec) error {
 	var t corev1.PodTemplateSpec
 	if tmpl != nil {
 		t = *tmpl.DeepCopy()
@@ -249,7 +249,7 @@ func (m *manifests) addRaySubmitter(ns, name, what string, spec *rayClusterSpec,
 // addRayClusterPods adds the head and worker pods of the RayCluster named
 // cluster, read from spec (at path, for errors); annotations are the
 // RayCluster's.
-func (m *manifests) addRayClusterPods(ns, cluster, what, path string, spec *rayClusterSpec, annotations map[string]string) error {
+func (m *builder) addRayClusterPods(ns, cluster, what, path string, spec *rayClusterSpec, annotations map[string]string) error {
 	if err := validateRaySpec(spec, what, path); err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func rayGangMinimum(spec *rayClusterSpec) int32 {
 // setRayMinimum records the gang minimum of a Ray object that just added
 // its last `added` pods: minimum of them when it asks for gang scheduling,
 // all of them otherwise (the others are excused).
-func (m *manifests) setRayMinimum(added int, minimum int32, gang bool) {
+func (m *builder) setRayMinimum(added int, minimum int32, gang bool) {
 	if gang {
 		m.excused += int32(added) - min(minimum, int32(added))
 	}

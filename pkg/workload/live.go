@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"cmp"
@@ -6,61 +6,12 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
-
-// WorkloadKind is a workload FromManifests expands that a verb can also read
-// from the cluster (jobset/NAME): the resource at the one version
-// FromManifests reads, and the names a subject may call it by.
-type WorkloadKind struct {
-	Kind     string
-	Resource schema.GroupVersionResource
-	// Names are the singular, plural and short names, lower-case.
-	Names []string
-}
-
-// Qualified is the resource as kubectl names it in messages:
-// jobsets.jobset.x-k8s.io, jobs.batch.
-func (k WorkloadKind) Qualified() string {
-	return k.Resource.Resource + "." + k.Resource.Group
-}
-
-// WorkloadKinds are the workloads a verb reads from the cluster by name, in
-// the order help and completion list them.
-var WorkloadKinds = []WorkloadKind{
-	{Kind: "Job", Resource: batchv1.SchemeGroupVersion.WithResource("jobs"), Names: []string{"job", "jobs"}},
-	{Kind: "Deployment", Resource: appsv1.SchemeGroupVersion.WithResource("deployments"), Names: []string{"deployment", "deployments", "deploy"}},
-	{Kind: "ReplicaSet", Resource: appsv1.SchemeGroupVersion.WithResource("replicasets"), Names: []string{"replicaset", "replicasets", "rs"}},
-	{Kind: "StatefulSet", Resource: appsv1.SchemeGroupVersion.WithResource("statefulsets"), Names: []string{"statefulset", "statefulsets", "sts"}},
-	{Kind: "Job", Resource: VolcanoJobGVK.GroupVersion().WithResource("jobs"), Names: []string{"vcjob", "vcjobs", "vj"}},
-	{Kind: "JobSet", Resource: schema.GroupVersionResource{Group: JobSetGroup, Version: jobSetVersion, Resource: "jobsets"},
-		Names: []string{"jobset", "jobsets"}},
-	{Kind: "LeaderWorkerSet", Resource: schema.GroupVersionResource{Group: LeaderWorkerSetGroup, Version: lwsVersion, Resource: "leaderworkersets"},
-		Names: []string{"leaderworkerset", "leaderworkersets", "lws"}},
-	kubeflowWorkload("PyTorchJob", kubeflowVersion),
-	kubeflowWorkload("TFJob", kubeflowVersion),
-	kubeflowWorkload("XGBoostJob", kubeflowVersion),
-	kubeflowWorkload("PaddleJob", kubeflowVersion),
-	kubeflowWorkload("JAXJob", kubeflowVersion),
-	kubeflowWorkload("MPIJob", mpiJobVersion),
-	{Kind: "RayCluster", Resource: schema.GroupVersionResource{Group: RayGroup, Version: rayVersion, Resource: "rayclusters"},
-		Names: []string{"raycluster", "rayclusters"}},
-	{Kind: "RayJob", Resource: schema.GroupVersionResource{Group: RayGroup, Version: rayVersion, Resource: "rayjobs"},
-		Names: []string{"rayjob", "rayjobs"}},
-	{Kind: "TrainJob", Resource: schema.GroupVersionResource{Group: TrainerGroup, Version: trainerVersion, Resource: "trainjobs"},
-		Names: []string{"trainjob", "trainjobs"}},
-}
-
-func kubeflowWorkload(kind, version string) WorkloadKind {
-	singular := strings.ToLower(kind)
-	return WorkloadKind{Kind: kind, Resource: schema.GroupVersionResource{Group: KubeflowGroup, Version: version, Resource: singular + "s"},
-		Names: []string{singular, singular + "s"}}
-}
 
 // The labels that tell which of a workload's pods a real pod is, where the
 // controllers name pods at random (generateName): a Job's pods
@@ -119,7 +70,7 @@ func identityKeys(pod *corev1.Pod, fine bool) []string {
 // newest real member's (they will be created after it), so that they queue
 // after the pending ones that exist. The result is a new gang in queue
 // order; g and its pods are not changed.
-func MergeLive(g *Gang, pods []*corev1.Pod) *Gang {
+func MergeLive(g *gang.Gang, pods []*corev1.Pod) *gang.Gang {
 	out := *g
 	out.Members = slices.Clone(g.Members)
 	var candidates []*corev1.Pod
@@ -206,7 +157,7 @@ func queueAfterReal(members []*corev1.Pod, real []bool) {
 // (a Deployment's or ReplicaSet's pods): after MergeLive's matching, each
 // member still to come is stood for by a real pod selector selects, bound
 // pods first, as long as there are any.
-func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *Gang {
+func MergeLiveSelected(g *gang.Gang, pods []*corev1.Pod, selector labels.Selector) *gang.Gang {
 	out := MergeLive(g, pods)
 	if selector == nil || selector.Empty() {
 		return out
@@ -247,11 +198,11 @@ func MergeLiveSelected(g *Gang, pods []*corev1.Pod, selector labels.Selector) *G
 // Succeeded members (Volcano counts them toward the minimum), any other
 // gang's minimum drops by one for each. Members without an index (a
 // non-Indexed Job's pods) are not matched, nor members that stand for any
-// of several indexes still to run (Gang.Refill): another index takes a
+// of several indexes still to run (gang.Gang.Refill): another index takes a
 // finished one's place. (A Job read whole, with its status, is expanded
 // without its finished indexes already.) live are the snapshot's
 // unfinished pods, which MergeLive put in place.
-func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
+func DropFinished(g *gang.Gang, live, succeeded []*corev1.Pod) *gang.Gang {
 	if len(succeeded) == 0 {
 		return g
 	}
@@ -292,7 +243,7 @@ func DropFinished(g *Gang, live, succeeded []*corev1.Pod) *Gang {
 		}
 		used[done] = true
 		out.Finished++
-		if g.Source == SourceVolcano {
+		if g.Source == gang.SourceVolcano {
 			out.Succeeded = append(out.Succeeded, done)
 		} else if out.MinMember > 0 {
 			out.MinMember--

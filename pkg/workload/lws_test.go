@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 const rack = "network.topology.kubernetes.io/rack"
@@ -142,11 +143,11 @@ func TestLWSRefused(t *testing.T) {
 			`LeaderWorkerSet "l": spec.leaderWorkerTemplate.subGroupPolicy.subGroupSize must divide size (6) or size-1, got 4`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, err := gang.DecodeManifests([]byte(tc.yaml), "l.yaml")
+			objs, err := workload.Decode([]byte(tc.yaml), "l.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := gang.FromManifests(objs, "ml", 0); err == nil || err.Error() != tc.want {
+			if _, err := workload.FromManifests(objs, "ml", 0); err == nil || err.Error() != tc.want {
 				t.Errorf("got %v, want %s", err, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"context"
@@ -17,9 +17,10 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
-var updateWorkloads = flag.Bool("update-workloads", false, "rewrite testdata/workloads/*.golden")
+var updateWorkloads = flag.Bool("update-workloads", false, "rewrite testdata/*.golden")
 
 // expandedPod is what a workload golden file records of each pod: what the
 // controllers and webhooks give it that scheduling reads.
@@ -36,32 +37,24 @@ type expandedPod struct {
 	Affinity      *corev1.Affinity     `json:"affinity,omitempty"`
 }
 
-// whatIf reads manifests as -f does: expanded, then priorities (from
-// classes) and the workloads' webhooks, members in queue order.
+// whatIf reads manifests as -f does (workload.WhatIf): expanded, then
+// priorities (from classes) and the workloads' webhooks, members in queue
+// order.
 func whatIf(t *testing.T, data []byte, source string, classes []*schedulingv1.PriorityClass) *gang.Gang {
 	t.Helper()
-	objs, err := gang.DecodeManifests(data, source)
+	g, err := workload.WhatIf(data, source, &schedule.Snapshot{PriorityClasses: classes}, workload.Options{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gang.FromManifests(objs, "ml", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gang.ApplyPriorities(g.Members, classes); err != nil {
-		t.Fatal(err)
-	}
-	gang.ApplyWebhooks(g.Members)
-	g.SortMembers()
 	return g
 }
 
-// TestWorkloadExpansion expands every manifest in testdata/workloads into
+// TestWorkloadExpansion expands every manifest in testdata into
 // the pods its controllers would create (after the Priority admission
 // plugin and the workloads' webhooks) and compares them with the golden
 // file beside it; -update-workloads rewrites them.
 func TestWorkloadExpansion(t *testing.T) {
-	files, err := filepath.Glob("testdata/workloads/*.yaml")
+	files, err := filepath.Glob("testdata/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no workloads: %v", err)
 	}

@@ -1,14 +1,16 @@
-package gang_test
+package workload_test
 
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // memberSummary is what the manifests tests check of each member.
@@ -373,12 +375,12 @@ spec: {tasks: [{replicas: 1, template: {spec: {containers: [{name: c, image: i}]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs, err := gang.DecodeManifests([]byte(tt.yaml), "test.yaml")
+			objs, err := workload.Decode([]byte(tt.yaml), "test.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := gang.FromManifests(objs, "ml", tt.minMember)
-			checkErr(t, err, tt.wantErr)
+			g, err := workload.FromManifests(objs, "ml", tt.minMember)
+			testutil.CheckErr(t, err, tt.wantErr)
 			if tt.want != nil {
 				// The API server defaults schedulerName; so does FromManifests.
 				for i := range tt.want.Members {
@@ -436,11 +438,11 @@ spec:
 	}
 	for _, tt := range tests {
 		t.Run("minAvailable "+tt.minAvailable, func(t *testing.T) {
-			objs, err := gang.DecodeManifests([]byte(job(tt.minAvailable)), "job.yaml")
+			objs, err := workload.Decode([]byte(job(tt.minAvailable)), "job.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := gang.FromManifests(objs, "ml", 0)
+			g, err := workload.FromManifests(objs, "ml", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -500,8 +502,8 @@ func TestApplyPriorities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := gang.ApplyPriorities([]*corev1.Pod{tt.pod}, tt.classes)
-			checkErr(t, err, tt.wantErr)
+			err := workload.ApplyPriorities([]*corev1.Pod{tt.pod}, tt.classes)
+			testutil.CheckErr(t, err, tt.wantErr)
 			got := result{Class: tt.pod.Spec.PriorityClassName, Policy: tt.pod.Spec.PreemptionPolicy}
 			if tt.pod.Spec.Priority != nil {
 				got.Priority = *tt.pod.Spec.Priority
@@ -514,11 +516,12 @@ func TestApplyPriorities(t *testing.T) {
 }
 
 func TestSortMembersAfterPriorities(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	low := testutil.MakePod().Name("a").Created(t0).Obj()
 	high := testutil.MakePod().Name("b").Created(t0.Add(1)).Obj()
 	high.Spec.PriorityClassName = "high"
 	g := &gang.Gang{Members: []*corev1.Pod{low, high}}
-	if err := gang.ApplyPriorities(g.Members, []*schedulingv1.PriorityClass{testutil.MakePriorityClass("high", 9)}); err != nil {
+	if err := workload.ApplyPriorities(g.Members, []*schedulingv1.PriorityClass{testutil.MakePriorityClass("high", 9)}); err != nil {
 		t.Fatal(err)
 	}
 	g.SortMembers()
@@ -530,7 +533,7 @@ func TestSortMembersAfterPriorities(t *testing.T) {
 // --min-member does not silently replace the minimum of a PodGroup given
 // with -f: a different value is refused, naming where to change it.
 func TestFromManifestsMinMemberAgainstPodGroup(t *testing.T) {
-	objs, err := gang.DecodeManifests([]byte(`
+	objs, err := workload.Decode([]byte(`
 apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup
 metadata: {name: pg}
@@ -544,10 +547,10 @@ spec: {containers: [{name: c, image: i}]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gang.FromManifests(objs, "ml", 2); err != nil {
+	if _, err := workload.FromManifests(objs, "ml", 2); err != nil {
 		t.Errorf("--min-member equal to the PodGroup's: %v", err)
 	}
-	_, err = gang.FromManifests(objs, "ml", 1)
+	_, err = workload.FromManifests(objs, "ml", 1)
 	if err == nil || !strings.Contains(err.Error(), "the PodGroup pg sets the minimum (2)") {
 		t.Errorf("--min-member 1 against minCount 2: %v, want a refusal naming the PodGroup's minimum", err)
 	}

@@ -1,4 +1,4 @@
-package gang_test
+package workload_test
 
 import (
 	"slices"
@@ -10,16 +10,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // trainerGang reads Trainer manifests as -f does (default namespace ml),
 // without priorities.
 func trainerGang(yaml string) (*gang.Gang, error) {
-	objs, err := gang.DecodeManifests([]byte(yaml), "trainjob.yaml")
+	objs, err := workload.Decode([]byte(yaml), "trainjob.yaml")
 	if err != nil {
 		return nil, err
 	}
-	return gang.FromManifests(objs, "ml", 0)
+	return workload.FromManifests(objs, "ml", 0)
 }
 
 // trainJobYAML is a TrainJob t on the ClusterTrainingRuntime rt, with the

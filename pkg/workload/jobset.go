@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"cmp"
@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 // JobSetGroup is the API group of JobSet (sigs.k8s.io/jobset); this build
@@ -76,7 +78,7 @@ type jobSet struct {
 // webhook's: see jobSetPodWebhook, applied once priorities are known. The
 // node-selector strategy adds the nodeSelector and toleration the
 // controller adds.
-func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addJobSet(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: JobSetGroup, Version: jobSetVersion}, what); err != nil {
 		return err
 	}
@@ -172,7 +174,8 @@ func (m *manifests) addJobSet(obj *unstructured.Unstructured, ns, name, what str
 	// Placement looks for a value of the key per child Job; Jobs with
 	// another key (rare) are left to their affinities alone.
 	if len(keys) > 0 {
-		m.subGroups = &SubGroups{Unit: "child Job", Label: jobSetJobKey, TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey}
+		m.subGroups = append(m.subGroups, subGroupsOf{what: what, sg: &gang.SubGroups{Unit: "child Job", Label: jobSetJobKey,
+			TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey}})
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"cmp"
@@ -17,6 +17,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 // TrainerGroup is the API group of Kubeflow Trainer v2 (kubeflow/trainer);
@@ -150,10 +152,10 @@ func checkTrainerVersion(obj *unstructured.Unstructured, what string) error {
 // recordTrainingRuntime keeps a ClusterTrainingRuntime or TrainingRuntime
 // for the TrainJobs that name it. A runtime makes no pods: it is not part of
 // the gang's name or namespace (a ClusterTrainingRuntime has none), but
-// Gang.Read lists it. A TrainingRuntime serves the TrainJobs of its own
+// gang.Gang.Read lists it. A TrainingRuntime serves the TrainJobs of its own
 // namespace (the default one when it names none), as Trainer looks it up in
 // the TrainJob's.
-func (m *manifests) recordTrainingRuntime(obj *unstructured.Unstructured, name, what string) error {
+func (m *builder) recordTrainingRuntime(obj *unstructured.Unstructured, _, name, what string) error {
 	gvk := obj.GroupVersionKind()
 	if err := checkTrainerVersion(obj, what); err != nil {
 		return err
@@ -175,7 +177,7 @@ func (m *manifests) recordTrainingRuntime(obj *unstructured.Unstructured, name, 
 }
 
 // recordTrainJob keeps a TrainJob for addTrainJobs.
-func (m *manifests) recordTrainJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) recordTrainJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkTrainerVersion(obj, what); err != nil {
 		return err
 	}
@@ -281,7 +283,7 @@ type trainingRuntime struct {
 // PodGroup asks for fewer pods than it has, the gang's minimum is the sum of
 // the TrainJobs' minimums (their PodGroups', or all their pods). Runtimes
 // given without any TrainJob or other pods are an error.
-func (m *manifests) addTrainJobs(runtimes TrainingRuntimes) error {
+func (m *builder) addTrainJobs(runtimes TrainingRuntimes) error {
 	if len(m.trainer.jobs) == 0 {
 		switch n := len(m.trainer.runtimeNames); {
 		case len(m.pods) > 0 || n == 0:
@@ -339,7 +341,7 @@ func (m *manifests) addTrainJobs(runtimes TrainingRuntimes) error {
 // args, initializer and numProcPerNode change no pod's scheduling and are
 // not read; spec.suspend is ignored (the TrainJob is expanded as if it
 // ran), and so is managedBy.
-func (m *manifests) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (int32, error) {
+func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (int32, error) {
 	tj := &trainJob{}
 	if err := fromUnstructured(j.obj, tj, j.what); err != nil {
 		return 0, err
@@ -463,10 +465,10 @@ func (m *manifests) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (
 		}
 		pod := &tmpl.Spec.Template
 		if coscheduling {
-			pod.Labels = merged(pod.Labels, map[string]string{CoschedulingLabel: j.name})
+			pod.Labels = merged(pod.Labels, map[string]string{gang.CoschedulingLabel: j.name})
 		}
 		if volcano {
-			pod.Annotations = merged(pod.Annotations, map[string]string{VolcanoGroupAnnotation: j.name})
+			pod.Annotations = merged(pod.Annotations, map[string]string{gang.VolcanoGroupAnnotation: j.name})
 		}
 		out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tmpl)
 		if err != nil {

@@ -1,10 +1,11 @@
-package gang
+package workload
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -22,21 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-)
-
-// The workload kinds FromManifests expands into pods.
-var (
-	podGVK           = corev1.SchemeGroupVersion.WithKind("Pod")
-	claimTemplateGVK = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
-	claimGVK         = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
-	jobGVK           = batchv1.SchemeGroupVersion.WithKind("Job")
-	deploymentGVK    = appsv1.SchemeGroupVersion.WithKind("Deployment")
-	statefulSetGVK   = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
-	replicaSetGVK    = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
-	// VolcanoJobGVK is Volcano's batch Job, which its controller turns into a
-	// PodGroup and one pod per task replica.
-	VolcanoJobGVK = schema.GroupVersionKind{Group: "batch.volcano.sh", Version: "v1alpha1", Kind: "Job"}
 )
 
 // The labels and annotations controllers put on the pods they create, which
@@ -72,28 +61,28 @@ const (
 // ones their controller adds, are Pending, and have a zero creation time.
 // With a PodGroup (given or from a Volcano Job), every pod becomes its member
 // through the source's membership key; a pod naming another group is an
-// error. Without one the gang's source is SourceFile and all its pods must
-// run, unless they are the pods of one Kueue pod group (SourceKueue, its
+// error. Without one the gang's source is gang.SourceFile and all its pods must
+// run, unless they are the pods of one Kueue pod group (gang.SourceKueue, its
 // total count the minimum). A minMember above 0 overrides the minimum in
 // any case. Kueue's topology annotations on the pods set the gang's
 // topology keys (readKueueTopology).
 //
 // Priorities are left for ApplyPriorities, which needs the cluster's
 // PriorityClasses; a suspended Job is expanded as if it were resumed.
-func FromManifests(objs []*unstructured.Unstructured, namespace string, minMember int32) (*Gang, error) {
+func FromManifests(objs []*unstructured.Unstructured, namespace string, minMember int32) (*gang.Gang, error) {
 	return FromManifestsWith(objs, namespace, minMember, nil)
 }
 
 // FromManifestsWith is FromManifests where a TrainJob's runtime not given
 // with the manifests is looked up in runtimes (the cluster's), when not nil.
-func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minMember int32, runtimes TrainingRuntimes) (*Gang, error) {
+func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minMember int32, runtimes TrainingRuntimes) (*gang.Gang, error) {
 	if minMember < 0 {
 		return nil, fmt.Errorf("--min-member must not be negative, got %d", minMember)
 	}
 	if len(objs) == 0 {
 		return nil, errors.New("no objects given")
 	}
-	m := &manifests{namespace: "", defaultNamespace: namespace}
+	m := &builder{namespace: "", defaultNamespace: namespace}
 	for _, obj := range objs {
 		if err := m.add(obj); err != nil {
 			return nil, err
@@ -109,31 +98,31 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 	if len(m.pods) == 0 {
 		return nil, fmt.Errorf("the manifests (%s) make no pods", strings.Join(m.names, ", "))
 	}
-	var g *Gang
+	var g *gang.Gang
 	if m.podGroup != nil {
 		var err error
-		if g, err = gangFromPodGroup(m.podGroup); err != nil {
+		if g, err = gang.FromPodGroup(m.podGroup); err != nil {
 			return nil, err
 		}
 		for _, pod := range m.pods {
-			switch name := GroupNameOf(pod, g.Source); name {
+			switch name := gang.GroupNameOf(pod, g.Source); name {
 			case "":
-				setGroupName(pod, g.Source, g.Name)
+				gang.SetGroupName(pod, g.Source, g.Name)
 			case g.Name:
 			default:
 				return nil, fmt.Errorf("pod %s/%s names %s %q, but the manifests' PodGroup is %q",
 					pod.Namespace, pod.Name, podGroupResource(g.Source), name, g.Name)
 			}
 		}
-	} else if name := kueueGroupOfAll(m.pods); name != "" {
+	} else if name := gang.KueueGroupOfAll(m.pods); name != "" {
 		// Pods of one Kueue pod group: its total count is the minimum.
-		count, err := kueueTotalCount(m.pods, name)
+		count, err := gang.KueueTotalCount(m.pods, name)
 		if err != nil {
 			return nil, err
 		}
-		g = &Gang{Source: SourceKueue, Namespace: m.namespace, Name: name, MinMember: count}
+		g = &gang.Gang{Source: gang.SourceKueue, Namespace: m.namespace, Name: name, MinMember: count}
 	} else {
-		g = &Gang{Source: SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
+		g = &gang.Gang{Source: gang.SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
 		g.MinMember -= min(m.excused, g.MinMember)
 	}
 	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
@@ -141,7 +130,11 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 	g.Refill = m.refill
 	g.Members = m.pods
 	g.Read = m.read
-	g.SubGroups = m.subGroups
+	sg, err := mergeSubGroups(m.subGroups)
+	if err != nil {
+		return nil, err
+	}
+	g.SubGroups = sg
 	if minMember > 0 && minMember != g.MinMember {
 		if m.podGroup != nil {
 			return nil, fmt.Errorf("--min-member applies to manifests without a PodGroup; the PodGroup %s sets the minimum (%d): change it there",
@@ -150,16 +143,41 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 		g.MinMember = minMember
 	}
 	g.SortMembers()
-	g.readKueueTopology()
+	g.ReadKueueTopology()
 	return g, nil
 }
 
-func podGroupResource(src Source) string {
+// subGroupsOf is the sub-groups one workload asks for.
+type subGroupsOf struct {
+	what string // the workload, for errors
+	sg   *gang.SubGroups
+}
+
+// mergeSubGroups is the one rule for the sub-groups of a gang expanded from
+// several workloads: placement takes one kind of sub-group per gang, so
+// workloads that ask for the same (two JobSets with one exclusive key) share
+// it, and workloads that ask for different ones are refused rather than one
+// rule silently winning.
+func mergeSubGroups(asked []subGroupsOf) (*gang.SubGroups, error) {
+	if len(asked) == 0 {
+		return nil, nil
+	}
+	first := asked[0]
+	for _, a := range asked[1:] {
+		if !reflect.DeepEqual(a.sg, first.sg) {
+			return nil, fmt.Errorf("%s and %s place their pods in sub-groups of different kinds (%s, %s); give them one at a time",
+				first.what, a.what, first.sg.Unit, a.sg.Unit)
+		}
+	}
+	return first.sg, nil
+}
+
+func podGroupResource(src gang.Source) string {
 	return "podgroups." + string(src)
 }
 
-// manifests collects what FromManifests reads.
-type manifests struct {
+// builder collects what one expansion reads, kind by kind.
+type builder struct {
 	namespace        string // the namespace every object is in, once known
 	defaultNamespace string
 	podGroup         *unstructured.Unstructured
@@ -167,9 +185,10 @@ type manifests struct {
 	pods             []*corev1.Pod
 	podNames         map[string]bool
 	names            []string // the top-level objects' names
-	read             []string // and what they are, for Gang.Read
-	subGroups        *SubGroups
-	unevaluated      []Unevaluated
+	read             []string // and what they are, for gang.Gang.Read
+	// subGroups are the sub-groups each workload asks for (mergeSubGroups).
+	subGroups   []subGroupsOf
+	unevaluated []gang.Unevaluated
 	// excused counts the pods workloads without a PodGroup let the gang
 	// start without (a Kubeflow job's pods beyond its
 	// schedulingPolicy.minAvailable, a Ray cluster's workers beyond its
@@ -182,11 +201,11 @@ type manifests struct {
 	claimTemplates []*resourcev1.ResourceClaimTemplate
 	claims         []*resourcev1.ResourceClaim
 	// refill names the pods that stand for any of a Job's indexes still
-	// to run (Gang.Refill).
+	// to run (gang.Gang.Refill).
 	refill map[string]bool
 }
 
-func (m *manifests) add(obj *unstructured.Unstructured) error {
+func (m *builder) add(obj *unstructured.Unstructured) error {
 	gvk := obj.GroupVersionKind()
 	name := obj.GetName()
 	if name == "" {
@@ -196,19 +215,14 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	if name == "" {
 		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
 	}
-	if isTrainingRuntime(gvk) { // cluster-scoped or looked up by namespace; makes no pods
-		return m.recordTrainingRuntime(obj, name, what)
+	k := kindOf(gvk)
+	if k == nil {
+		return fmt.Errorf("%s: kind %s of %s is not supported with -f; give %s", what, gvk.Kind, gvk.GroupVersion().String(), supported())
 	}
-	if gvk.Group == resourcev1.GroupName && (gvk.Kind == claimTemplateGVK.Kind || gvk.Kind == claimGVK.Kind) { // what the members' claims refer to; makes no pods
-		if err := checkVersion(obj, resourcev1.SchemeGroupVersion, what); err != nil {
-			return err
-		}
-		return m.addClaimObject(obj, gvk, name, what)
+	if k.makesNoPods { // cluster-scoped or looked up by namespace
+		return k.add(m, obj, cmp.Or(obj.GetNamespace(), m.defaultNamespace), name, what)
 	}
-	ns := obj.GetNamespace()
-	if ns == "" {
-		ns = m.defaultNamespace
-	}
+	ns := cmp.Or(obj.GetNamespace(), m.defaultNamespace)
 	if m.namespace == "" {
 		m.namespace = ns
 	} else if ns != m.namespace {
@@ -216,79 +230,68 @@ func (m *manifests) add(obj *unstructured.Unstructured) error {
 	}
 	m.names = append(m.names, name)
 	m.read = append(m.read, fmt.Sprintf("%s %s (%s)", gvk.Kind, name, gvk.GroupVersion()))
-	switch {
-	case schedule.IsPodGroup(gvk):
-		pg := obj.DeepCopy()
-		pg.SetNamespace(ns)
-		pg.SetName(name)
-		return m.setPodGroup(pg, what)
-	case gvk == podGVK:
-		pod := &corev1.Pod{}
-		if err := fromUnstructured(obj, pod, what); err != nil {
-			return err
-		}
-		pod.Name, pod.Namespace = name, ns
-		if pod.Status.Phase == "" {
-			pod.Status.Phase = corev1.PodPending
-		}
-		return m.addPod(pod)
-	case gvk == jobGVK:
-		return m.addJob(obj, ns, name, what)
-	case gvk == deploymentGVK:
-		d := &appsv1.Deployment{}
-		if err := fromUnstructured(obj, d, what); err != nil {
-			return err
-		}
-		return m.addReplicas(ns, name, what, d.Spec.Replicas, &d.Spec.Template, nil)
-	case gvk == replicaSetGVK:
-		rs := &appsv1.ReplicaSet{}
-		if err := fromUnstructured(obj, rs, what); err != nil {
-			return err
-		}
-		return m.addReplicas(ns, name, what, rs.Spec.Replicas, &rs.Spec.Template, nil)
-	case gvk == statefulSetGVK:
-		sts := &appsv1.StatefulSet{}
-		if err := fromUnstructured(obj, sts, what); err != nil {
-			return err
-		}
-		if len(sts.Spec.VolumeClaimTemplates) > 0 {
-			m.unevaluated = append(m.unevaluated, Unevaluated{Field: "spec.volumeClaimTemplates",
-				Value: fmt.Sprintf("StatefulSet %s: %d claim templates", name, len(sts.Spec.VolumeClaimTemplates)), Reason: unevaluatedClaimsText})
-		}
-		return m.addReplicas(ns, name, what, sts.Spec.Replicas, &sts.Spec.Template, func(pod *corev1.Pod, i int) {
-			pod.Labels[statefulSetPodName] = pod.Name
-			pod.Labels[statefulSetPodIndex] = strconv.Itoa(i)
-			pod.Spec.Hostname = pod.Name
-			pod.Spec.Subdomain = sts.Spec.ServiceName
-		})
-	case gvk == VolcanoJobGVK:
-		return m.addVolcanoJob(obj, ns, name, what)
-	case gvk.Group == JobSetGroup && gvk.Kind == "JobSet":
-		return m.addJobSet(obj, ns, name, what)
-	case gvk.Group == LeaderWorkerSetGroup && gvk.Kind == "LeaderWorkerSet":
-		return m.addLeaderWorkerSet(obj, ns, name, what)
-	case gvk.Group == KubeflowGroup && gvk.Kind == "MPIJob":
-		return m.addMPIJob(obj, ns, name, what)
-	case gvk.Group == KubeflowGroup && kubeflowJobKinds[gvk.Kind]:
-		return m.addKubeflowJob(obj, ns, name, what)
-	case gvk.Group == RayGroup && gvk.Kind == "RayCluster":
-		return m.addRayCluster(obj, ns, name, what)
-	case gvk.Group == RayGroup && gvk.Kind == "RayJob":
-		return m.addRayJob(obj, ns, name, what)
-	case isTrainJob(gvk):
-		return m.recordTrainJob(obj, ns, name, what)
+	return k.add(m, obj, ns, name, what)
+}
+
+func (m *builder) addPodGroup(obj *unstructured.Unstructured, ns, name, what string) error {
+	pg := obj.DeepCopy()
+	pg.SetNamespace(ns)
+	pg.SetName(name)
+	return m.setPodGroup(pg, what)
+}
+
+func (m *builder) addPodObject(obj *unstructured.Unstructured, ns, name, what string) error {
+	pod := &corev1.Pod{}
+	if err := fromUnstructured(obj, pod, what); err != nil {
+		return err
 	}
-	return fmt.Errorf("%s: kind %s of %s is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, "+
-		"ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, "+
-		"XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters, RayJobs or Kubeflow Trainer TrainJobs (with their "+
-		"ClusterTrainingRuntime or TrainingRuntime), and the ResourceClaimTemplates and ResourceClaims (resource.k8s.io/v1) they use", what, gvk.Kind, gvk.GroupVersion().String())
+	pod.Name, pod.Namespace = name, ns
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
+	}
+	return m.addPod(pod)
+}
+
+func (m *builder) addDeployment(obj *unstructured.Unstructured, ns, name, what string) error {
+	d := &appsv1.Deployment{}
+	if err := fromUnstructured(obj, d, what); err != nil {
+		return err
+	}
+	return m.addReplicas(ns, name, what, d.Spec.Replicas, &d.Spec.Template, nil)
+}
+
+func (m *builder) addReplicaSet(obj *unstructured.Unstructured, ns, name, what string) error {
+	rs := &appsv1.ReplicaSet{}
+	if err := fromUnstructured(obj, rs, what); err != nil {
+		return err
+	}
+	return m.addReplicas(ns, name, what, rs.Spec.Replicas, &rs.Spec.Template, nil)
+}
+
+func (m *builder) addStatefulSet(obj *unstructured.Unstructured, ns, name, what string) error {
+	sts := &appsv1.StatefulSet{}
+	if err := fromUnstructured(obj, sts, what); err != nil {
+		return err
+	}
+	if len(sts.Spec.VolumeClaimTemplates) > 0 {
+		m.unevaluated = append(m.unevaluated, gang.Unevaluated{Field: "spec.volumeClaimTemplates",
+			Value: fmt.Sprintf("StatefulSet %s: %d claim templates", name, len(sts.Spec.VolumeClaimTemplates)), Reason: unevaluatedClaimsText})
+	}
+	return m.addReplicas(ns, name, what, sts.Spec.Replicas, &sts.Spec.Template, func(pod *corev1.Pod, i int) {
+		pod.Labels[statefulSetPodName] = pod.Name
+		pod.Labels[statefulSetPodIndex] = strconv.Itoa(i)
+		pod.Spec.Hostname = pod.Name
+		pod.Spec.Subdomain = sts.Spec.ServiceName
+	})
 }
 
 // addClaimObject keeps a ResourceClaimTemplate or ResourceClaim of the
 // manifests, in the namespace the gang's objects use.
-func (m *manifests) addClaimObject(obj *unstructured.Unstructured, gvk schema.GroupVersionKind, name, what string) error {
-	ns := cmp.Or(obj.GetNamespace(), m.defaultNamespace)
-	if gvk == claimTemplateGVK {
+func (m *builder) addClaimObject(obj *unstructured.Unstructured, ns, name, what string) error {
+	if err := checkVersion(obj, resourcev1.SchemeGroupVersion, what); err != nil {
+		return err
+	}
+	if obj.GroupVersionKind() == claimTemplateGVK {
 		t := &resourcev1.ResourceClaimTemplate{}
 		if err := fromUnstructured(obj, t, what); err != nil {
 			return err
@@ -309,7 +312,7 @@ func (m *manifests) addClaimObject(obj *unstructured.Unstructured, gvk schema.Gr
 	return nil
 }
 
-func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) error {
+func (m *builder) setPodGroup(pg *unstructured.Unstructured, what string) error {
 	if m.podGroup != nil {
 		return fmt.Errorf("%s: the manifests already hold a PodGroup (from %s); give one gang at a time", what, m.podGroupFrom)
 	}
@@ -317,7 +320,7 @@ func (m *manifests) setPodGroup(pg *unstructured.Unstructured, what string) erro
 	return nil
 }
 
-func (m *manifests) addPod(pod *corev1.Pod) error {
+func (m *builder) addPod(pod *corev1.Pod) error {
 	// What the API server would default when the pod is created.
 	schedule.DefaultPod(pod)
 	if errs := schedule.ValidateResources(pod); len(errs) > 0 {
@@ -373,7 +376,7 @@ func podFromTemplate(tmpl *corev1.PodTemplateSpec, namespace, name string) *core
 }
 
 // addReplicas adds replicas pods (default 1) from a template, named <name>-<i>.
-func (m *manifests) addReplicas(ns, name, what string, replicas *int32, tmpl *corev1.PodTemplateSpec, decorate func(*corev1.Pod, int)) error {
+func (m *builder) addReplicas(ns, name, what string, replicas *int32, tmpl *corev1.PodTemplateSpec, decorate func(*corev1.Pod, int)) error {
 	n := int32(1)
 	if replicas != nil {
 		n = *replicas
@@ -395,7 +398,7 @@ func (m *manifests) addReplicas(ns, name, what string, replicas *int32, tmpl *co
 
 // addJob adds the pods a batch/v1 Job runs at once: parallelism (default 1),
 // at most completions.
-func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	job := &batchv1.Job{}
 	if err := fromUnstructured(obj, job, what); err != nil {
 		return err
@@ -408,7 +411,7 @@ func (m *manifests) addJob(obj *unstructured.Unstructured, ns, name, what string
 // Indexed Job's pods carry their completion index (label and annotation)
 // and the hostname <name>-<i>, as the Job controller gives them. decorate,
 // when given, changes each pod after that.
-func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, decorate func(*corev1.Pod, int)) error {
+func (m *builder) addJobPods(ns, name, what string, spec *batchv1.JobSpec, decorate func(*corev1.Pod, int)) error {
 	return m.addJobPodsWithStatus(ns, name, what, spec, nil, decorate)
 }
 
@@ -419,7 +422,7 @@ func (m *manifests) addJobPods(ns, name, what string, spec *batchv1.JobSpec, dec
 // completions not yet succeeded. A member that stands for any of several
 // indexes still to run (more are left than run at once) is recorded in
 // m.refill: when it turns out finished, another index takes its place.
-func (m *manifests) addJobPodsWithStatus(ns, name, what string, spec *batchv1.JobSpec, status *batchv1.JobStatus, decorate func(*corev1.Pod, int)) error {
+func (m *builder) addJobPodsWithStatus(ns, name, what string, spec *batchv1.JobSpec, status *batchv1.JobStatus, decorate func(*corev1.Pod, int)) error {
 	job := &batchv1.Job{Spec: *spec}
 	n := int32(1)
 	if job.Spec.Parallelism != nil {
@@ -532,17 +535,17 @@ type volcanoTask struct {
 // creates, with the defaults Volcano's admission webhook applies: task names
 // default<i>, a task's minAvailable its replicas, the job's minAvailable the
 // sum of its tasks', queue "default", scheduler "volcano".
-func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what string) error {
+func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what string) error {
 	named := obj.DeepCopy()
 	named.SetNamespace(ns)
 	named.SetName(name)
-	p := newObjectParser(named)
-	rawTasks, err := p.sliceAt("spec", "tasks")
+	p := fields.New(named)
+	rawTasks, err := p.Slice("spec", "tasks")
 	if err != nil {
 		return err
 	}
 	if len(rawTasks) == 0 {
-		return p.errorf([]string{"spec", "tasks"}, "is required")
+		return p.Errorf([]string{"spec", "tasks"}, "is required")
 	}
 	tasks := make([]volcanoTask, len(rawTasks))
 	var sumMin int32
@@ -550,54 +553,54 @@ func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what
 		path := []string{"spec", fmt.Sprintf("tasks[%d]", i)}
 		tm, ok := raw.(map[string]any)
 		if !ok {
-			return p.errorf(path, "must be an object, got %s", describeValue(raw))
+			return p.Errorf(path, "must be an object, got %s", fields.Describe(raw))
 		}
-		tp := &objectParser{obj: tm, name: p.name}
+		tp := p.Within(tm)
 		t := &tasks[i]
-		if t.name, err = tp.stringAt("name"); err != nil {
-			return prefixField(err, path)
+		if t.name, err = tp.String("name"); err != nil {
+			return fields.Prefix(err, path)
 		}
 		if t.name == "" {
 			t.name = volcanoDefaultTask + strconv.Itoa(i)
 		}
-		if t.replicas, _, err = tp.int32At(0, 0, "replicas"); err != nil {
-			return prefixField(err, path)
+		if t.replicas, _, err = tp.Int32(0, 0, "replicas"); err != nil {
+			return fields.Prefix(err, path)
 		}
 		var found bool
-		if t.minAvailable, found, err = tp.int32At(0, 0, "minAvailable"); err != nil {
-			return prefixField(err, path)
+		if t.minAvailable, found, err = tp.Int32(0, 0, "minAvailable"); err != nil {
+			return fields.Prefix(err, path)
 		}
 		if !found {
 			t.minAvailable = t.replicas
 		}
 		sumMin += t.minAvailable
-		tmpl, err := tp.mapAt("template")
+		tmpl, err := tp.Map("template")
 		if err != nil {
-			return prefixField(err, path)
+			return fields.Prefix(err, path)
 		}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, &t.template); err != nil {
-			return p.errorf(append(path, "template"), "%v", err)
+			return p.Errorf(append(path, "template"), "%v", err)
 		}
 	}
-	minAvailable, _, err := p.int32At(0, 0, "spec", "minAvailable")
+	minAvailable, _, err := p.Int32(0, 0, "spec", "minAvailable")
 	if err != nil {
 		return err
 	}
 	if minAvailable == 0 {
 		minAvailable = sumMin
 	}
-	queue, err := p.stringAt("spec", "queue")
+	queue, err := p.String("spec", "queue")
 	if err != nil {
 		return err
 	}
 	if queue == "" {
-		queue = VolcanoDefaultQueue
+		queue = gang.VolcanoDefaultQueue
 	}
-	priorityClass, err := p.stringAt("spec", "priorityClassName")
+	priorityClass, err := p.String("spec", "priorityClassName")
 	if err != nil {
 		return err
 	}
-	schedulerName, err := p.stringAt("spec", "schedulerName")
+	schedulerName, err := p.String("spec", "schedulerName")
 	if err != nil {
 		return err
 	}
@@ -622,7 +625,7 @@ func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what
 	if priorityClass != "" {
 		spec["priorityClassName"] = priorityClass
 	}
-	if nt, err := p.mapAt("spec", "networkTopology"); err != nil {
+	if nt, err := p.Map("spec", "networkTopology"); err != nil {
 		return err
 	} else if nt != nil {
 		spec["networkTopology"] = runtime.DeepCopyJSONValue(nt)
@@ -647,12 +650,12 @@ func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what
 				pod.Spec.PriorityClassName = priorityClass
 			}
 			index := strconv.Itoa(i)
-			pod.Annotations[VolcanoTaskAnnotation] = t.name
-			pod.Annotations[VolcanoGroupAnnotation] = name
+			pod.Annotations[gang.VolcanoTaskAnnotation] = t.name
+			pod.Annotations[gang.VolcanoGroupAnnotation] = name
 			pod.Annotations[volcanoJobNameKey] = name
 			pod.Annotations[volcanoQueueNameKey] = queue
 			pod.Annotations[volcanoTaskIndexKey] = index
-			pod.Labels[VolcanoTaskAnnotation] = t.name
+			pod.Labels[gang.VolcanoTaskAnnotation] = t.name
 			pod.Labels[volcanoJobNameKey] = name
 			pod.Labels[volcanoJobNamespace] = ns
 			pod.Labels[volcanoQueueNameKey] = queue
@@ -663,16 +666,6 @@ func (m *manifests) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what
 		}
 	}
 	return nil
-}
-
-// prefixField puts a task's path in front of a field error read from it.
-func prefixField(err error, path []string) error {
-	var fe *fieldError
-	if errors.As(err, &fe) {
-		fe.field = strings.Join(path, ".") + "." + fe.field
-		return fe
-	}
-	return err
 }
 
 // volcanoJobMinResources is the minResources Volcano's job controller gives
@@ -746,7 +739,7 @@ func volcanoJobMinResources(tasks []volcanoTask, jobMin int32) corev1.ResourceLi
 // priority 0; a class that does not exist, or a priority that contradicts the
 // class, is an error, as admission would reject the pod. The preemption
 // policy is filled in from the class when the pod sets none. Members change
-// order when their priorities change: call Gang.SortMembers afterwards.
+// order when their priorities change: call gang.Gang.SortMembers afterwards.
 func ApplyPriorities(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass) error {
 	byName := make(map[string]*schedulingv1.PriorityClass, len(classes))
 	var globalDefault *schedulingv1.PriorityClass

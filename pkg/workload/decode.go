@@ -1,4 +1,4 @@
-package gang
+package workload
 
 import (
 	"bytes"
@@ -9,23 +9,24 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
 	"github.com/kubectl-gang/kubectl-gang/pkg/manifest"
 )
 
-// ManifestError reports input that cannot be read as manifests, pointing at
+// Error reports input that cannot be read as manifests, pointing at
 // the file, the document and the list item. Commands map it to exit code 2.
 // It is manifest.Error, which --snapshot input reports too.
-type ManifestError = manifest.Error
+type Error = manifest.Error
 
-// DecodeManifests reads the objects of one -f input: YAML documents separated
+// Decode reads the objects of one -f input: YAML documents separated
 // by "---", a stream of JSON objects, a JSON array, and Lists (v1 List or
 // typed lists such as PodList) of any of them, flattened in order. Errors name
 // source, the document and the item. Empty documents are skipped; input with
 // no object at all is an error.
-func DecodeManifests(data []byte, source string) ([]*unstructured.Unstructured, error) {
+func Decode(data []byte, source string) ([]*unstructured.Unstructured, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
-		return nil, &ManifestError{Source: source, Err: errors.New("no objects")}
+		return nil, &Error{Source: source, Err: errors.New("no objects")}
 	}
 	docs, err := manifest.Documents(source, data)
 	if err != nil {
@@ -40,35 +41,35 @@ func DecodeManifests(data []byte, source string) ([]*unstructured.Unstructured, 
 		out = append(out, objs...)
 	}
 	if len(out) == 0 {
-		return nil, &ManifestError{Source: source, Err: errors.New("no objects")}
+		return nil, &Error{Source: source, Err: errors.New("no objects")}
 	}
 	return out, nil
 }
 
 // decodeDocument decodes one JSON document: an object, a list, or an array.
 // The error it returns lacks Source and Doc, which the caller fills in.
-func decodeDocument(raw []byte) ([]*unstructured.Unstructured, *ManifestError) {
+func decodeDocument(raw []byte) ([]*unstructured.Unstructured, *Error) {
 	var v any
 	// utiljson keeps integers as int64, as the API machinery does.
 	if err := utiljson.Unmarshal(raw, &v); err != nil {
-		return nil, &ManifestError{Err: fmt.Errorf("invalid JSON: %w", err)}
+		return nil, &Error{Err: fmt.Errorf("invalid JSON: %w", err)}
 	}
 	if arr, ok := v.([]any); ok {
 		return decodeItems(arr, "", "")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ManifestError{Err: fmt.Errorf("not a Kubernetes object: %s", describeValue(v))}
+		return nil, &Error{Err: fmt.Errorf("not a Kubernetes object: %s", fields.Describe(v))}
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	if apiVersion == "" || kind == "" {
-		return nil, &ManifestError{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
+		return nil, &Error{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
 	}
 	if items, isList := obj["items"]; strings.HasSuffix(kind, "List") && (isList || kind == "List") {
 		arr, ok := items.([]any)
 		if !ok && items != nil {
-			return nil, &ManifestError{Err: fmt.Errorf("%s: items must be a list", kind)}
+			return nil, &Error{Err: fmt.Errorf("%s: items must be a list", kind)}
 		}
 		// A typed list (PodList) may leave its items without apiVersion and kind.
 		itemKind := ""
@@ -80,12 +81,12 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, *ManifestError) {
 	return []*unstructured.Unstructured{{Object: obj}}, nil
 }
 
-func decodeItems(items []any, apiVersion, kind string) ([]*unstructured.Unstructured, *ManifestError) {
+func decodeItems(items []any, apiVersion, kind string) ([]*unstructured.Unstructured, *Error) {
 	out := make([]*unstructured.Unstructured, 0, len(items))
 	for i, item := range items {
 		obj, ok := item.(map[string]any)
 		if !ok {
-			return nil, &ManifestError{Item: i + 1, Err: fmt.Errorf("not a Kubernetes object: %s", describeValue(item))}
+			return nil, &Error{Item: i + 1, Err: fmt.Errorf("not a Kubernetes object: %s", fields.Describe(item))}
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		if u.GetKind() == "" && kind != "" {
@@ -93,7 +94,7 @@ func decodeItems(items []any, apiVersion, kind string) ([]*unstructured.Unstruct
 			u.SetKind(kind)
 		}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			return nil, &ManifestError{Item: i + 1, Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
+			return nil, &Error{Item: i + 1, Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
 		}
 		out = append(out, u)
 	}

@@ -1,0 +1,71 @@
+package gang
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// ResolvePod returns the pod namespace/name and the gang it belongs to
+// through any source's membership key (in the sources' precedence order,
+// GroupsOf, taking the first whose PodGroup the snapshot holds; then a
+// Kueue pod group). The gang is nil when the pod names no
+// group. When it names one the snapshot does not hold, the pod is returned
+// with a nil gang and a *NotFoundError, since every gang scheduler holds such
+// a pod back. A pod the snapshot does not hold is a *NotFoundError.
+func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1.Pod, error) {
+	i, found := slices.BinarySearchFunc(snap.Pods, [2]string{namespace, name}, func(p *corev1.Pod, key [2]string) int {
+		if c := strings.Compare(p.Namespace, key[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(p.Name, key[1])
+	})
+	var pod *corev1.Pod
+	if found {
+		pod = snap.Pods[i]
+	} else {
+		// The snapshot may not be sorted; fall back to a scan.
+		for _, p := range snap.Pods {
+			if p.Namespace == namespace && p.Name == name {
+				pod = p
+				break
+			}
+		}
+	}
+	if pod == nil {
+		return nil, nil, &NotFoundError{Resource: "pods", Namespace: namespace, Name: name,
+			Hint: "the snapshot holds only pods that have not finished (Succeeded and Failed pods are left out)"}
+	}
+	var firstMissing error
+	for _, ref := range GroupsOf(pod) {
+		g, err := ResolvePodGroup(snap, ref)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			if firstMissing == nil {
+				nf.Hint = joinHints(fmt.Sprintf("pod %s/%s names it", namespace, name), nf.Hint)
+				firstMissing = nf
+			}
+			continue
+		}
+		if err != nil {
+			return nil, pod, err
+		}
+		return g, pod, nil
+	}
+	if firstMissing == nil {
+		if name := GroupNameOf(pod, SourceKueue); name != "" {
+			g, err := ResolveKueueGroup(snap, namespace, name)
+			return g, pod, err
+		}
+	}
+	return nil, pod, firstMissing
+}
+
+func joinHints(hints ...string) string {
+	return strings.Join(slices.DeleteFunc(hints, func(s string) bool { return s == "" }), "; ")
+}

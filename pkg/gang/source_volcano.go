@@ -1,0 +1,174 @@
+package gang
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+)
+
+// Volcano's membership keys: a member names its PodGroup in an annotation
+// and its task (minTaskMember's key) in another.
+const (
+	VolcanoGroupAnnotation = "scheduling.k8s.io/group-name"
+	VolcanoTaskAnnotation  = "volcano.sh/task-spec"
+)
+
+// VolcanoDefaultQueue is the queue a Volcano PodGroup that names none goes to
+// (the CRD's default for spec.queue).
+const VolcanoDefaultQueue = "default"
+
+// The reasons given for the fields of a Volcano PodGroup kubectl-gang cannot
+// evaluate.
+const (
+	UnevaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
+		"give --topology-key LABEL to keep the gang within one value of a node label instead"
+	UnevaluatedSubGroupPolicy = "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"
+)
+
+// volcanoNetworkTopology is the field --topology-key stands in for.
+const volcanoNetworkTopology = "spec.networkTopology"
+
+// volcanoRules: a scheduling.volcano.sh PodGroup; members carry
+// VolcanoGroupAnnotation; the enqueue step is the gate; members that
+// finished count toward the minimum (the gang plugin's ready count).
+var volcanoRules = sourceRules{
+	source:  SourceVolcano,
+	group:   schedule.VolcanoGroup,
+	nameOf:  func(pod *corev1.Pod) string { return pod.Annotations[VolcanoGroupAnnotation] },
+	setName: setVolcanoGroup,
+	read:    readVolcano,
+	gate: func(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult {
+		const listed = "queues." + schedule.VolcanoGroup
+		if why := ""; snap.IsUnreadable(listed) || len(snap.Queues) == 0 {
+			// Every Volcano installation has the default queue, so its
+			// absence from the snapshot is no reason to hold the gang back.
+			why = "the snapshot holds no Volcano Queues"
+			if snap.IsUnreadable(listed) {
+				why = "Volcano Queues could not be listed"
+			}
+			return &GateResult{Gate: GateVolcanoEnqueue, Check: checkVolcanoQueue, Passed: true, NotEvaluated: why,
+				Message: fmt.Sprintf("not evaluated: %s, so queue %q's state and capability are unknown; it does not hold the gang back", why, g.Queue)}
+		}
+		var queue *unstructured.Unstructured
+		for _, u := range snap.Queues {
+			if u.GetName() == g.Queue {
+				queue = u
+			}
+		}
+		return VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))
+	},
+	minimumField:    "spec.minMember",
+	missing:         "is Volcano installed?",
+	countsSucceeded: true,
+}
+
+func setVolcanoGroup(pod *corev1.Pod, name string) {
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[VolcanoGroupAnnotation] = name
+}
+
+// TaskOf returns a pod's Volcano task name: the volcano.sh/task-spec
+// annotation, else the label of that name (Volcano's job controller sets
+// both), else "".
+func TaskOf(pod *corev1.Pod) string {
+	if t := pod.Annotations[VolcanoTaskAnnotation]; t != "" {
+		return t
+	}
+	return pod.Labels[VolcanoTaskAnnotation]
+}
+
+// readVolcano reads a scheduling.volcano.sh PodGroup. An absent minMember is
+// 0, as in Volcano (its CRD and webhooks default nothing; only PodGroups its
+// controller creates for bare pods get 1): such a group has no gang minimum.
+func readVolcano(p *fields.Reader, g *Gang) error {
+	var err error
+	if g.MinMember, _, err = p.Int32(0, 0, "spec", "minMember"); err != nil {
+		return err
+	}
+	if g.MinTaskMember, err = p.Int32Map("spec", "minTaskMember"); err != nil {
+		return err
+	}
+	if g.MinResources, err = p.Resources("spec", "minResources"); err != nil {
+		return err
+	}
+	if g.Queue, err = p.String("spec", "queue"); err != nil {
+		return err
+	}
+	if g.Queue == "" {
+		g.Queue = VolcanoDefaultQueue
+	}
+	nt, err := p.Map("spec", "networkTopology")
+	if err != nil {
+		return err
+	}
+	if nt != nil {
+		mode, err := p.String("spec", "networkTopology", "mode")
+		if err != nil {
+			return err
+		}
+		if mode == "" {
+			mode = "hard" // the CRD's default
+		}
+		if mode != "hard" && mode != "soft" {
+			return p.Errorf([]string{"spec", "networkTopology", "mode"}, `must be "hard" or "soft", got %q`, mode)
+		}
+		value := "mode=" + mode
+		tier, found, err := p.Int32(0, 0, "spec", "networkTopology", "highestTierAllowed")
+		if err != nil {
+			return err
+		}
+		if found {
+			value += " highestTierAllowed=" + strconv.Itoa(int(tier))
+		}
+		tierName, err := p.String("spec", "networkTopology", "highestTierName")
+		if err != nil {
+			return err
+		}
+		if tierName != "" {
+			value += " highestTierName=" + tierName
+		}
+		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: volcanoNetworkTopology, Value: value, Reason: UnevaluatedNetworkTopology})
+	}
+	sub, err := p.Slice("spec", "subGroupPolicy")
+	if err != nil {
+		return err
+	}
+	if len(sub) > 0 {
+		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "spec.subGroupPolicy",
+			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: UnevaluatedSubGroupPolicy})
+	}
+	return nil
+}
+
+// VolcanoQueuePods returns the pods of the Volcano PodGroups in podGroups
+// whose queue is queue (spec.queue, "default" when unset), for VolcanoEnqueueGate.
+func VolcanoQueuePods(podGroups []*unstructured.Unstructured, pods []*corev1.Pod, queue string) []*corev1.Pod {
+	inQueue := map[string]bool{}
+	for _, u := range podGroups {
+		if u.GroupVersionKind().Group != schedule.VolcanoGroup {
+			continue
+		}
+		q, _, _ := unstructured.NestedString(u.Object, "spec", "queue")
+		if q == "" {
+			q = VolcanoDefaultQueue
+		}
+		if q == queue {
+			inQueue[u.GetNamespace()+"/"+u.GetName()] = true
+		}
+	}
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if name := pod.Annotations[VolcanoGroupAnnotation]; name != "" && inQueue[pod.Namespace+"/"+name] {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
