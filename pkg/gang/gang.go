@@ -45,11 +45,11 @@ type Gang struct {
 	// SubGroups is set when sub-groups of members are placed as units (a
 	// JobSet's exclusive Jobs, a LeaderWorkerSet's groups).
 	SubGroups *SubGroups
-	// Unevaluated lists parts of the group's definition this build cannot
+	// NotEvaluatedFields lists parts of the group's definition this build cannot
 	// honour (such as a topology placed on objects the snapshot lacks), so
 	// that output can report them as "not evaluated" instead of passing them
 	// silently.
-	Unevaluated []Unevaluated
+	NotEvaluatedFields []NotEvaluatedField
 	// ClaimTemplates and Claims are the ResourceClaimTemplates and
 	// ResourceClaims manifests from -f bring along with their workload
 	// (what-ifs: not in the cluster yet); WithObjects adds them to a

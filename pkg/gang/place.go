@@ -217,17 +217,17 @@ func FormatDevices(claims []*resourcev1.ResourceClaim) string {
 // members' cycles reported, then the parts of the gang's definition.
 func (p *Placement) AllNotEvaluated() []string {
 	out := slices.Clone(p.NotEvaluated)
-	for _, u := range p.Gang.Unevaluated {
+	for _, u := range p.Gang.NotEvaluatedFields {
 		out = append(out, u.String())
 	}
 	return out
 }
 
 // Verified reports whether the placement is a plain yes: placed, with
-// nothing the pipeline or the gang's definition left unevaluated
+// nothing the pipeline or the gang's definition left notEvaluated
 // (docs/design.md#pipeline).
 func (p *Placement) Verified() bool {
-	return p.Verdict == VerdictPlaced && len(p.NotEvaluated) == 0 && len(p.Gang.Unevaluated) == 0
+	return p.Verdict == VerdictPlaced && len(p.NotEvaluated) == 0 && len(p.Gang.NotEvaluatedFields) == 0
 }
 
 // Planned are the pending members the placement puts on nodes: its
@@ -314,8 +314,8 @@ type attempt struct {
 	notEvaluated []string
 }
 
-// noteUnevaluated adds what a cycle did not evaluate, once each.
-func (a *attempt) noteUnevaluated(what []string) {
+// noteNotEvaluated adds what a cycle did not evaluate, once each.
+func (a *attempt) noteNotEvaluated(what []string) {
 	for _, w := range what {
 		if !slices.Contains(a.notEvaluated, w) {
 			a.notEvaluated = append(a.notEvaluated, w)
@@ -419,7 +419,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		if err != nil {
 			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
-		a.noteUnevaluated(res.NotEvaluated)
+		a.noteNotEvaluated(res.NotEvaluated)
 		if res.Verdict != schedule.VerdictScheduled {
 			a.unplaced = append(a.unplaced, pod)
 			if a.blocker == nil {

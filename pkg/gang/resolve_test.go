@@ -119,7 +119,7 @@ func TestResolvePodGroup(t *testing.T) {
 			groups: []*unstructured.Unstructured{volcanoTopologyPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train"},
 			want: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", Queue: "research", PodGroup: volcanoTopologyPG,
-				Unevaluated: []gang.Unevaluated{{Field: "spec.networkTopology", Value: "mode=hard highestTierAllowed=1",
+				NotEvaluatedFields: []gang.NotEvaluatedField{{Field: "spec.networkTopology", Value: "mode=hard highestTierAllowed=1",
 					Reason: "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
 						"give --topology-key LABEL to keep the gang within one value of a node label instead"}}},
 		},
@@ -368,14 +368,14 @@ func TestSetTopologyKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Unevaluated) != 2 || g.Unevaluated[0].Value != "mode=soft" || g.Unevaluated[1].Field != "spec.subGroupPolicy" {
-		t.Fatalf("Unevaluated = %+v", g.Unevaluated)
+	if len(g.NotEvaluatedFields) != 2 || g.NotEvaluatedFields[0].Value != "mode=soft" || g.NotEvaluatedFields[1].Field != "spec.subGroupPolicy" {
+		t.Fatalf("NotEvaluatedField = %+v", g.NotEvaluatedFields)
 	}
 	g.SetTopologyKey("rack")
-	want := []gang.Unevaluated{{Field: "spec.subGroupPolicy", Value: "1 sub-group policies",
+	want := []gang.NotEvaluatedField{{Field: "spec.subGroupPolicy", Value: "1 sub-group policies",
 		Reason: "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"}}
-	if diff := testutil.Diff(want, g.Unevaluated); diff != "" || g.TopologyKey != "rack" {
-		t.Errorf("after SetTopologyKey: key %q, Unevaluated (-want +got):\n%s", g.TopologyKey, diff)
+	if diff := testutil.Diff(want, g.NotEvaluatedFields); diff != "" || g.TopologyKey != "rack" {
+		t.Errorf("after SetTopologyKey: key %q, NotEvaluatedField (-want +got):\n%s", g.TopologyKey, diff)
 	}
 }
 
@@ -429,5 +429,41 @@ func TestResolveSelectorRefusesGroupMembers(t *testing.T) {
 	want := `the pods matching "app=mpi" belong to podgroups.scheduling.k8s.io/trio, podgroups.scheduling.volcano.sh/sim: name the group instead, so that its minimum and topology apply`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// The source table: each PodGroup source's membership key round-trips, a
+// pod naming groups of several sources is the first's member in one
+// precedence order, and a lone pod is a source of its own.
+func TestSourceTable(t *testing.T) {
+	pod := member("p", 0).Obj()
+	for _, src := range []gang.Source{gang.SourceCoscheduling, gang.SourceVolcano, gang.SourceNative} {
+		if !src.HasPodGroup() || src.MinimumField() == "" {
+			t.Errorf("%s: no PodGroup or minimum field in the table", src)
+		}
+		gang.SetGroupName(pod, src, "g-"+string(src))
+		if got := gang.GroupNameOf(pod, src); got != "g-"+string(src) {
+			t.Errorf("%s: GroupNameOf = %q after SetGroupName", src, got)
+		}
+	}
+	var got []string
+	for _, ref := range gang.GroupsOf(pod) {
+		got = append(got, ref.Group+"/"+ref.Name)
+	}
+	want := []string{"scheduling.k8s.io/g-scheduling.k8s.io", "scheduling.volcano.sh/g-scheduling.volcano.sh", "scheduling.x-k8s.io/g-scheduling.x-k8s.io"}
+	if diff := testutil.Diff(want, got); diff != "" {
+		t.Errorf("GroupsOf (-want +got):\n%s", diff)
+	}
+	if diff := testutil.Diff([]string{"scheduling.k8s.io", "scheduling.volcano.sh", "scheduling.x-k8s.io"}, gang.PodGroupGroups()); diff != "" {
+		t.Errorf("PodGroupGroups (-want +got):\n%s", diff)
+	}
+	lone := gang.LonePod(pod)
+	if !lone.IsLonePod() || lone.Source.HasPodGroup() || lone.MinMember != 1 {
+		t.Errorf("LonePod: %+v", lone)
+	}
+	for _, src := range []gang.Source{gang.SourceSelector, gang.SourceFile, gang.SourceKueue} {
+		if gang.SourceGate(&schedule.Snapshot{}, &gang.Gang{Source: src}, nil) != nil {
+			t.Errorf("%s has a gate", src)
+		}
 	}
 }

@@ -164,9 +164,9 @@ func LonePod(pod *corev1.Pod) *Gang {
 // IsLonePod reports whether g is a pod of no gang (LonePod).
 func (g *Gang) IsLonePod() bool { return g.Source == SourcePod }
 
-// Unevaluated is one part of a group's definition that kubectl-gang cannot
+// NotEvaluatedField is one part of a group's definition that kubectl-gang cannot
 // honour on a snapshot.
-type Unevaluated struct {
+type NotEvaluatedField struct {
 	// Field is the field's path in the group object, e.g. "spec.networkTopology".
 	Field string
 	// Value is the field's value, briefly: "mode=hard highestTierAllowed=1".
@@ -176,7 +176,7 @@ type Unevaluated struct {
 }
 
 // String words it as explain, place and admit list it: "FIELD (VALUE): REASON".
-func (u Unevaluated) String() string { return fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason) }
+func (u NotEvaluatedField) String() string { return fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason) }
 
 // SortMembers puts the members in the order kube-scheduler's queue would take
 // them (queuesort.Compare). Call it again after changing priorities.
@@ -186,10 +186,10 @@ func (g *Gang) SortMembers() {
 
 // SetTopologyKey makes key the gang's required topology, as --topology-key
 // does. It stands in for a topology the source places on objects the
-// snapshot lacks, which is then no longer reported as unevaluated.
+// snapshot lacks, which is then no longer reported as notEvaluated.
 func (g *Gang) SetTopologyKey(key string) {
 	g.TopologyKey = key
-	g.Unevaluated = slices.DeleteFunc(g.Unevaluated, func(u Unevaluated) bool { return slices.Contains(topologyStandIns, u.Field) })
+	g.NotEvaluatedFields = slices.DeleteFunc(g.NotEvaluatedFields, func(u NotEvaluatedField) bool { return slices.Contains(topologyStandIns, u.Field) })
 }
 
 // topologyStandIns are the fields of group objects whose topology

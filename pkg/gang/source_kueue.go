@@ -113,13 +113,13 @@ func (g *Gang) ReadKueueTopology() {
 			if without > 0 {
 				parts = append(parts, fmt.Sprintf("none on %d", without))
 			}
-			g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "metadata.annotations[" + a.annotation + "]", Value: strings.Join(parts, ", "),
+			g.NotEvaluatedFields = append(g.NotEvaluatedFields, NotEvaluatedField{Field: "metadata.annotations[" + a.annotation + "]", Value: strings.Join(parts, ", "),
 				Reason: "pod sets with different topologies are not evaluated (the gang has one topology key); give --topology-key to choose one"})
 		}
 	}
 	for _, pod := range g.Members {
 		if v := pod.Annotations[kueueSliceTopology]; v != "" {
-			g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "metadata.annotations[" + kueueSliceTopology + "]",
+			g.NotEvaluatedFields = append(g.NotEvaluatedFields, NotEvaluatedField{Field: "metadata.annotations[" + kueueSliceTopology + "]",
 				Value:  fmt.Sprintf("%s, slices of %s", v, pod.Annotations[kueueSliceSize]),
 				Reason: "Kueue's topology slices are not evaluated; the pod set's required topology, if any, is"})
 			break

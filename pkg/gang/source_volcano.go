@@ -26,9 +26,9 @@ const VolcanoDefaultQueue = "default"
 // The reasons given for the fields of a Volcano PodGroup kubectl-gang cannot
 // evaluate.
 const (
-	UnevaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
+	NotEvaluatedNetworkTopology = "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
 		"give --topology-key LABEL to keep the gang within one value of a node label instead"
-	UnevaluatedSubGroupPolicy = "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"
+	NotEvaluatedSubGroupPolicy = "sub-group gangs (minSubGroups, per-sub-group topology) are not evaluated"
 )
 
 // volcanoNetworkTopology is the field --topology-key stands in for.
@@ -135,15 +135,15 @@ func readVolcano(p *fields.Reader, g *Gang) error {
 		if tierName != "" {
 			value += " highestTierName=" + tierName
 		}
-		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: volcanoNetworkTopology, Value: value, Reason: UnevaluatedNetworkTopology})
+		g.NotEvaluatedFields = append(g.NotEvaluatedFields, NotEvaluatedField{Field: volcanoNetworkTopology, Value: value, Reason: NotEvaluatedNetworkTopology})
 	}
 	sub, err := p.Slice("spec", "subGroupPolicy")
 	if err != nil {
 		return err
 	}
 	if len(sub) > 0 {
-		g.Unevaluated = append(g.Unevaluated, Unevaluated{Field: "spec.subGroupPolicy",
-			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: UnevaluatedSubGroupPolicy})
+		g.NotEvaluatedFields = append(g.NotEvaluatedFields, NotEvaluatedField{Field: "spec.subGroupPolicy",
+			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: NotEvaluatedSubGroupPolicy})
 	}
 	return nil
 }

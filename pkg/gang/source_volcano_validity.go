@@ -114,7 +114,7 @@ func Validate(g *Gang) Validity {
 // Volcano's gang plugin validJobFn: first the per-task check (CheckTaskValid,
 // skipped when minMember is below the sum of minTaskMember), then the member
 // count (ValidTaskNum) against minMember. Volcano's sub-group check
-// (subGroupPolicy) is not made; Resolve reports that field as unevaluated.
+// (subGroupPolicy) is not made; Resolve reports that field as notEvaluated.
 func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 	v := Validity{Valid: true, MinMember: g.MinMember}
 	perTask := map[string]int32{}

@@ -300,7 +300,7 @@ func (a *attempt) add(b *attempt) {
 	a.assignments = append(a.assignments, b.assignments...)
 	a.unplaced = append(a.unplaced, b.unplaced...)
 	a.scoreSum += b.scoreSum
-	a.noteUnevaluated(b.notEvaluated)
+	a.noteNotEvaluated(b.notEvaluated)
 }
 
 // wholeUnits counts sg's units among members, and those none of whose

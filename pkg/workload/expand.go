@@ -43,7 +43,7 @@ const (
 	volcanoTaskIndexKey   = "volcano.sh/task-index"
 	volcanoDefaultTask    = "default"
 	volcanoSchedulerName  = "volcano"
-	unevaluatedClaimsText = "the claims a StatefulSet creates for its pods are not in the snapshot; " +
+	notEvaluatedClaimsText = "the claims a StatefulSet creates for its pods are not in the snapshot; " +
 		"the what-if pods are placed without those volumes"
 )
 
@@ -125,7 +125,7 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 		g = &gang.Gang{Source: gang.SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
 		g.MinMember -= min(m.excused, g.MinMember)
 	}
-	g.Unevaluated = append(g.Unevaluated, m.unevaluated...)
+	g.NotEvaluatedFields = append(g.NotEvaluatedFields, m.notEvaluated...)
 	g.ClaimTemplates, g.Claims = m.claimTemplates, m.claims
 	g.Refill = m.refill
 	g.Members = m.pods
@@ -188,7 +188,7 @@ type builder struct {
 	read             []string // and what they are, for gang.Gang.Read
 	// subGroups are the sub-groups each workload asks for (mergeSubGroups).
 	subGroups   []subGroupsOf
-	unevaluated []gang.Unevaluated
+	notEvaluated []gang.NotEvaluatedField
 	// excused counts the pods workloads without a PodGroup let the gang
 	// start without (a Kubeflow job's pods beyond its
 	// schedulingPolicy.minAvailable, a Ray cluster's workers beyond its
@@ -274,8 +274,8 @@ func (m *builder) addStatefulSet(obj *unstructured.Unstructured, ns, name, what 
 		return err
 	}
 	if len(sts.Spec.VolumeClaimTemplates) > 0 {
-		m.unevaluated = append(m.unevaluated, gang.Unevaluated{Field: "spec.volumeClaimTemplates",
-			Value: fmt.Sprintf("StatefulSet %s: %d claim templates", name, len(sts.Spec.VolumeClaimTemplates)), Reason: unevaluatedClaimsText})
+		m.notEvaluated = append(m.notEvaluated, gang.NotEvaluatedField{Field: "spec.volumeClaimTemplates",
+			Value: fmt.Sprintf("StatefulSet %s: %d claim templates", name, len(sts.Spec.VolumeClaimTemplates)), Reason: notEvaluatedClaimsText})
 	}
 	return m.addReplicas(ns, name, what, sts.Spec.Replicas, &sts.Spec.Template, func(pod *corev1.Pod, i int) {
 		pod.Labels[statefulSetPodName] = pod.Name

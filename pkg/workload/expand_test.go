@@ -47,16 +47,16 @@ func summarize(pods []*corev1.Pod) []memberSummary {
 
 // gangSummary is a Gang with its members summarized.
 type gangSummary struct {
-	Source        gang.Source
-	Namespace     string
-	Name          string
-	HasPodGroup   bool
-	MinMember     int32
-	MinTaskMember map[string]int32
-	MinResources  corev1.ResourceList
-	Queue         string
-	Unevaluated   []string
-	Members       []memberSummary
+	Source             gang.Source
+	Namespace          string
+	Name               string
+	HasPodGroup        bool
+	MinMember          int32
+	MinTaskMember      map[string]int32
+	MinResources       corev1.ResourceList
+	Queue              string
+	NotEvaluatedFields []string
+	Members            []memberSummary
 }
 
 func summarizeGang(g *gang.Gang) *gangSummary {
@@ -66,8 +66,8 @@ func summarizeGang(g *gang.Gang) *gangSummary {
 	s := &gangSummary{Source: g.Source, Namespace: g.Namespace, Name: g.Name, HasPodGroup: g.PodGroup != nil,
 		MinMember: g.MinMember, MinTaskMember: g.MinTaskMember, MinResources: g.MinResources, Queue: g.Queue,
 		Members: summarize(g.Members)}
-	for _, u := range g.Unevaluated {
-		s.Unevaluated = append(s.Unevaluated, u.Field+": "+u.Value)
+	for _, u := range g.NotEvaluatedFields {
+		s.NotEvaluatedFields = append(s.NotEvaluatedFields, u.Field+": "+u.Value)
 	}
 	return s
 }
@@ -209,7 +209,7 @@ spec:
   - metadata: {name: data}
   template:` + podTemplate,
 			want: &gangSummary{Source: gang.SourceFile, Namespace: "ml", Name: "db", MinMember: 1,
-				Unevaluated: []string{"spec.volumeClaimTemplates: StatefulSet db: 1 claim templates"},
+				NotEvaluatedFields: []string{"spec.volumeClaimTemplates: StatefulSet db: 1 claim templates"},
 				Members: []memberSummary{{Name: "db-0", Namespace: "ml", Hostname: "db-0",
 					Labels:      trainLabels("statefulset.kubernetes.io/pod-name", "db-0", "apps.kubernetes.io/pod-index", "0"),
 					Annotations: map[string]string{}, Phase: corev1.PodPending, Requests: cpu2}}},
@@ -294,7 +294,7 @@ spec:
 			want: &gangSummary{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", HasPodGroup: true, MinMember: 3,
 				MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
 				MinResources:  testutil.Res{"cpu": "5", "nvidia.com/gpu": "2", "pods": "3"}.List(), Queue: "default",
-				Unevaluated: []string{"spec.networkTopology: mode=hard highestTierAllowed=2"},
+				NotEvaluatedFields: []string{"spec.networkTopology: mode=hard highestTierAllowed=2"},
 				Members: []memberSummary{
 					volcanoMember("train", "ps", 0, testutil.Res{"cpu": "1"}),
 					volcanoMember("train", "worker", 0, testutil.Res{"cpu": "2", "nvidia.com/gpu": "1"}),

@@ -68,7 +68,7 @@ kind: Pod
 metadata: {name: b}
 spec: {containers: [{name: c, image: c}]}
 `), "pods.yaml", nil)
-	if g.TopologyKey != "" || len(g.Unevaluated) != 1 || !strings.Contains(g.Unevaluated[0].Value, "rack on 1 member(s), none on 1") {
-		t.Errorf("mixed: %q %+v", g.TopologyKey, g.Unevaluated)
+	if g.TopologyKey != "" || len(g.NotEvaluatedFields) != 1 || !strings.Contains(g.NotEvaluatedFields[0].Value, "rack on 1 member(s), none on 1") {
+		t.Errorf("mixed: %q %+v", g.TopologyKey, g.NotEvaluatedFields)
 	}
 }

@@ -121,7 +121,7 @@ func (m *builder) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, w
 		}
 	}
 	if len(t.VolumeClaimTemplates) > 0 {
-		m.unevaluated = append(m.unevaluated, gang.Unevaluated{Field: "spec.leaderWorkerTemplate.volumeClaimTemplates",
+		m.notEvaluated = append(m.notEvaluated, gang.NotEvaluatedField{Field: "spec.leaderWorkerTemplate.volumeClaimTemplates",
 			Value: fmt.Sprintf("LeaderWorkerSet %s: %d claim templates", name, len(t.VolumeClaimTemplates)), Reason: lwsVolumeClaimsSkipped})
 	}
 	uniqueSubdomain := lws.Spec.NetworkConfig != nil && ptr.Deref(lws.Spec.NetworkConfig.SubdomainPolicy, "") == lwsUniquePerReplica

@@ -292,7 +292,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 			e.Member.Fits, e.Member.Node, e.Member.Score, e.Member.Message = res.Verdict == schedule.VerdictScheduled, res.SelectedNode, res.SelectedScore, res.Message
 		}
 	}
-	for _, u := range g.Unevaluated {
+	for _, u := range g.NotEvaluatedFields {
 		e.NotEvaluated = append(e.NotEvaluated, u.String())
 	}
 	pending := g.Pending()

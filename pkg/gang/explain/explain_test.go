@@ -94,7 +94,7 @@ func TestExplainGang(t *testing.T) {
 	}
 	g := gangOf(3, highWorkers(3))
 	g.TopologyKey = zoneKey
-	g.Unevaluated = []gang.Unevaluated{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: gang.UnevaluatedSubGroupPolicy}}
+	g.NotEvaluatedFields = []gang.NotEvaluatedField{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: gang.NotEvaluatedSubGroupPolicy}}
 
 	e, err := Gang(context.Background(), snap, g, Options{})
 	if err != nil {
@@ -145,7 +145,7 @@ func TestExplainGang(t *testing.T) {
 	if !e.Validity.Valid || e.Placement.MaxPlaceable != 1 {
 		t.Errorf("validity %+v, max placeable %d", e.Validity, e.Placement.MaxPlaceable)
 	}
-	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + gang.UnevaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
+	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + gang.NotEvaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
 		t.Errorf("not evaluated %q, want %q", e.NotEvaluated, want)
 	}
 
