@@ -28,10 +28,8 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 		g, err = gang.ResolvePodGroup(snap, gang.Ref{Namespace: namespace, Name: s.Name, Group: s.Group})
 	case SubjectSelector:
 		g, err = gang.ResolveSelector(snap, namespace, s.Selector, minMember)
-	case SubjectFile:
-		g, err = workload.Create(s.manifest, snap)
-	case SubjectWorkload:
-		g, err = workload.Live(s.object, snap, workload.Options{Namespace: namespace, Runtimes: s.runtimes})
+	case SubjectFile, SubjectWorkload:
+		g, err = s.made(snap)
 	case SubjectPod:
 		g, _, err = gang.ResolvePod(snap, namespace, s.Name)
 	default:
@@ -43,10 +41,45 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	return g, nil
 }
 
-// readManifests reads what-if manifests into a gang, before any cluster
-// read: a missing file or a bad manifest is reported at once. The objects
-// come back with a *workload.MissingRuntimeError, which the cluster may mend.
-func readManifests(filename, namespace string, minMember int32, stdin io.Reader) ([]*unstructured.Unstructured, *gang.Gang, error) {
+// readSubject reads what a subject whose members are made rather than
+// found is made from, -f's manifests or a workload read from the cluster,
+// and expands manifests once (a TrainJob's runtime missing from the file is
+// looked up in the cluster when online); Subject.made then makes the gang
+// on the snapshot. Other subjects are found on the snapshot (resolveGang).
+func (o *GangVerbOptions) readSubject(ctx context.Context) error {
+	s := o.subject
+	opts := workload.Options{Namespace: o.namespace, MinMember: o.Subject.MinMember}
+	if !o.Snapshot.Offline() {
+		opts.Runtimes = clusterRuntimes{ctx: ctx, config: o.Snapshot.RESTConfig}
+	}
+	switch s.Kind {
+	case SubjectFile:
+		objs, err := readManifests(s.Filename, o.In)
+		if err != nil {
+			return asInputError(err)
+		}
+		g, err := workload.FromManifestsWith(objs, opts.Namespace, opts.MinMember, opts.Runtimes)
+		if err != nil {
+			return asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
+		}
+		s.made = func(snap *schedule.Snapshot) (*gang.Gang, error) { return workload.Create(g, snap) }
+	case SubjectWorkload:
+		cfg, err := o.Snapshot.RESTConfig()
+		if err != nil {
+			return err
+		}
+		obj, err := readWorkload(ctx, cfg, s, o.namespace)
+		if err != nil {
+			return err
+		}
+		s.made = func(snap *schedule.Snapshot) (*gang.Gang, error) { return workload.Live(obj, snap, opts) }
+	}
+	return nil
+}
+
+// readManifests reads and decodes -f's input: a missing file or input that
+// is not manifests is reported before anything else is read.
+func readManifests(filename string, stdin io.Reader) ([]*unstructured.Unstructured, error) {
 	source := manifestSource(filename)
 	var data []byte
 	var err error
@@ -57,19 +90,11 @@ func readManifests(filename, namespace string, minMember int32, stdin io.Reader)
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, usageErrorf("%s: no such file", filename)
+			return nil, usageErrorf("%s: no such file", filename)
 		}
-		return nil, nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
 	}
-	objs, err := workload.Decode(data, source)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := workload.FromManifests(objs, namespace, minMember)
-	if err != nil {
-		return objs, nil, fmt.Errorf("%s: %w", source, err)
-	}
-	return objs, g, nil
+	return workload.Decode(data, source)
 }
 
 // manifestSource names -f's input in messages.
@@ -85,7 +110,9 @@ func manifestSource(filename string) string {
 // not there, is none.
 type clusterRuntimes struct {
 	ctx context.Context
-	cfg *rest.Config
+	// config is called only when a runtime is looked up, so that -f
+	// without a TrainJob needs no kubeconfig to be read.
+	config func() (*rest.Config, error)
 }
 
 func (c clusterRuntimes) TrainingRuntime(kind, namespace, name string) (*unstructured.Unstructured, error) {
@@ -96,7 +123,11 @@ func (c clusterRuntimes) TrainingRuntime(kind, namespace, name string) (*unstruc
 	if gvr.Resource == "clustertrainingruntimes" {
 		namespace = ""
 	}
-	obj, err := snapshot.GetObject(c.ctx, c.cfg, gvr, namespace, name)
+	cfg, err := c.config()
+	if err != nil {
+		return nil, err
+	}
+	obj, err := snapshot.GetObject(c.ctx, cfg, gvr, namespace, name)
 	var notServed *snapshot.NotServedError
 	switch {
 	case err == nil:

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -58,20 +56,8 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
 		return err
 	}
-	if s.Kind == SubjectFile {
-		if s.Filename == "-" && o.Snapshot.Path == "-" {
-			return usageErrorf("-f - and --snapshot - cannot both read standard input")
-		}
-		objs, g, err := readManifests(s.Filename, o.namespace, o.Subject.MinMember, o.In)
-		var missing *workload.MissingRuntimeError
-		switch {
-		case errors.As(err, &missing) && !o.Snapshot.Offline():
-			// The runtime may be in the cluster: looked up once it is read.
-			s.objects = objs
-		case err != nil:
-			return asInputError(err)
-		}
-		s.manifest = g
+	if s.Kind == SubjectFile && s.Filename == "-" && o.Snapshot.Path == "-" {
+		return usageErrorf("-f - and --snapshot - cannot both read standard input")
 	}
 	if s.Kind == SubjectWorkload && o.Snapshot.Offline() {
 		// A snapshot holds no workloads: its decoder reads the kinds
@@ -81,29 +67,12 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 	return o.Scheduler.Complete()
 }
 
-// loadSnapshot reads the subject's workload from the cluster, when it
-// names one (first: a workload that is not there is reported before the
-// whole cluster is read), then the snapshot.
+// loadSnapshot reads what the subject's gang is made from (readSubject:
+// first, so that a bad manifest or a workload that is not there is
+// reported before the whole cluster is read), then the snapshot.
 func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot, error) {
-	s := o.subject
-	if s.Kind == SubjectWorkload || s.objects != nil {
-		cfg, err := o.Snapshot.RESTConfig()
-		if err != nil {
-			return nil, err
-		}
-		s.runtimes = clusterRuntimes{ctx: ctx, cfg: cfg}
-		if s.Kind == SubjectWorkload {
-			if s.object, err = readWorkload(ctx, cfg, s, o.namespace); err != nil {
-				return nil, err
-			}
-		}
-		if s.objects != nil {
-			g, err := workload.FromManifestsWith(s.objects, o.namespace, o.Subject.MinMember, s.runtimes)
-			if err != nil {
-				return nil, asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
-			}
-			s.manifest = g
-		}
+	if err := o.readSubject(ctx); err != nil {
+		return nil, err
 	}
 	return o.Snapshot.Load(ctx, o.IOStreams)
 }

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
@@ -37,15 +37,9 @@ type Subject struct {
 	Filename string
 	// Workload is the kind of a workload subject.
 	Workload workload.Kind
-	// manifest is the gang read from Filename (priorities not yet applied).
-	manifest *gang.Gang
-	// object is the workload read from the cluster.
-	object *unstructured.Unstructured
-	// objects are the manifests read from Filename when their gang waits
-	// for the cluster (a TrainJob whose runtime is not in the file).
-	objects []*unstructured.Unstructured
-	// runtimes looks TrainJobs' runtimes up in the cluster (live only).
-	runtimes workload.TrainingRuntimes
+	// made makes the gang of a subject whose members are made rather than
+	// found (-f, a workload), once readSubject has read its inputs.
+	made func(*schedule.Snapshot) (*gang.Gang, error)
 }
 
 // SubjectFlags are the flags that name a subject instead of an argument.

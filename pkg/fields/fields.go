@@ -184,10 +184,15 @@ func Prefix(err error, path []string) error {
 }
 
 // Describe words a decoded JSON or YAML value for an error: `string "x"`,
-// "an object", "a list".
+// "an object", "a list". A long string is cut, so that the error stays one
+// readable line (a file that is not YAML decodes as one string).
 func Describe(v any) string {
 	switch x := v.(type) {
 	case string:
+		const most = 60
+		if r := []rune(x); len(r) > most {
+			return fmt.Sprintf("string %q... (%d characters)", string(r[:most]), len(r))
+		}
 		return fmt.Sprintf("string %q", x)
 	case bool:
 		return fmt.Sprintf("boolean %v", x)
