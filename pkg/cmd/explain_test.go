@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,32 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
-
-// goldenCompare compares got with testdata/name, or writes it with -update.
-// The -update flag is the package's (place_test.go defines it); it is looked
-// up by name so that the two files do not depend on each other's helpers.
-func goldenCompare(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/cmd -run %s -update to create it)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("output differs from %s (-want +got); go test ./pkg/cmd -run %s -update rewrites it:\n%s", path, t.Name(), diff)
-	}
-}
 
 // blockThreePod is a pending 8-GPU pod of no gang that only the nodes of
 // zone b's third block (gpu-b-08..11) may take: one is full with a pod of
@@ -107,7 +83,7 @@ func TestExplainGolden(t *testing.T) {
 			if strings.Contains(stderr, "error") {
 				t.Errorf("stderr: %s", stderr)
 			}
-			goldenCompare(t, tt.golden, out)
+			testutil.Golden(t, filepath.Join("testdata", tt.golden), []byte(out))
 		})
 	}
 }

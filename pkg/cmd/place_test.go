@@ -1,42 +1,13 @@
 package cmd
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
-
-// update rewrites golden files instead of comparing with them:
-// go test ./pkg/cmd/ -run Golden -update
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/name, or writes it there with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", path, diff)
-	}
-}
 
 // TestPlaceAndAdmitGolden pins the human output of place and admit for the
 // example cluster's gang: nine members, eight of which fit in one zone.
@@ -58,7 +29,7 @@ func TestPlaceAndAdmitGolden(t *testing.T) {
 			if stderr != "" {
 				t.Errorf("stderr = %q, want nothing", stderr)
 			}
-			golden(t, tt.golden, out)
+			testutil.Golden(t, filepath.Join("testdata", tt.golden), []byte(out))
 
 			// The same run again prints the same bytes: ties between nodes
 			// break by name, never at random.

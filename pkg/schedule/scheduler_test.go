@@ -2,9 +2,7 @@ package schedule
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,8 +14,6 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 func TestFitMessage(t *testing.T) {
 	st := func(code framework.Code, reasons ...string) *framework.Status {
@@ -115,19 +111,7 @@ func TestExampleGolden(t *testing.T) {
 		}
 		writeRecord(&b, res)
 	}
-	golden := filepath.Join("testdata", "example.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), b.String()); diff != "" {
-		t.Errorf("records (-want +got):\n%s", diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "example.golden"), []byte(b.String()))
 }
 
 // writeRecord renders a Result as stable text for golden files.

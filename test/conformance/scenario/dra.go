@@ -45,9 +45,9 @@ type gpuModel struct {
 
 var gpuModels = []gpuModel{{"a100", 40}, {"a100", 80}, {"h100", 80}}
 
-// draGen holds one DRA scenario's random source and what is left to give.
+// draGen holds one DRA scenario's random streams and what is left to give.
 type draGen struct {
-	r  *rand.Rand
+	*streams
 	sc *Scenario
 
 	mainNamespace, otherNamespace string
@@ -66,11 +66,14 @@ type draGen struct {
 // with one or two claims: new claims, claims from templates, or a claim
 // already allocated on one node that it shares. Some scenarios (see
 // extendedResources) also back an extended resource by a class. The same
-// seed always gives the same scenario.
-func GenerateDRA(seed uint64) *Scenario {
-	g := &draGen{r: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
-	name := DRAName(seed)
-	g.sc = &Scenario{Name: name, Seed: seed}
+// seed always gives the same scenario: every feature draws from a stream of
+// its own (see streams), seeded from seed and the feature's name.
+func GenerateDRA(seed uint64) *Scenario { return generateDRA(newStreams("dra", seed)) }
+
+func generateDRA(s *streams) *Scenario {
+	g := &draGen{streams: s}
+	name := DRAName(s.seed)
+	g.sc = &Scenario{Name: name, Seed: s.seed}
 	g.mainNamespace, g.otherNamespace = name, name+"-other"
 	g.sc.Namespaces = []*corev1.Namespace{
 		NewNamespace(g.mainNamespace, name, map[string]string{LabelTeam: teams[0]}),
@@ -78,7 +81,7 @@ func GenerateDRA(seed uint64) *Scenario {
 	}
 	g.classes = g.deviceClasses()
 
-	n := MinDRANodes + g.r.IntN(MaxDRANodes-MinDRANodes+1)
+	n := MinDRANodes + g.stream("nodes").IntN(MaxDRANodes-MinDRANodes+1)
 	for i := range n {
 		g.sc.Nodes = append(g.sc.Nodes, g.node(i))
 	}
@@ -89,39 +92,34 @@ func GenerateDRA(seed uint64) *Scenario {
 	}
 	// Claims that hold devices, each reserved for a running pod on its node
 	// or for nobody (a claim whose pod is gone still holds its devices).
+	r := g.stream("held claims")
 	for i := range g.sc.Nodes {
-		for range g.r.IntN(3) {
-			if g.freeCount(i) == 0 || !g.chance(0.5) {
+		for range r.IntN(3) {
+			if g.freeCount(i) == 0 || !chance(r, 0.5) {
 				continue
 			}
 			ns := g.mainNamespace
-			if g.chance(0.3) {
+			if chance(r, 0.3) {
 				ns = g.otherNamespace
 			}
-			claim := g.allocatedClaim(ns, fmt.Sprintf("%s-held-%02d", name, len(g.sc.ResourceClaims)), i, 1+g.r.IntN(g.freeCount(i)))
-			if g.chance(0.5) {
+			claim := g.allocatedClaim(ns, fmt.Sprintf("%s-held-%02d", name, len(g.sc.ResourceClaims)), i, 1+r.IntN(g.freeCount(i)))
+			if chance(r, 0.5) {
 				g.reserveFor(claim, g.runningPod(i, ns, claim.Name))
 			}
 			g.sc.ResourceClaims = append(g.sc.ResourceClaims, claim)
 		}
 	}
 	for i := range g.sc.Nodes {
-		for range g.r.IntN(3) {
+		for range g.stream("running pod count").IntN(3) {
 			g.runningPod(i, g.mainNamespace, "")
 		}
 	}
 	g.sc.Pending = g.pendingPod()
-	// Drawn last, so that a seed's scenario without the variant stays what
-	// it was before the variant existed.
-	if g.chance(ExtendedResourceProb) {
-		g.extendedResources()
+	if r := g.stream("extended resources"); chance(r, ExtendedResourceProb) {
+		g.extendedResources(r)
 	}
 	return g.sc
 }
-
-func (g *draGen) chance(p float64) bool { return g.r.Float64() < p }
-
-func pickOf[T any](r *rand.Rand, from []T) T { return from[r.IntN(len(from))] }
 
 // deviceClasses creates the scenario's classes: every GPU, each model, and
 // the ones with 80 GiB or more. Class names are cluster-wide, hence the
@@ -158,9 +156,10 @@ func (g *draGen) node(i int) *corev1.Node {
 	labels := map[string]string{
 		corev1.LabelHostname:     name,
 		ScenarioLabel:            g.sc.Name,
-		corev1.LabelTopologyZone: pickOf(g.r, zones[:2]),
+		corev1.LabelTopologyZone: pick(g.stream("node zone"), zones[:2]),
 	}
-	cpu, memory := pickOf(g.r, []int64{2000, 4000, 8000, 16000, 32000}), pickOf(g.r, []int64{8, 16, 32, 64, 128})
+	r := g.stream("node size")
+	cpu, memory := pick(r, []int64{2000, 4000, 8000, 16000, 32000}), pick(r, []int64{8, 16, 32, 64, 128})
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    milliCPU(cpu),
 		corev1.ResourceMemory: gibibytes(memory),
@@ -170,9 +169,10 @@ func (g *draGen) node(i int) *corev1.Node {
 	// GiB and half h100s, so that a node may satisfy one alternative of a
 	// request and not the other.
 	var devices []gpuModel
-	if count := pickOf(g.r, []int{0, 1, 2, 4, 4, 8, 8, 1 + g.r.IntN(MaxGPUs)}); count > 0 {
-		m := pickOf(g.r, gpuModels)
-		mixed := count > 1 && g.chance(0.2)
+	r = g.stream("devices")
+	if count := pick(r, []int{0, 1, 2, 4, 4, 8, 8, 1 + r.IntN(MaxGPUs)}); count > 0 {
+		m := pick(r, gpuModels)
+		mixed := count > 1 && chance(r, 0.2)
 		for d := range count {
 			if mixed {
 				m = gpuModels[0]
@@ -203,7 +203,7 @@ func (g *draGen) node(i int) *corev1.Node {
 // sometimes an empty slice, as a driver with nothing to offer does.
 func (g *draGen) slice(i int) *resourcev1.ResourceSlice {
 	node := g.sc.Nodes[i].Name
-	if len(g.devices[i]) == 0 && !g.chance(0.3) {
+	if len(g.devices[i]) == 0 && !chance(g.stream("empty slices"), 0.3) {
 		return nil
 	}
 	s := &resourcev1.ResourceSlice{
@@ -268,7 +268,7 @@ func (g *draGen) allocatedClaim(namespace, name string, i, count int) *resourcev
 		}}},
 		AllocationTimestamp: &allocatedAt,
 	}
-	for _, d := range g.r.Perm(len(g.free[i])) {
+	for _, d := range g.stream("claim allocation").Perm(len(g.free[i])) {
 		if count == 0 {
 			break
 		}
@@ -296,14 +296,15 @@ func (g *draGen) reserveFor(claim *resourcev1.ResourceClaim, pod *corev1.Pod) {
 func (g *draGen) runningPod(i int, namespace, claim string) *corev1.Pod {
 	node := g.sc.Nodes[i]
 	alloc := node.Status.Allocatable
+	r := g.stream("running pods")
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("%s-r%03d", g.sc.Name, g.pods), Labels: map[string]string{LabelApp: pickOf(g.r, apps)}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("%s-r%03d", g.sc.Name, g.pods), Labels: map[string]string{LabelApp: pick(r, apps)}},
 		Spec: corev1.PodSpec{
 			NodeName:          node.Name,
-			PriorityClassName: pickOf(g.r, []string{HighPriority, MidPriority}),
+			PriorityClassName: pick(r, []string{HighPriority, MidPriority}),
 			Containers: []corev1.Container{{Name: "main", Image: images[0].pod, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    milliCPU(alloc.Cpu().MilliValue() * pickOf(g.r, []int64{10, 25, 40}) / 100),
-				corev1.ResourceMemory: bytesOf(alloc.Memory().Value() * pickOf(g.r, []int64{10, 25, 40}) / 100 / mi * mi),
+				corev1.ResourceCPU:    milliCPU(alloc.Cpu().MilliValue() * pick(r, []int64{10, 25, 40}) / 100),
+				corev1.ResourceMemory: bytesOf(alloc.Memory().Value() * pick(r, []int64{10, 25, 40}) / 100 / mi * mi),
 			}}}},
 		},
 	}
@@ -319,30 +320,32 @@ func (g *draGen) runningPod(i int, namespace, claim string) *corev1.Pod {
 // pendingPod is the pod both schedulers decide on: cpu and memory as any
 // pod, sometimes a zone, and one or two claims.
 func (g *draGen) pendingPod() *corev1.Pod {
+	r := g.stream("pending resources")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: g.sc.Name + "-pending", Labels: map[string]string{LabelApp: "ml"}},
 		Spec: corev1.PodSpec{
-			PriorityClassName: pickOf(g.r, []string{"", MidPriority}),
+			PriorityClassName: pick(r, []string{"", MidPriority}),
 			Containers:        []corev1.Container{{Name: "main", Image: images[2].pod}},
 		},
 	}
 	req := corev1.ResourceList{}
-	if cpu := pickOf(g.r, []int64{0, 100, 250, 500, 500, 1000, 1000, 2000, 4000, 12000}); cpu > 0 {
+	if cpu := pick(r, []int64{0, 100, 250, 500, 500, 1000, 1000, 2000, 4000, 12000}); cpu > 0 {
 		req[corev1.ResourceCPU] = milliCPU(cpu)
 	}
-	if memory := pickOf(g.r, []int64{0, 256 * mi, gi, 2 * gi, 4 * gi, 8 * gi, 48 * gi}); memory > 0 {
+	if memory := pick(r, []int64{0, 256 * mi, gi, 2 * gi, 4 * gi, 8 * gi, 48 * gi}); memory > 0 {
 		req[corev1.ResourceMemory] = bytesOf(memory)
 	}
 	if len(req) > 0 {
 		pod.Spec.Containers[0].Resources.Requests = req
 	}
-	if g.chance(0.1) {
-		pod.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: pickOf(g.r, zones[:2])}
+	if r := g.stream("pending node selector"); chance(r, 0.1) {
+		pod.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: pick(r, zones[:2])}
 	}
 	shared := false
-	for c := range 1 + boolInt(g.chance(0.35)) {
+	r = g.stream("pending claims")
+	for c := range 1 + boolInt(chance(r, 0.35)) {
 		podClaim := corev1.PodResourceClaim{Name: "c" + strconv.Itoa(c)}
-		switch x := g.r.Float64(); {
+		switch x := r.Float64(); {
 		case x < 0.15 && !shared && g.sharedClaim(&podClaim):
 			shared = true
 		case x < 0.4:
@@ -379,9 +382,10 @@ func (g *draGen) sharedClaim(pc *corev1.PodResourceClaim) bool {
 	if len(candidates) == 0 {
 		return false
 	}
-	i := pickOf(g.r, candidates)
-	claim := g.allocatedClaim(g.mainNamespace, g.sc.Name+"-shared", i, 1+g.r.IntN(min(2, g.freeCount(i))))
-	if g.chance(0.5) {
+	r := g.stream("shared claim")
+	i := pick(r, candidates)
+	claim := g.allocatedClaim(g.mainNamespace, g.sc.Name+"-shared", i, 1+r.IntN(min(2, g.freeCount(i))))
+	if chance(r, 0.5) {
 		g.reserveFor(claim, g.runningPod(i, g.mainNamespace, claim.Name))
 	}
 	g.sc.ResourceClaims = append(g.sc.ResourceClaims, claim)
@@ -392,12 +396,13 @@ func (g *draGen) sharedClaim(pc *corev1.PodResourceClaim) bool {
 // claimSpec is a new claim's spec: one or two requests, sometimes with
 // all devices on one node of the same model.
 func (g *draGen) claimSpec() resourcev1.ResourceClaimSpec {
+	r := g.stream("claim specs")
 	var spec resourcev1.ResourceClaimSpec
 	names := []string{"gpu", "extra"}
-	for r := range 1 + boolInt(g.chance(0.3)) {
-		spec.Devices.Requests = append(spec.Devices.Requests, g.request(names[r]))
+	for i := range 1 + boolInt(chance(r, 0.3)) {
+		spec.Devices.Requests = append(spec.Devices.Requests, g.request(r, names[i]))
 	}
-	if g.chance(0.15) {
+	if chance(r, 0.15) {
 		spec.Devices.Constraints = []resourcev1.DeviceConstraint{{MatchAttribute: ptr(resourcev1.FullyQualifiedName(GPUDriver + "/" + AttrModel))}}
 	}
 	return spec
@@ -414,43 +419,43 @@ func boolInt(b bool) int {
 // matching devices of a class, sometimes with a selector of their own; a
 // third list two alternatives (firstAvailable), which DynamicResources
 // scores by the one allocated.
-func (g *draGen) request(name string) resourcev1.DeviceRequest {
-	if g.chance(0.35) {
-		r := resourcev1.DeviceRequest{Name: name}
+func (g *draGen) request(r *rand.Rand, name string) resourcev1.DeviceRequest {
+	if chance(r, 0.35) {
+		req := resourcev1.DeviceRequest{Name: name}
 		for _, sub := range []string{"first", "second"} {
-			e := g.exact()
-			r.FirstAvailable = append(r.FirstAvailable, resourcev1.DeviceSubRequest{
+			e := g.exact(r)
+			req.FirstAvailable = append(req.FirstAvailable, resourcev1.DeviceSubRequest{
 				Name: sub, DeviceClassName: e.DeviceClassName, Selectors: e.Selectors, AllocationMode: e.AllocationMode, Count: e.Count,
 			})
 		}
-		return r
+		return req
 	}
-	return resourcev1.DeviceRequest{Name: name, Exactly: g.exact()}
+	return resourcev1.DeviceRequest{Name: name, Exactly: g.exact(r)}
 }
 
-func (g *draGen) exact() *resourcev1.ExactDeviceRequest {
-	class := pickOf(g.r, g.classes)
-	if g.chance(0.02) {
+func (g *draGen) exact(r *rand.Rand) *resourcev1.ExactDeviceRequest {
+	class := pick(r, g.classes)
+	if chance(r, 0.02) {
 		class = g.sc.Name + "-tpu" // no such class
 	}
 	e := &resourcev1.ExactDeviceRequest{DeviceClassName: class}
-	if g.chance(0.06) {
+	if chance(r, 0.06) {
 		e.AllocationMode = resourcev1.DeviceAllocationModeAll
 	} else {
 		e.AllocationMode = resourcev1.DeviceAllocationModeExactCount
-		e.Count = pickOf(g.r, []int64{1, 1, 1, 1, 2, 2, 3, 4, 1 + g.r.Int64N(MaxGPUs)})
+		e.Count = pick(r, []int64{1, 1, 1, 1, 2, 2, 3, 4, 1 + r.Int64N(MaxGPUs)})
 	}
-	if g.chance(0.3) {
+	if chance(r, 0.3) {
 		var expr string
-		switch g.r.IntN(4) {
+		switch r.IntN(4) {
 		case 0:
 			expr = modelIs("a100")
 		case 1:
 			expr = modelIs("h100")
 		case 2:
-			expr = fmt.Sprintf("device.attributes[%q].%s >= %d", GPUDriver, AttrMemory, pickOf(g.r, []int{40, 80}))
+			expr = fmt.Sprintf("device.attributes[%q].%s >= %d", GPUDriver, AttrMemory, pick(r, []int{40, 80}))
 		default:
-			expr = fmt.Sprintf("device.capacity[%q].%s.compareTo(quantity(%q)) >= 0", GPUDriver, CapMemory, pickOf(g.r, []string{"40Gi", "80Gi"}))
+			expr = fmt.Sprintf("device.capacity[%q].%s.compareTo(quantity(%q)) >= 0", GPUDriver, CapMemory, pick(r, []string{"40Gi", "80Gi"}))
 		}
 		e.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: expr}}}
 	}
@@ -485,24 +490,25 @@ func ImplicitExtendedResourceName(class string) corev1.ResourceName {
 // requires of extended resources) by that name or the class's implicit one,
 // sometimes also the implicit one of another class, sometimes in an init
 // container or a sidecar too, and sometimes has no claims of its own.
-func (g *draGen) extendedResources() {
+func (g *draGen) extendedResources(r *rand.Rand) {
 	name := ExtendedResourceName(g.sc.Name)
-	ci := g.r.IntN(len(g.sc.DeviceClasses))
+	ci := r.IntN(len(g.sc.DeviceClasses))
 	class := g.sc.DeviceClasses[ci]
 	class.Spec.ExtendedResourceName = ptr(string(name))
 
+	nodes := g.stream("extended resource nodes")
 	for i, node := range g.sc.Nodes {
-		switch x := g.r.Float64(); {
+		switch x := nodes.Float64(); {
 		case x < 0.3:
-			count := pickOf(g.r, []int64{1, 2, 4, 8})
+			count := pick(nodes, []int64{1, 2, 4, 8})
 			node.Status.Capacity[name] = countOf(count)
 			node.Status.Allocatable[name] = countOf(count)
-			for range g.r.IntN(3) {
-				if g.chance(0.5) {
+			for range nodes.IntN(3) {
+				if chance(nodes, 0.5) {
 					continue
 				}
 				p := g.runningPod(i, g.mainNamespace, "")
-				extendedRequest(&p.Spec.Containers[0], name, 1+g.r.Int64N(count))
+				extendedRequest(&p.Spec.Containers[0], name, 1+nodes.Int64N(count))
 			}
 		case x < 0.4:
 			node.Status.Capacity[name] = countOf(0)
@@ -511,30 +517,30 @@ func (g *draGen) extendedResources() {
 	}
 
 	primary := name
-	if g.chance(0.3) {
+	if chance(r, 0.3) {
 		primary = ImplicitExtendedResourceName(class.Name)
 	}
 	resources := []corev1.ResourceName{primary}
 	pod := g.sc.Pending
 	main := &pod.Spec.Containers[0]
-	extendedRequest(main, primary, pickOf(g.r, []int64{1, 1, 2, 2, 3, 4}))
-	if g.chance(0.2) {
-		other := g.sc.DeviceClasses[(ci+1+g.r.IntN(len(g.sc.DeviceClasses)-1))%len(g.sc.DeviceClasses)]
+	extendedRequest(main, primary, pick(r, []int64{1, 1, 2, 2, 3, 4}))
+	if chance(r, 0.2) {
+		other := g.sc.DeviceClasses[(ci+1+r.IntN(len(g.sc.DeviceClasses)-1))%len(g.sc.DeviceClasses)]
 		second := ImplicitExtendedResourceName(other.Name)
-		extendedRequest(main, second, 1+g.r.Int64N(2))
+		extendedRequest(main, second, 1+r.Int64N(2))
 		resources = append(resources, second)
 	}
-	if g.chance(0.2) {
+	if chance(r, 0.2) {
 		c := corev1.Container{Name: "init", Image: images[3].pod}
-		extendedRequest(&c, primary, pickOf(g.r, []int64{1, 2, 3, 4}))
+		extendedRequest(&c, primary, pick(r, []int64{1, 2, 3, 4}))
 		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
 	}
-	if g.chance(0.15) {
+	if chance(r, 0.15) {
 		c := corev1.Container{Name: "sidecar", Image: images[3].pod, RestartPolicy: ptr(corev1.ContainerRestartPolicyAlways)}
-		extendedRequest(&c, primary, 1+g.r.Int64N(2))
+		extendedRequest(&c, primary, 1+r.Int64N(2))
 		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
 	}
-	if g.chance(0.3) {
+	if chance(r, 0.3) {
 		// Only the extended resources: the claims and templates made for
 		// the pod's own claims stay, unused.
 		pod.Spec.ResourceClaims = nil

@@ -62,10 +62,11 @@ const (
 // ResourceHugePages2Mi is the huge page size some nodes offer.
 const ResourceHugePages2Mi = corev1.ResourceName(corev1.ResourceHugePagesPrefix + "2Mi")
 
-// gen holds one scenario's random source and the per-scenario knobs that
-// make scenarios differ in character (dense or empty, tainted or not).
+// gen holds one scenario's random streams and the per-scenario knobs that
+// make scenarios differ in character (dense or empty, tainted or not). Each
+// knob is drawn first from the stream of the feature it shapes.
 type gen struct {
-	r  *rand.Rand
+	*streams
 	sc *Scenario
 
 	zones                                         []string
@@ -89,37 +90,41 @@ type room struct {
 }
 
 // Generate returns the scenario for seed. The same seed always gives the same
-// scenario (math/rand/v2's PCG, seeded from seed alone).
-func Generate(seed uint64) *Scenario {
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
-	name := Name(seed)
-	g.sc = &Scenario{Name: name, Seed: seed}
+// scenario: every feature draws from a stream of its own (see streams),
+// seeded from seed and the feature's name.
+func Generate(seed uint64) *Scenario { return generate(newStreams("scenario", seed)) }
 
-	g.zones = zones[:2+g.r.IntN(2)]
-	g.density = g.r.IntN(5)
-	g.taintProb = pick(g, []float64{0, 0.15, 0.4})
-	g.cordonProb = pick(g, []float64{0, 0.05, 0.2})
-	g.gpuProb = pick(g, []float64{0, 0.25, 0.6})
-	g.smallPodsProb = pick(g, []float64{0, 0, 0.3})
-	g.zonelessProb = pick(g, []float64{0, 0, 0, 0.15})
-	g.imageProb = pick(g, []float64{0, 0.4})
-	g.runningAffinityProb = pick(g, []float64{0, 0.15, 0.35})
-	g.overcommitProb = pick(g, []float64{0, 0, 0.05})
-	g.finishedProb = pick(g, []float64{0, 0, 0.1})
+func generate(s *streams) *Scenario {
+	g := &gen{streams: s}
+	name := Name(s.seed)
+	g.sc = &Scenario{Name: name, Seed: s.seed}
+
+	g.zones = zones[:2+g.stream("zones").IntN(2)]
+	g.zonelessProb = pick(g.stream("zones"), []float64{0, 0, 0, 0.15})
+	g.density = g.stream("density").IntN(5)
+	g.taintProb = pick(g.stream("taints"), []float64{0, 0.15, 0.4})
+	g.cordonProb = pick(g.stream("cordons"), []float64{0, 0.05, 0.2})
+	g.gpuProb = pick(g.stream("gpus"), []float64{0, 0.25, 0.6})
+	g.smallPodsProb = pick(g.stream("node pod capacity"), []float64{0, 0, 0.3})
+	g.imageProb = pick(g.stream("images"), []float64{0, 0.4})
+	g.runningAffinityProb = pick(g.stream("running affinity"), []float64{0, 0.15, 0.35})
+	g.overcommitProb = pick(g.stream("running requests"), []float64{0, 0, 0.05})
+	g.finishedProb = pick(g.stream("finished"), []float64{0, 0, 0.1})
 
 	g.mainNamespace, g.otherNamespace = name, name+"-other"
+	r := g.stream("namespaces")
 	g.sc.Namespaces = []*corev1.Namespace{
-		NewNamespace(g.mainNamespace, name, map[string]string{LabelEnv: pick(g, envs), LabelTeam: teams[0]}),
-		NewNamespace(g.otherNamespace, name, map[string]string{LabelEnv: pick(g, envs), LabelTeam: teams[1]}),
+		NewNamespace(g.mainNamespace, name, map[string]string{LabelEnv: pick(r, envs), LabelTeam: teams[0]}),
+		NewNamespace(g.otherNamespace, name, map[string]string{LabelEnv: pick(r, envs), LabelTeam: teams[1]}),
 	}
 
-	n := MinNodes + g.r.IntN(MaxNodes-MinNodes+1)
+	n := MinNodes + g.stream("nodes").IntN(MaxNodes-MinNodes+1)
 	for i := range n {
 		g.sc.Nodes = append(g.sc.Nodes, g.node(i))
 	}
 	for i := range g.sc.Nodes {
-		for range g.r.IntN(g.density + 1) {
-			if g.chance(g.finishedProb) {
+		for range g.stream("density").IntN(g.density + 1) {
+			if chance(g.stream("finished"), g.finishedProb) {
 				g.sc.Finished = append(g.sc.Finished, g.finishedPod(i))
 			} else if p := g.runningPod(i); p != nil {
 				g.sc.Running = append(g.sc.Running, p)
@@ -129,12 +134,11 @@ func Generate(seed uint64) *Scenario {
 	g.sc.Pending = g.pendingPod()
 	// A headless Service selecting the pending pod's app, as training jobs
 	// have for rendezvous, gives a pod without constraints of its own
-	// kube-scheduler's system default spreading (drawn last, so the rest of
-	// a seed's scenario stays what it was).
-	if g.chance(0.35) {
+	// kube-scheduler's system default spreading.
+	if r := g.stream("service"); chance(r, 0.35) {
 		selector := map[string]string{LabelApp: g.pendingApp}
-		if g.chance(0.3) {
-			selector[LabelTeam] = pick(g, teams)
+		if chance(r, 0.3) {
+			selector[LabelTeam] = pick(r, teams)
 		}
 		g.sc.Services = append(g.sc.Services, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: name + "-svc"},
@@ -142,25 +146,6 @@ func Generate(seed uint64) *Scenario {
 		})
 	}
 	return g.sc
-}
-
-func pick[T any](g *gen, from []T) T { return from[g.r.IntN(len(from))] }
-
-func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
-
-// subset returns a random non-empty subset of from, in from's order.
-func subset[T any](g *gen, from []T) []T {
-	for {
-		var out []T
-		for _, v := range from {
-			if g.chance(0.5) {
-				out = append(out, v)
-			}
-		}
-		if len(out) > 0 {
-			return out
-		}
-	}
 }
 
 func milliCPU(m int64) resource.Quantity  { return *resource.NewMilliQuantity(m, resource.DecimalSI) }
@@ -174,15 +159,16 @@ func (g *gen) node(i int) *corev1.Node {
 	labels := map[string]string{
 		corev1.LabelHostname: name,
 		ScenarioLabel:        g.sc.Name,
-		LabelGeneration:      strconv.Itoa(1 + g.r.IntN(5)),
+		LabelGeneration:      strconv.Itoa(1 + g.stream("node generation").IntN(5)),
 	}
-	if !g.chance(g.zonelessProb) {
-		labels[corev1.LabelTopologyZone] = pick(g, g.zones)
+	if r := g.stream("zones"); !chance(r, g.zonelessProb) {
+		labels[corev1.LabelTopologyZone] = pick(r, g.zones)
 	}
-	if g.chance(0.9) {
-		labels[LabelDiskType] = pick(g, diskTypes)
+	if r := g.stream("node disk type"); chance(r, 0.9) {
+		labels[LabelDiskType] = pick(r, diskTypes)
 	}
-	cpu, memory := pick(g, cpuSizes), pick(g, memorySizes)
+	r := g.stream("node size")
+	cpu, memory := pick(r, cpuSizes), pick(r, memorySizes)
 	switch {
 	case cpu <= 4000:
 		labels[LabelInstanceType] = "small"
@@ -192,8 +178,8 @@ func (g *gen) node(i int) *corev1.Node {
 		labels[LabelInstanceType] = "large"
 	}
 	pods := int64(110)
-	if g.chance(g.smallPodsProb) {
-		pods = 1 + g.r.Int64N(6)
+	if r := g.stream("node pod capacity"); chance(r, g.smallPodsProb) {
+		pods = 1 + r.Int64N(6)
 	}
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    milliCPU(cpu),
@@ -201,20 +187,20 @@ func (g *gen) node(i int) *corev1.Node {
 		corev1.ResourcePods:   countOf(pods),
 	}
 	rm := room{cpu: cpu, memory: memory * gi, pods: pods, ports: map[string]bool{}}
-	if g.chance(g.gpuProb) {
-		rm.gpu = pick(g, gpuCounts)
+	if r := g.stream("gpus"); chance(r, g.gpuProb) {
+		rm.gpu = pick(r, gpuCounts)
 		capacity[ResourceGPU] = countOf(rm.gpu)
 		labels[LabelAccelerator] = "nvidia"
 	}
-	if g.chance(0.8) {
-		rm.storage = pick(g, storageSizes) * gi
+	if r := g.stream("node ephemeral storage"); chance(r, 0.8) {
+		rm.storage = pick(r, storageSizes) * gi
 		capacity[corev1.ResourceEphemeralStorage] = bytesOf(rm.storage)
 	}
-	if g.chance(0.1) {
+	if chance(g.stream("node huge pages"), 0.1) {
 		capacity[ResourceHugePages2Mi] = gibibytes(1)
 	}
 	allocatable := capacity.DeepCopy()
-	if g.chance(0.3) {
+	if chance(g.stream("node system reserved"), 0.3) {
 		// What the kubelet reserves for the system: scheduling only ever
 		// looks at allocatable.
 		rm.cpu -= 100
@@ -232,10 +218,10 @@ func (g *gen) node(i int) *corev1.Node {
 			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "conformance node"}},
 		},
 	}
-	if g.chance(g.taintProb) {
-		for range 1 + g.r.IntN(2) {
-			key := pick(g, taintKeys)
-			t := corev1.Taint{Key: key, Value: pick(g, taintValues[key]), Effect: pick(g, taintEffects)}
+	if r := g.stream("taints"); chance(r, g.taintProb) {
+		for range 1 + r.IntN(2) {
+			key := pick(r, taintKeys)
+			t := corev1.Taint{Key: key, Value: pick(r, taintValues[key]), Effect: pick(r, taintEffects)}
 			if hasTaint(node.Spec.Taints, t) {
 				continue
 			}
@@ -243,13 +229,13 @@ func (g *gen) node(i int) *corev1.Node {
 			g.taints = append(g.taints, t)
 		}
 	}
-	if g.chance(g.cordonProb) {
+	if chance(g.stream("cordons"), g.cordonProb) {
 		node.Spec.Unschedulable = true
 		g.anyCordonedNode = true
 	}
-	if g.chance(g.imageProb) {
+	if r := g.stream("images"); chance(r, g.imageProb) {
 		for _, img := range images {
-			if g.chance(0.4) {
+			if chance(r, 0.4) {
 				node.Status.Images = append(node.Status.Images, corev1.ContainerImage{Names: []string{img.node}, SizeBytes: img.size})
 			}
 		}
@@ -270,8 +256,8 @@ func hasTaint(taints []corev1.Taint, t corev1.Taint) bool {
 
 // share returns a request of about a fraction of total, at most left (when
 // fitting), rounded down to unit.
-func (g *gen) share(total, left, unit int64, overcommit bool) int64 {
-	f := pick(g, []float64{0.05, 0.1, 0.25, 0.5})
+func share(r *rand.Rand, total, left, unit int64, overcommit bool) int64 {
+	f := pick(r, []float64{0.05, 0.1, 0.25, 0.5})
 	v := int64(float64(total)*f) / unit * unit
 	if !overcommit && v > left {
 		v = left / unit * unit
@@ -288,42 +274,43 @@ func (g *gen) runningPod(nodeIndex int) *corev1.Pod {
 	rm.pods--
 	name := fmt.Sprintf("%s-r%03d", g.sc.Name, len(g.sc.Running))
 	ns := g.mainNamespace
-	if g.chance(0.2) {
+	if chance(g.stream("running namespace"), 0.2) {
 		ns = g.otherNamespace
 	}
+	r := g.stream("running labels")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
-			LabelApp: pick(g, apps), LabelTeam: pick(g, teams), LabelVersion: pick(g, versions),
+			LabelApp: pick(r, apps), LabelTeam: pick(r, teams), LabelVersion: pick(r, versions),
 		}},
 		Spec: corev1.PodSpec{
 			NodeName:          node.Name,
-			PriorityClassName: pick(g, []string{HighPriority, MidPriority}),
-			Containers:        []corev1.Container{{Name: "main", Image: pick(g, images).pod}},
+			PriorityClassName: pick(r, []string{HighPriority, MidPriority}),
+			Containers:        []corev1.Container{{Name: "main", Image: pick(r, images).pod}},
 		},
 	}
 	// Running pods need not tolerate their node's taints: they are bound
 	// directly, as DaemonSet pods or pods that predate a taint are.
 	main := &pod.Spec.Containers[0]
-	if g.chance(0.85) { // else BestEffort: scoring then counts kube-scheduler's non-zero defaults
-		over := g.chance(g.overcommitProb)
+	if r := g.stream("running requests"); chance(r, 0.85) { // else BestEffort: scoring then counts kube-scheduler's non-zero defaults
+		over := chance(r, g.overcommitProb)
 		alloc := node.Status.Allocatable
 		req := corev1.ResourceList{}
-		if cpu := g.share(alloc.Cpu().MilliValue(), rm.cpu, 50, over); cpu > 0 && g.chance(0.9) {
+		if cpu := share(r, alloc.Cpu().MilliValue(), rm.cpu, 50, over); cpu > 0 && chance(r, 0.9) {
 			req[corev1.ResourceCPU] = milliCPU(cpu)
 			rm.cpu -= cpu
 		}
-		if memory := g.share(alloc.Memory().Value(), rm.memory, 64*mi, over); memory > 0 && g.chance(0.9) {
+		if memory := share(r, alloc.Memory().Value(), rm.memory, 64*mi, over); memory > 0 && chance(r, 0.9) {
 			req[corev1.ResourceMemory] = bytesOf(memory)
 			rm.memory -= memory
 		}
-		if rm.gpu > 0 && g.chance(0.5) {
-			n := 1 + g.r.Int64N(rm.gpu)
+		if rm.gpu > 0 && chance(r, 0.5) {
+			n := 1 + r.Int64N(rm.gpu)
 			req[ResourceGPU] = countOf(n)
 			main.Resources.Limits = corev1.ResourceList{ResourceGPU: countOf(n)}
 			rm.gpu -= n
 		}
-		if rm.storage > 0 && g.chance(0.3) {
-			s := g.share(node.Status.Allocatable.StorageEphemeral().Value(), rm.storage, gi, over)
+		if rm.storage > 0 && chance(r, 0.3) {
+			s := share(r, node.Status.Allocatable.StorageEphemeral().Value(), rm.storage, gi, over)
 			if s > 0 {
 				req[corev1.ResourceEphemeralStorage] = bytesOf(s)
 				rm.storage -= s
@@ -335,11 +322,11 @@ func (g *gen) runningPod(nodeIndex int) *corev1.Pod {
 		// An init container that asks for more than the app containers only
 		// raises the pod's effective request; a sidecar adds to it. Neither
 		// is charged to the room: they only make the accounting differ.
-		if c, ok := req[corev1.ResourceCPU]; ok && g.chance(0.1) {
+		if c, ok := req[corev1.ResourceCPU]; ok && chance(r, 0.1) {
 			init := corev1.Container{Name: "init", Image: images[0].pod, Resources: corev1.ResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: milliCPU(c.MilliValue() + 100)},
 			}}
-			if g.chance(0.4) {
+			if chance(r, 0.4) {
 				always := corev1.ContainerRestartPolicyAlways
 				init.Name, init.RestartPolicy = "sidecar", &always
 				init.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: milliCPU(100), corev1.ResourceMemory: bytesOf(64 * mi)}
@@ -347,18 +334,18 @@ func (g *gen) runningPod(nodeIndex int) *corev1.Pod {
 			pod.Spec.InitContainers = []corev1.Container{init}
 		}
 	}
-	if g.chance(0.12) {
-		p := pick(g, hostPorts)
+	if r := g.stream("running host ports"); chance(r, 0.12) {
+		p := pick(r, hostPorts)
 		if key := portKey(p); !rm.ports[key] {
 			rm.ports[key] = true
 			main.Ports = []corev1.ContainerPort{p}
 		}
 	}
-	if g.chance(g.runningAffinityProb) {
-		pod.Spec.Affinity = g.runningAffinity()
+	if r := g.stream("running affinity"); chance(r, g.runningAffinityProb) {
+		pod.Spec.Affinity = g.runningAffinity(r)
 	}
-	g.podLevel(pod)
-	if g.chance(0.05) {
+	g.podLevel(g.stream("running pod-level resources"), pod)
+	if chance(g.stream("running runtime class"), 0.05) {
 		pod.Spec.RuntimeClassName = ptr(OverheadRuntimeClass)
 	}
 	return pod
@@ -368,10 +355,11 @@ func (g *gen) runningPod(nodeIndex int) *corev1.Pod {
 // port, anti-affinity against everything, none of which may count.
 func (g *gen) finishedPod(nodeIndex int) *corev1.Pod {
 	node := g.sc.Nodes[nodeIndex]
-	phase := pick(g, []corev1.PodPhase{corev1.PodSucceeded, corev1.PodFailed})
+	r := g.stream("finished pods")
+	phase := pick(r, []corev1.PodPhase{corev1.PodSucceeded, corev1.PodFailed})
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: fmt.Sprintf("%s-f%03d", g.sc.Name, len(g.sc.Finished)),
-			Labels: map[string]string{LabelApp: pick(g, apps), LabelTeam: pick(g, teams)}},
+			Labels: map[string]string{LabelApp: pick(r, apps), LabelTeam: pick(r, teams)}},
 		Spec: corev1.PodSpec{
 			NodeName:          node.Name,
 			PriorityClassName: HighPriority,
@@ -389,7 +377,7 @@ func (g *gen) finishedPod(nodeIndex int) *corev1.Pod {
 	// port another pod still holds, until the scheduler restarts. That state
 	// depends on the order of events and no snapshot can show it; real nodes
 	// never run two pods on one host port.
-	if p := pick(g, hostPorts); g.chance(0.5) && !g.rooms[nodeIndex].ports[portKey(p)] {
+	if p := pick(r, hostPorts); chance(r, 0.5) && !g.rooms[nodeIndex].ports[portKey(p)] {
 		g.rooms[nodeIndex].ports[portKey(p)] = true
 		pod.Spec.Containers[0].Ports = []corev1.ContainerPort{p}
 	}
@@ -399,8 +387,8 @@ func (g *gen) finishedPod(nodeIndex int) *corev1.Pod {
 // podLevel sometimes moves a pod's cpu and memory requests from its
 // containers to the pod (spec.resources, PodLevelResources is on by default
 // in v1.37), sometimes a little above their sum.
-func (g *gen) podLevel(pod *corev1.Pod) {
-	if !g.chance(0.06) || len(pod.Spec.InitContainers) > 0 {
+func (g *gen) podLevel(r *rand.Rand, pod *corev1.Pod) {
+	if !chance(r, 0.06) || len(pod.Spec.InitContainers) > 0 {
 		return
 	}
 	if _, ok := pod.Spec.Containers[0].Resources.Requests[ResourceHugePages2Mi]; ok {
@@ -421,7 +409,7 @@ func (g *gen) podLevel(pod *corev1.Pod) {
 	if len(total) == 0 {
 		return
 	}
-	if cpu, ok := total[corev1.ResourceCPU]; ok && g.chance(0.3) {
+	if cpu, ok := total[corev1.ResourceCPU]; ok && chance(r, 0.3) {
 		total[corev1.ResourceCPU] = milliCPU(cpu.MilliValue() + 100)
 	}
 	pod.Spec.Resources = &corev1.ResourceRequirements{Requests: total}
@@ -436,46 +424,46 @@ func portKey(p corev1.ContainerPort) string {
 // runningAffinity gives a running pod the terms that reach an incoming pod:
 // required anti-affinity (filtering), required affinity (scored with
 // hardPodAffinityWeight) and preferred terms (scored by weight).
-func (g *gen) runningAffinity() *corev1.Affinity {
+func (g *gen) runningAffinity(r *rand.Rand) *corev1.Affinity {
 	a := &corev1.Affinity{}
-	switch x := g.r.Float64(); {
+	switch x := r.Float64(); {
 	case x < 0.4:
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{g.podAffinityTerm(pick(g, apps))}}
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{g.podAffinityTerm(r, pick(r, apps))}}
 	case x < 0.55:
-		a.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{g.podAffinityTerm(pick(g, apps))}}
+		a.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{g.podAffinityTerm(r, pick(r, apps))}}
 	default:
-		if g.chance(0.5) {
-			a.PodAffinity = &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: g.weightedTerms()}
+		if chance(r, 0.5) {
+			a.PodAffinity = &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: g.weightedTerms(r)}
 		} else {
-			a.PodAntiAffinity = &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: g.weightedTerms()}
+			a.PodAntiAffinity = &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: g.weightedTerms(r)}
 		}
 	}
 	return a
 }
 
-func (g *gen) weightedTerms() []corev1.WeightedPodAffinityTerm {
+func (g *gen) weightedTerms(r *rand.Rand) []corev1.WeightedPodAffinityTerm {
 	var out []corev1.WeightedPodAffinityTerm
-	for range 1 + g.r.IntN(2) {
-		out = append(out, corev1.WeightedPodAffinityTerm{Weight: 1 + g.r.Int32N(100), PodAffinityTerm: g.podAffinityTerm(pick(g, apps))})
+	for range 1 + r.IntN(2) {
+		out = append(out, corev1.WeightedPodAffinityTerm{Weight: 1 + r.Int32N(100), PodAffinityTerm: g.podAffinityTerm(r, pick(r, apps))})
 	}
 	return out
 }
 
 // podAffinityTerm selects pods of app (sometimes of several apps) in the
 // pod's own namespace, a listed one, or the namespaces a selector picks.
-func (g *gen) podAffinityTerm(app string) corev1.PodAffinityTerm {
+func (g *gen) podAffinityTerm(r *rand.Rand, app string) corev1.PodAffinityTerm {
 	values := []string{app}
-	if g.chance(0.25) {
-		values = append(values, pick(g, apps))
+	if chance(r, 0.25) {
+		values = append(values, pick(r, apps))
 		if values[1] == app {
 			values = values[:1]
 		}
 	}
 	t := corev1.PodAffinityTerm{
 		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelApp, Operator: metav1.LabelSelectorOpIn, Values: values}}},
-		TopologyKey:   pick(g, []string{corev1.LabelHostname, corev1.LabelTopologyZone}),
+		TopologyKey:   pick(r, []string{corev1.LabelHostname, corev1.LabelTopologyZone}),
 	}
-	switch x := g.r.Float64(); {
+	switch x := r.Float64(); {
 	case x < 0.1:
 		t.Namespaces = []string{g.otherNamespace}
 	case x < 0.2:
@@ -483,87 +471,88 @@ func (g *gen) podAffinityTerm(app string) corev1.PodAffinityTerm {
 	case x < 0.3:
 		t.NamespaceSelector = &metav1.LabelSelector{} // every namespace
 	case x < 0.4:
-		t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{LabelTeam: pick(g, teams)}}
+		t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{LabelTeam: pick(r, teams)}}
 	}
-	if g.chance(0.1) {
+	if chance(r, 0.1) {
 		t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions,
-			metav1.LabelSelectorRequirement{Key: LabelVersion, Operator: metav1.LabelSelectorOpNotIn, Values: []string{pick(g, versions)}})
+			metav1.LabelSelectorRequirement{Key: LabelVersion, Operator: metav1.LabelSelectorOpNotIn, Values: []string{pick(r, versions)}})
 	}
 	return t
 }
 
 func (g *gen) pendingPod() *corev1.Pod {
-	g.pendingApp = pick(g, apps)
+	r := g.stream("pending labels")
+	g.pendingApp = pick(r, apps)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: g.mainNamespace, Name: g.sc.Name + "-pending", Labels: map[string]string{
-			LabelApp: g.pendingApp, LabelTeam: pick(g, teams), LabelVersion: pick(g, versions),
+			LabelApp: g.pendingApp, LabelTeam: pick(r, teams), LabelVersion: pick(r, versions),
 		}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: pick(g, images).pod}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: pick(r, images).pod}}},
 	}
-	g.pendingRequests(pod)
-	g.podLevel(pod)
-	if g.chance(0.08) {
+	g.pendingRequests(g.stream("pending requests"), pod)
+	g.podLevel(g.stream("pending pod-level resources"), pod)
+	if chance(g.stream("pending runtime class"), 0.08) {
 		pod.Spec.RuntimeClassName = ptr(OverheadRuntimeClass)
 	}
-	if g.chance(0.15) {
+	if r := g.stream("pending node selector"); chance(r, 0.15) {
 		pod.Spec.NodeSelector = map[string]string{}
-		switch g.r.IntN(4) {
+		switch r.IntN(4) {
 		case 0:
 			pod.Spec.NodeSelector[LabelDiskType] = "ssd"
 		case 1:
-			pod.Spec.NodeSelector[corev1.LabelTopologyZone] = pick(g, g.zones)
+			pod.Spec.NodeSelector[corev1.LabelTopologyZone] = pick(r, g.zones)
 		case 2:
 			pod.Spec.NodeSelector[LabelAccelerator] = "nvidia"
 		default:
-			pod.Spec.NodeSelector[LabelGeneration] = strconv.Itoa(1 + g.r.IntN(5))
+			pod.Spec.NodeSelector[LabelGeneration] = strconv.Itoa(1 + r.IntN(5))
 		}
 	}
 	aff := &corev1.Affinity{}
-	if g.chance(0.2) {
-		aff.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.nodeSelector()}
+	if r := g.stream("pending node affinity"); chance(r, 0.2) {
+		aff.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.nodeSelector(r)}
 	}
-	if g.chance(0.3) {
+	if r := g.stream("pending preferred node affinity"); chance(r, 0.3) {
 		if aff.NodeAffinity == nil {
 			aff.NodeAffinity = &corev1.NodeAffinity{}
 		}
-		for range 1 + g.r.IntN(3) {
+		for range 1 + r.IntN(3) {
 			aff.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(aff.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
-				corev1.PreferredSchedulingTerm{Weight: 1 + g.r.Int32N(100), Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{g.nodeRequirement()}}})
+				corev1.PreferredSchedulingTerm{Weight: 1 + r.Int32N(100), Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{g.nodeRequirement(r)}}})
 		}
 	}
-	if g.chance(0.12) {
-		aff.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.pendingTerms()}
+	if r := g.stream("pending pod affinity"); chance(r, 0.12) {
+		aff.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.pendingTerms(r)}
 	}
-	if g.chance(0.15) {
-		aff.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.pendingTerms()}
+	if r := g.stream("pending pod anti-affinity"); chance(r, 0.15) {
+		aff.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.pendingTerms(r)}
 	}
-	if g.chance(0.2) {
+	if r := g.stream("pending preferred pod affinity"); chance(r, 0.2) {
 		if aff.PodAffinity == nil {
 			aff.PodAffinity = &corev1.PodAffinity{}
 		}
-		aff.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = g.weightedTerms()
+		aff.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = g.weightedTerms(r)
 	}
-	if g.chance(0.2) {
+	if r := g.stream("pending preferred pod anti-affinity"); chance(r, 0.2) {
 		if aff.PodAntiAffinity == nil {
 			aff.PodAntiAffinity = &corev1.PodAntiAffinity{}
 		}
-		aff.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = g.weightedTerms()
+		aff.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = g.weightedTerms(r)
 	}
 	if aff.NodeAffinity != nil || aff.PodAffinity != nil || aff.PodAntiAffinity != nil {
 		pod.Spec.Affinity = aff
 	}
-	pod.Spec.Tolerations = g.tolerations()
-	if g.chance(0.12) {
-		first := pick(g, hostPorts)
+	pod.Spec.Tolerations = g.tolerations(g.stream("pending tolerations"))
+	if r := g.stream("pending host ports"); chance(r, 0.12) {
+		first := pick(r, hostPorts)
 		pod.Spec.Containers[0].Ports = []corev1.ContainerPort{first}
-		if second := pick(g, hostPorts); g.chance(0.3) && portKey(second) != portKey(first) {
+		if second := pick(r, hostPorts); chance(r, 0.3) && portKey(second) != portKey(first) {
 			pod.Spec.Containers[0].Ports = append(pod.Spec.Containers[0].Ports, second)
 		}
 	}
-	if g.chance(0.3) {
-		pod.Spec.TopologySpreadConstraints = g.spreadConstraints()
+	if r := g.stream("pending spread"); chance(r, 0.3) {
+		pod.Spec.TopologySpreadConstraints = g.spreadConstraints(r)
 	}
-	switch x := g.r.Float64(); {
+	switch x := g.stream("pending priority").Float64(); {
 	case x < 0.15:
 		pod.Spec.PriorityClassName = NeverPreemptPriority
 	case x < 0.6:
@@ -575,13 +564,13 @@ func (g *gen) pendingPod() *corev1.Pod {
 // pendingRequests sizes the pending pod: nothing at all, something that fits
 // nowhere, or a mix of cpu, memory, GPUs and ephemeral storage, sometimes over
 // several containers and an init container.
-func (g *gen) pendingRequests(pod *corev1.Pod) {
+func (g *gen) pendingRequests(r *rand.Rand, pod *corev1.Pod) {
 	req := corev1.ResourceList{}
-	switch x := g.r.Float64(); {
+	switch x := r.Float64(); {
 	case x < 0.12:
 		return
 	case x < 0.2:
-		switch g.r.IntN(3) {
+		switch r.IntN(3) {
 		case 0:
 			req[corev1.ResourceCPU] = milliCPU(64000)
 		case 1:
@@ -590,23 +579,23 @@ func (g *gen) pendingRequests(pod *corev1.Pod) {
 			req[ResourceGPU] = countOf(16)
 		}
 	default:
-		if g.chance(0.85) {
-			req[corev1.ResourceCPU] = milliCPU(pick(g, []int64{100, 250, 500, 1000, 2000, 4000, 8000}))
+		if chance(r, 0.85) {
+			req[corev1.ResourceCPU] = milliCPU(pick(r, []int64{100, 250, 500, 1000, 2000, 4000, 8000}))
 		}
-		if g.chance(0.85) {
-			req[corev1.ResourceMemory] = bytesOf(pick(g, []int64{128 * mi, 512 * mi, gi, 4 * gi, 16 * gi, 48 * gi}))
+		if chance(r, 0.85) {
+			req[corev1.ResourceMemory] = bytesOf(pick(r, []int64{128 * mi, 512 * mi, gi, 4 * gi, 16 * gi, 48 * gi}))
 		}
-		if g.chance(0.15) {
-			req[ResourceGPU] = countOf(pick(g, gpuCounts))
+		if chance(r, 0.15) {
+			req[ResourceGPU] = countOf(pick(r, gpuCounts))
 		}
-		if g.chance(0.15) {
-			req[corev1.ResourceEphemeralStorage] = gibibytes(pick(g, []int64{1, 10, 60, 150}))
+		if chance(r, 0.15) {
+			req[corev1.ResourceEphemeralStorage] = gibibytes(pick(r, []int64{1, 10, 60, 150}))
 		}
 	}
-	if _, ok := req[corev1.ResourceMemory]; ok && g.chance(0.06) {
+	if _, ok := req[corev1.ResourceMemory]; ok && chance(r, 0.06) {
 		// Huge pages need a memory (or cpu) request and a limit equal to
 		// their request.
-		req[ResourceHugePages2Mi] = bytesOf(pick(g, []int64{256 * mi, 512 * mi, 2 * gi}))
+		req[ResourceHugePages2Mi] = bytesOf(pick(r, []int64{256 * mi, 512 * mi, 2 * gi}))
 	}
 	main := &pod.Spec.Containers[0]
 	main.Resources.Requests = req
@@ -618,20 +607,20 @@ func (g *gen) pendingRequests(pod *corev1.Pod) {
 			main.Resources.Limits[name] = q
 		}
 	}
-	if c, ok := req[corev1.ResourceCPU]; ok && g.chance(0.2) {
+	if c, ok := req[corev1.ResourceCPU]; ok && chance(r, 0.2) {
 		// A second container with half the cpu: the pod's request is the sum.
 		half := c.MilliValue() / 2
 		main.Resources.Requests[corev1.ResourceCPU] = milliCPU(c.MilliValue() - half)
 		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "helper", Image: images[0].pod,
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: milliCPU(half)}}})
 	}
-	if m, ok := req[corev1.ResourceMemory]; ok && g.chance(0.1) {
+	if m, ok := req[corev1.ResourceMemory]; ok && chance(r, 0.1) {
 		// An init container asking for more memory than the app: the pod's
 		// request is the larger of the two.
 		pod.Spec.InitContainers = []corev1.Container{{Name: "init", Image: images[0].pod,
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: bytesOf(m.Value() * 2)}}}}
 	}
-	if g.chance(0.06) {
+	if chance(r, 0.06) {
 		// A sidecar (restartable init container): its requests add up with
 		// the app's, and an init container after it comes on top of both.
 		always := corev1.ContainerRestartPolicyAlways
@@ -641,38 +630,38 @@ func (g *gen) pendingRequests(pod *corev1.Pod) {
 	}
 }
 
-func (g *gen) nodeRequirement() corev1.NodeSelectorRequirement {
-	switch g.r.IntN(7) {
+func (g *gen) nodeRequirement(r *rand.Rand) corev1.NodeSelectorRequirement {
+	switch r.IntN(7) {
 	case 0:
-		return corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: subset(g, g.zones)}
+		return corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: subset(r, g.zones)}
 	case 1:
 		return corev1.NodeSelectorRequirement{Key: LabelDiskType, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"hdd"}}
 	case 2:
-		return corev1.NodeSelectorRequirement{Key: LabelGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{pick(g, []string{"1", "2", "3"})}}
+		return corev1.NodeSelectorRequirement{Key: LabelGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{pick(r, []string{"1", "2", "3"})}}
 	case 3:
-		return corev1.NodeSelectorRequirement{Key: LabelGeneration, Operator: corev1.NodeSelectorOpLt, Values: []string{pick(g, []string{"3", "4", "5"})}}
+		return corev1.NodeSelectorRequirement{Key: LabelGeneration, Operator: corev1.NodeSelectorOpLt, Values: []string{pick(r, []string{"3", "4", "5"})}}
 	case 4:
 		return corev1.NodeSelectorRequirement{Key: LabelAccelerator, Operator: corev1.NodeSelectorOpExists}
 	case 5:
 		return corev1.NodeSelectorRequirement{Key: LabelAccelerator, Operator: corev1.NodeSelectorOpDoesNotExist}
 	default:
-		return corev1.NodeSelectorRequirement{Key: LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: subset(g, []string{"small", "medium", "large"})}
+		return corev1.NodeSelectorRequirement{Key: LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: subset(r, []string{"small", "medium", "large"})}
 	}
 }
 
 // nodeSelector returns one or two terms (ORed), each of one or two
 // requirements (ANDed), sometimes with a field requirement on the node name.
-func (g *gen) nodeSelector() *corev1.NodeSelector {
+func (g *gen) nodeSelector(r *rand.Rand) *corev1.NodeSelector {
 	sel := &corev1.NodeSelector{}
-	for range 1 + g.r.IntN(2) {
+	for range 1 + r.IntN(2) {
 		var term corev1.NodeSelectorTerm
-		if g.chance(0.1) {
-			op := pick(g, []corev1.NodeSelectorOperator{corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn})
-			term.MatchFields = []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: op, Values: []string{pick(g, g.nodeNames)}}}
+		if chance(r, 0.1) {
+			op := pick(r, []corev1.NodeSelectorOperator{corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn})
+			term.MatchFields = []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: op, Values: []string{pick(r, g.nodeNames)}}}
 		}
-		if len(term.MatchFields) == 0 || g.chance(0.5) {
-			for range 1 + g.r.IntN(2) {
-				term.MatchExpressions = append(term.MatchExpressions, g.nodeRequirement())
+		if len(term.MatchFields) == 0 || chance(r, 0.5) {
+			for range 1 + r.IntN(2) {
+				term.MatchExpressions = append(term.MatchExpressions, g.nodeRequirement(r))
 			}
 		}
 		sel.NodeSelectorTerms = append(sel.NodeSelectorTerms, term)
@@ -681,10 +670,10 @@ func (g *gen) nodeSelector() *corev1.NodeSelector {
 }
 
 // pendingTerms is one required (anti-)affinity term, sometimes two (ANDed).
-func (g *gen) pendingTerms() []corev1.PodAffinityTerm {
-	terms := []corev1.PodAffinityTerm{g.pendingTerm()}
-	if g.chance(0.2) {
-		terms = append(terms, g.pendingTerm())
+func (g *gen) pendingTerms(r *rand.Rand) []corev1.PodAffinityTerm {
+	terms := []corev1.PodAffinityTerm{g.pendingTerm(r)}
+	if chance(r, 0.2) {
+		terms = append(terms, g.pendingTerm(r))
 	}
 	return terms
 }
@@ -692,13 +681,13 @@ func (g *gen) pendingTerms() []corev1.PodAffinityTerm {
 // pendingTerm is a required (anti-)affinity term of the pending pod; a
 // quarter of them select the pending pod's own app, the self-affinity case
 // kube-scheduler lets the first pod of a group through.
-func (g *gen) pendingTerm() corev1.PodAffinityTerm {
-	app := pick(g, apps)
-	if g.chance(0.25) {
+func (g *gen) pendingTerm(r *rand.Rand) corev1.PodAffinityTerm {
+	app := pick(r, apps)
+	if chance(r, 0.25) {
 		app = g.pendingApp
 	}
-	t := g.podAffinityTerm(app)
-	if g.chance(0.1) {
+	t := g.podAffinityTerm(r, app)
+	if chance(r, 0.1) {
 		// The API server merges matchLabelKeys into the selector as
 		// "team in (<the pod's team>)".
 		t.MatchLabelKeys = []string{LabelTeam}
@@ -706,37 +695,37 @@ func (g *gen) pendingTerm() corev1.PodAffinityTerm {
 	return t
 }
 
-func (g *gen) tolerations() []corev1.Toleration {
+func (g *gen) tolerations(r *rand.Rand) []corev1.Toleration {
 	var out []corev1.Toleration
-	if g.chance(0.04) {
+	if chance(r, 0.04) {
 		return []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 	}
 	seen := map[string]bool{}
 	for _, t := range g.taints {
-		if seen[t.Key+"/"+string(t.Effect)] || !g.chance(0.4) {
+		if seen[t.Key+"/"+string(t.Effect)] || !chance(r, 0.4) {
 			continue
 		}
 		seen[t.Key+"/"+string(t.Effect)] = true
 		tol := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists}
-		if t.Value != "" && g.chance(0.5) {
+		if t.Value != "" && chance(r, 0.5) {
 			tol.Operator, tol.Value = corev1.TolerationOpEqual, t.Value
 		}
-		if g.chance(0.7) {
+		if chance(r, 0.7) {
 			tol.Effect = t.Effect
 		}
-		if tol.Effect == corev1.TaintEffectNoExecute && g.chance(0.3) {
+		if tol.Effect == corev1.TaintEffectNoExecute && chance(r, 0.3) {
 			secs := int64(60)
 			tol.TolerationSeconds = &secs
 		}
 		out = append(out, tol)
 	}
-	if g.anyCordonedNode && g.chance(0.1) {
+	if g.anyCordonedNode && chance(r, 0.1) {
 		out = append(out, corev1.Toleration{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	return out
 }
 
-func (g *gen) spreadConstraints() []corev1.TopologySpreadConstraint {
+func (g *gen) spreadConstraints(r *rand.Rand) []corev1.TopologySpreadConstraint {
 	type slot struct {
 		key  string
 		when corev1.UnsatisfiableConstraintAction
@@ -747,32 +736,32 @@ func (g *gen) spreadConstraints() []corev1.TopologySpreadConstraint {
 			slots = append(slots, slot{key, when})
 		}
 	}
-	g.r.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
+	r.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
 	var out []corev1.TopologySpreadConstraint
-	for _, s := range slots[:1+g.r.IntN(2)] {
+	for _, s := range slots[:1+r.IntN(2)] {
 		app := g.pendingApp
-		if g.chance(0.25) {
-			app = pick(g, apps)
+		if chance(r, 0.25) {
+			app = pick(r, apps)
 		}
 		c := corev1.TopologySpreadConstraint{
-			MaxSkew:           1 + g.r.Int32N(3),
+			MaxSkew:           1 + r.Int32N(3),
 			TopologyKey:       s.key,
 			WhenUnsatisfiable: s.when,
 			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelApp: app}},
 		}
-		if s.when == corev1.DoNotSchedule && g.chance(0.2) {
-			minDomains := 2 + g.r.Int32N(3)
+		if s.when == corev1.DoNotSchedule && chance(r, 0.2) {
+			minDomains := 2 + r.Int32N(3)
 			c.MinDomains = &minDomains
 		}
-		if g.chance(0.15) {
-			p := pick(g, []corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyIgnore, corev1.NodeInclusionPolicyHonor})
+		if chance(r, 0.15) {
+			p := pick(r, []corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyIgnore, corev1.NodeInclusionPolicyHonor})
 			c.NodeAffinityPolicy = &p
 		}
-		if g.chance(0.15) {
-			p := pick(g, []corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyIgnore, corev1.NodeInclusionPolicyHonor})
+		if chance(r, 0.15) {
+			p := pick(r, []corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyIgnore, corev1.NodeInclusionPolicyHonor})
 			c.NodeTaintsPolicy = &p
 		}
-		if g.chance(0.1) {
+		if chance(r, 0.1) {
 			c.MatchLabelKeys = []string{LabelTeam}
 		}
 		out = append(out, c)
