@@ -2,7 +2,6 @@ package workload_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,8 +18,6 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
-
-var updateWorkloads = flag.Bool("update-workloads", false, "rewrite testdata/*.golden")
 
 // expandedPod is what a workload golden file records of each pod: what the
 // controllers and webhooks give it that scheduling reads.
@@ -52,7 +49,7 @@ func whatIf(t *testing.T, data []byte, source string, classes []*schedulingv1.Pr
 // TestWorkloadExpansion expands every manifest in testdata into
 // the pods its controllers would create (after the Priority admission
 // plugin and the workloads' webhooks) and compares them with the golden
-// file beside it; -update-workloads rewrites them.
+// file beside it; -update rewrites them.
 func TestWorkloadExpansion(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.yaml")
 	if err != nil || len(files) == 0 {
@@ -78,19 +75,7 @@ func TestWorkloadExpansion(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *updateWorkloads {
-				if err := os.WriteFile(golden, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./pkg/gang -run TestWorkloadExpansion -update-workloads writes it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(out)); diff != "" {
-				t.Errorf("%s differs (-want +got):\n%s", golden, diff)
-			}
+			testutil.Golden(t, golden, out)
 		})
 	}
 }
