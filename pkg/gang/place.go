@@ -355,44 +355,63 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	return p, nil
 }
 
+// placing is what every attempt of one placement shares: the scheduler
+// they fork, the members they place and the ones that count already.
+type placing struct {
+	ctx  context.Context
+	base *schedule.Scheduler
+	// pending are the members to place, their gates taken away; members
+	// are the same as they are, the key of kept attempts (PendingUngated
+	// copies a gated member each time).
+	pending, members []*corev1.Pod
+	attempts         *Attempts
+	// running are the members bound already; succeeded counts the
+	// finished ones that count toward the minimum.
+	running   []*corev1.Pod
+	succeeded int
+	minMember int32
+}
+
+// whole is the attempt on the whole cluster.
+func (pl *placing) whole() (domainsOutcome, error) {
+	a, err := pl.attempts.get(pl.base, "", pl.members, func() (*attempt, error) { return attemptOn(pl.ctx, pl.base, "", pl.pending) })
+	return domainsOutcome{best: a, running: len(pl.running), need: int(pl.minMember) - len(pl.running) - pl.succeeded}, err
+}
+
 // placeMembers is the placement without the source's gate.
 func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
-	p := &Placement{Gang: g, MinMember: g.MinMember}
 	// A member being deleted still holds its node, which the snapshot
-	// accounts for, but no longer counts toward the minimum, as in validity.
-	p.Running = g.Running()
-	pending := g.PendingUngated()
-	// The attempts are kept by the members as they are (PendingUngated
-	// copies a gated member each time).
-	members := g.Pending()
-	whole := func() (*attempt, error) {
-		return opts.Attempts.get(base, "", members, func() (*attempt, error) { return attemptOn(ctx, base, "", pending) })
-	}
-	// Succeeded members count toward the minimum as running ones do (only
-	// sources that count them keep them).
-	p.Succeeded = len(g.Succeeded)
-
+	// accounts for, but no longer counts toward the minimum, as in
+	// validity; succeeded members count as running ones do (only sources
+	// that count them keep them).
+	pl := &placing{ctx: ctx, base: base, pending: g.PendingUngated(), members: g.Pending(), attempts: opts.Attempts,
+		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember}
+	p := &Placement{Gang: g, MinMember: g.MinMember, Running: pl.running, Succeeded: pl.succeeded}
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
-	// The whole cluster: every running member counts, need is how many
-	// pending ones the best attempt must place.
-	out := domainsOutcome{running: len(p.Running), need: int(g.MinMember) - len(p.Running) - p.Succeeded}
+	var out domainsOutcome
 	var err error
 	switch {
 	case key != "":
 		p.TopologyKey = key
-		out, err = placeInDomains(ctx, base, key, pending, members, opts.Attempts, p)
+		out, err = pl.inDomains(key)
 	case preferred != "":
 		p.TopologyKey, p.PreferredTopologyKey, p.PreferredMet = preferred, preferred, true
-		out, err = placeInDomains(ctx, base, preferred, pending, members, opts.Attempts, p)
+		out, err = pl.inDomains(preferred)
 		if err == nil && (out.best == nil || len(out.best.assignments) < out.need) {
+			// No domain holds it: the whole cluster, the domains kept
+			// for what each held.
 			p.TopologyKey, p.PreferredMet = "", false
-			out = domainsOutcome{domains: out.domains, running: len(p.Running), need: int(g.MinMember) - len(p.Running) - p.Succeeded}
-			out.best, err = whole()
+			domains := out.domains
+			out, err = pl.whole()
+			out.domains = domains
 		}
 	case g.SubGroups != nil:
-		out.best, err = placeSubGroups(ctx, base, g.SubGroups, pending)
+		out, err = pl.whole()
+		if err == nil {
+			out.best, err = placeSubGroups(ctx, base, g.SubGroups, pl.pending)
+		}
 	default:
-		out.best, err = whole()
+		out, err = pl.whole()
 	}
 	if err != nil {
 		return nil, err
@@ -453,13 +472,13 @@ type domainsOutcome struct {
 	conflict      string
 }
 
-// placeInDomains tries every value of key as a candidate placement. A
+// inDomains tries every value of key as a candidate placement. A
 // member running in a domain counts there only: when members already run
 // in one domain, the gang is pinned to it; when they run in several (or on
 // nodes without the label), no domain can hold the gang (the conflict says
-// why) and the domains are tried only for the diagnosis. p gives the
-// running members and the minimum; it is not changed.
-func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, pending, members []*corev1.Pod, attempts *Attempts, p *Placement) (domainsOutcome, error) {
+// why) and the domains are tried only for the diagnosis.
+func (pl *placing) inDomains(key string) (domainsOutcome, error) {
+	ctx, base, pending := pl.ctx, pl.base, pl.pending
 	var out domainsOutcome
 	domains := map[string][]*framework.NodeInfo{}
 	valueOf := map[string]string{}
@@ -471,7 +490,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	}
 	runningIn := map[string]int{}
 	outside := 0
-	for _, pod := range p.Running {
+	for _, pod := range pl.running {
 		if v, ok := valueOf[pod.Spec.NodeName]; ok {
 			runningIn[v]++
 		} else {
@@ -495,7 +514,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		if out.conflict != "" || (pinned != "" && v != pinned) {
 			return impossible
 		}
-		return int(p.MinMember) - runningIn[v] - p.Succeeded
+		return int(pl.minMember) - runningIn[v] - pl.succeeded
 	}
 
 	values := make([]string, 0, len(domains))
@@ -523,7 +542,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 	bestNeed := 0
 	try := func(i int) error {
 		dr := &out.domains[i]
-		a, err := attempts.get(base, key+"="+dr.Value, members, func() (*attempt, error) {
+		a, err := pl.attempts.get(base, key+"="+dr.Value, pl.members, func() (*attempt, error) {
 			nodes := domains[dr.Value]
 			s, err := base.Fork()
 			if err != nil {
@@ -590,7 +609,7 @@ func placeInDomains(ctx context.Context, base *schedule.Scheduler, key string, p
 		}
 	}
 	if best == nil {
-		out.running, out.need = len(p.Running), int(p.MinMember)-len(p.Running)-p.Succeeded
+		out.running, out.need = len(pl.running), int(pl.minMember)-len(pl.running)-pl.succeeded
 		return out, nil
 	}
 	out.best, out.running, out.need = best, runningIn[best.domain], bestNeed
