@@ -157,6 +157,10 @@ func TestGangStopsBeforeTheCommit(t *testing.T) {
 		want:  notBound(ReasonInterrupted, "interrupted before binding: nothing was written"),
 		calls: map[string]int{"Bind": 3},
 	}, {
+		name: "interrupted, --dry-run=client",
+		opts: Options{DryRun: DryRunClient, Interrupted: interrupted},
+		want: notBound(ReasonInterrupted, "interrupted before binding: nothing was written"),
+	}, {
 		name: "the gang does not fit the snapshot",
 		snap: cluster(2, 3, members(3)...),
 		want: outcome{Verdict: VerdictNotBound, Reason: ReasonUnschedulable,
