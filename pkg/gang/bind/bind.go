@@ -1,18 +1,17 @@
 // Package bind binds every member of a gang to its planned node, or none,
 // as far as the API allows: the protocol of docs/design.md#binding-a-gang.
-// Gang runs it; check.go holds the steps before the commit (permissions, the
-// fresh read and the re-check of the plan), commit.go what settles each
-// Binding after it. It talks to the API server only through Client, which
-// pkg/gang/kube implements.
+// Gang runs its steps in order; check.go holds those before the commit
+// (permissions, the re-check of the plan, the server's dry run), reread.go
+// the fresh read of the cluster the re-check runs on, and commit.go the
+// commit and what follows it (verify, events, --on-partial). It talks to
+// the API server only through Client, which pkg/gang/kube implements.
 package bind
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -205,19 +204,6 @@ const DefaultParallelism = 64
 // DefaultBulkReads is Options.BulkReads' default.
 const DefaultBulkReads = 32
 
-// serverDryRun sends every planned Binding with dryRun=All and returns the
-// refusals.
-func serverDryRun(ctx context.Context, c Client, p *gang.Placement, workers int) []string {
-	rejected := make([]string, len(p.Assignments))
-	forEach(workers, len(p.Assignments), nil, func(i int) {
-		a := p.Assignments[i]
-		if err := c.Bind(ctx, binding(a), true); err != nil {
-			rejected[i] = fmt.Sprintf("%s to %s: %v", podKey(a.Pod), a.Node, err)
-		}
-	})
-	return slices.DeleteFunc(rejected, func(s string) bool { return s == "" })
-}
-
 // ErrForbidden wraps a missing permission found before anything is written.
 var ErrForbidden = errors.New("forbidden")
 
@@ -230,16 +216,72 @@ var ErrForbidden = errors.New("forbidden")
 // could not decide (an API failure before the commit, or a permission
 // missing); a report is returned whenever anything was written.
 func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, opts Options) (*Report, error) {
-	if opts.Parallelism <= 0 {
-		opts.Parallelism = DefaultParallelism
-	}
-	if opts.BulkReads == 0 {
-		opts.BulkReads = DefaultBulkReads
-	}
+	opts = opts.withDefaults()
 	p, err := gang.Place(ctx, snap, g, opts.Place)
 	if err != nil {
 		return nil, err
 	}
+	b := &binder{c: c, g: g, p: p, opts: opts, r: newReport(g, p)}
+	if !b.bindable() {
+		return b.r, nil
+	}
+	// The numbered steps of docs/design.md#binding-a-gang.
+	// 1. Permissions, before anything is read again or written.
+	if err := checkPermissions(ctx, c, g, opts); err != nil {
+		return nil, err
+	}
+	// 2. The fresh read and the re-check of the plan, and 3. the server's
+	// dry run alongside; either may stop the run with nothing written, as
+	// may --dry-run.
+	stop, err := b.check(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	if stop {
+		return b.r, nil
+	}
+	// From here the requests must not die with the user's context: an
+	// interrupt stops new Bindings, the ones in flight finish.
+	commitCtx := context.WithoutCancel(ctx)
+	// 4. Commit.
+	sent, answers := b.commit(commitCtx)
+	// 5. Verify: every member is read back.
+	bound := b.verify(commitCtx, sent, answers)
+	// 6. Events, once the Bindings are done: written alongside them, they
+	// slow the Bindings more than they cost on their own.
+	b.recordScheduled(bound)
+	// 5, continued: the verdict, and --on-partial when fewer than the
+	// minimum are bound.
+	b.conclude(commitCtx, bound)
+	// 6, continued: the native PodGroup's condition, and the events flushed.
+	b.setPodGroupScheduled(commitCtx, len(bound))
+	b.r.LostEvents = c.Flush(commitCtx)
+	return b.r, nil
+}
+
+// binder is one run of the protocol: what it binds, how, and the report it
+// fills step by step.
+type binder struct {
+	c    Client
+	g    *gang.Gang
+	p    *gang.Placement
+	opts Options
+	r    *Report
+}
+
+func (o Options) withDefaults() Options {
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	if o.BulkReads == 0 {
+		o.BulkReads = DefaultBulkReads
+	}
+	return o
+}
+
+// newReport starts the report of binding p: nothing bound yet, and the
+// members bound before (and those that succeeded) counted.
+func newReport(g *gang.Gang, p *gang.Placement) *Report {
 	r := &Report{Gang: g, Placement: p, MinMember: g.MinMember, Verdict: VerdictNotBound}
 	for _, a := range p.Assignments {
 		r.Members = append(r.Members, MemberResult{Pod: a.Pod, Node: a.Node, Result: OutcomeNotBound})
@@ -248,18 +290,25 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 		r.Members = append(r.Members, MemberResult{Pod: pod, Node: pod.Spec.NodeName, Result: OutcomeAlreadyBound})
 	}
 	r.BoundMembers = int32(len(p.Running) + p.Succeeded)
+	return r
+}
+
+// bindable reports whether the plan is one bind may write; if not, the
+// report says why (or that every member is bound already).
+func (b *binder) bindable() bool {
+	p, r := b.p, b.r
 	if p.Verdict != gang.VerdictPlaced {
 		r.Reason, r.Message = ReasonUnschedulable, p.Message
-		return r, nil
+		return false
 	}
 	if len(p.Assignments) == 0 {
 		r.Verdict, r.Message = VerdictBound, "every member is bound already"
-		return r, nil
+		return false
 	}
 	if !p.Verified() {
 		r.Reason = ReasonNotEvaluated
 		r.Message = "not bound: the plan depends on what was not evaluated: " + strings.Join(p.AllNotEvaluated(), "; ")
-		return r, nil
+		return false
 	}
 	// kube-scheduler writes a claim's allocation and reservation (PreBind)
 	// before it binds the pod, and the kubelet runs no pod whose claims do
@@ -276,136 +325,9 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 		r.Reason = ReasonResourceClaims
 		r.Message = fmt.Sprintf("not bound: %d member(s) use ResourceClaims (%s), whose allocation bind does not write; kube-scheduler allocates and binds them",
 			len(withClaims), strings.Join(withClaims[:min(3, len(withClaims))], ", "))
-		return r, nil
+		return false
 	}
-	if err := checkPermissions(ctx, c, g, opts); err != nil {
-		return nil, err
-	}
-	// The server's dry run of every Binding (admission, the UID
-	// precondition) writes nothing, so it runs while the cluster is read
-	// again and the plan re-checked; its answers count only once those
-	// found nothing changed.
-	var rejected []string
-	var dry sync.WaitGroup
-	if opts.DryRun != DryRunClient {
-		dry.Go(func() { rejected = serverDryRun(ctx, c, p, opts.Parallelism) })
-	}
-	fresh, changed, same, err := reread(ctx, c, snap, p, opts)
-	if err == nil && len(changed) == 0 && !same {
-		// Something on the target nodes changed since the snapshot: the
-		// plan is run again on what they hold now. (Unchanged, the
-		// placement ran these very cycles.)
-		changed, err = recheck(ctx, fresh, p, opts.Place)
-	}
-	dry.Wait()
-	if err != nil {
-		return nil, err
-	}
-	if len(changed) > 0 {
-		r.Reason = ReasonChanged
-		r.Message = "the cluster changed since the snapshot, nothing was bound: " + strings.Join(changed, "; ")
-		return r, nil
-	}
-	if interrupted(opts.Interrupted) {
-		r.Reason, r.Message = ReasonInterrupted, "interrupted before binding: nothing was written"
-		return r, nil
-	}
-	if opts.DryRun == DryRunClient {
-		return dryRunDone(r, "plan re-checked against the cluster; nothing was written (--dry-run=client)"), nil
-	}
-	if len(rejected) > 0 {
-		r.Reason = ReasonRejected
-		r.Message = "the server's dry run refused a Binding, nothing was bound: " + strings.Join(rejected, "; ")
-		return r, nil
-	}
-	if opts.DryRun == DryRunServer {
-		return dryRunDone(r, "every Binding passed the server's dry run; nothing was written (--dry-run=server)"), nil
-	}
-	if interrupted(opts.Interrupted) {
-		r.Reason, r.Message = ReasonInterrupted, "interrupted before binding: nothing was written"
-		return r, nil
-	}
-
-	// Commit. The requests must not die with the user's context: an
-	// interrupt stops new ones, the ones in flight finish. The events come
-	// after the Bindings: written alongside them, they slow the Bindings
-	// more than they cost on their own (docs/design.md#binding-a-gang).
-	commitCtx := context.WithoutCancel(ctx)
-	sent := make([]bool, len(p.Assignments))
-	failures := make([]error, len(p.Assignments))
-	var mu sync.Mutex
-	done := 0
-	forEach(opts.Parallelism, len(p.Assignments), opts.Interrupted, func(i int) {
-		sent[i] = true
-		a := p.Assignments[i]
-		failures[i] = c.Bind(commitCtx, binding(a), false)
-		if opts.Progress != nil {
-			mu.Lock()
-			done++
-			opts.Progress(done, len(p.Assignments))
-			mu.Unlock()
-		}
-	})
-
-	// Verify: every member is read back; an answer that was lost or an
-	// error is decided by what the server holds.
-	readBack := readBackFunc(commitCtx, c, p, opts)
-	var boundNow []int
-	forEach(opts.Parallelism, len(p.Assignments), nil, func(i int) {
-		m := &r.Members[i]
-		if !sent[i] {
-			m.Message = "not sent: interrupted"
-			return
-		}
-		pod, err := readBack(p.Assignments[i].Pod)
-		m.Result, m.Message = verify(pod, err, p.Assignments[i], failures[i])
-	})
-	// Every member the server holds bound gets kube-scheduler's event,
-	// those whose answer was lost included.
-	for i := range p.Assignments {
-		if r.Members[i].Result == OutcomeBound {
-			boundNow = append(boundNow, i)
-			c.Scheduled(p.Assignments[i].Pod, p.Assignments[i].Node)
-		}
-	}
-	r.BoundMembers += int32(len(boundNow))
-
-	switch {
-	case len(boundNow) == len(p.Assignments):
-		r.Verdict, r.Reason = VerdictBound, ""
-		r.Message = fmt.Sprintf("bound %d members; %d of minimum %d are bound", len(boundNow), r.BoundMembers, r.MinMember)
-	case r.BoundMembers >= r.MinMember:
-		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
-		r.Message = fmt.Sprintf("bound %d of %d planned members; the gang has its minimum (%d of %d bound), the rest were left unbound",
-			len(boundNow), len(p.Assignments), r.BoundMembers, r.MinMember)
-	case len(boundNow) == 0:
-		r.Verdict, r.Reason = VerdictNotBound, ReasonBindFailed
-		r.Message = "no Binding succeeded, nothing was bound"
-		if interrupted(opts.Interrupted) {
-			r.Reason = ReasonInterrupted
-		}
-	default:
-		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
-		if interrupted(opts.Interrupted) {
-			r.Reason = ReasonInterrupted
-		}
-		r.Message = fmt.Sprintf("only %d of minimum %d members are bound", r.BoundMembers, r.MinMember)
-		if opts.OnPartial == OnPartialDelete {
-			deleted := undo(commitCtx, c, r, boundNow, opts.Parallelism)
-			r.BoundMembers -= int32(deleted)
-			r.Message += fmt.Sprintf("; deleted the %d pods this run bound so their controllers recreate them", deleted)
-		} else {
-			r.Message += "; the bound members were left bound (--on-partial=report)"
-		}
-	}
-	if r.BoundMembers >= r.MinMember && len(boundNow) > 0 && g.Source == gang.SourceNative && g.PodGroup != nil {
-		msg := fmt.Sprintf("%d of minimum %d members bound by kubectl-gang", r.BoundMembers, r.MinMember)
-		if err := c.SetScheduled(commitCtx, g.PodGroup, msg); err != nil {
-			r.Message += fmt.Sprintf("; could not set the PodGroup's condition: %v", err)
-		}
-	}
-	r.LostEvents = c.Flush(commitCtx)
-	return r, nil
+	return true
 }
 
 func dryRunDone(r *Report, msg string) *Report {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -62,67 +62,110 @@ func describeAttr(a authorizationv1.ResourceAttributes) string {
 	return fmt.Sprintf("%s %s in namespace %s", a.Verb, res, a.Namespace)
 }
 
-// memberRead is a member as read again, or the error reading it.
-type memberRead struct {
-	pod *corev1.Pod
-	err error
-}
-
-// nodeRead is a target node as read again with the pods on it, or the
-// error reading it.
-type nodeRead struct {
-	node *corev1.Node
-	pods []*corev1.Pod
-	err  error
-}
-
-// reread reads every member and every target node again, and the pods on
-// those nodes, and returns the snapshot with them in place of what was read
-// before, or what changed in a way that stops the bind.
-func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Placement, opts Options) (*schedule.Snapshot, []string, bool, error) {
-	members := make([]memberRead, len(p.Assignments)+len(p.Running))
-	all := make([]*corev1.Pod, 0, len(members))
-	for _, a := range p.Assignments {
-		all = append(all, a.Pod)
+// check runs steps 2 and 3 (docs/design.md#binding-a-gang): the fresh read
+// and the re-check of the plan, with the server's dry run of every Binding
+// alongside. It reports whether the run stops before the commit; the
+// report then says why.
+func (b *binder) check(ctx context.Context, snap *schedule.Snapshot) (bool, error) {
+	// The server's dry run (admission, the UID precondition) writes
+	// nothing, so it runs while the cluster is read again and the plan
+	// re-checked; its answers count only once those found nothing changed.
+	var rejected []string
+	var dry sync.WaitGroup
+	if b.opts.DryRun != DryRunClient {
+		dry.Go(func() { rejected = serverDryRun(ctx, b.c, b.p, b.opts.Parallelism) })
 	}
-	all = append(all, p.Running...)
-	var nodes []string
-	for _, a := range p.Assignments {
-		if !slices.Contains(nodes, a.Node) {
-			nodes = append(nodes, a.Node)
-		}
-	}
-	sort.Strings(nodes)
-	reads := make([]nodeRead, len(nodes))
-
-	var err error
-	switch {
-	case !bulk(opts, len(all)+len(nodes)):
-		readEach(ctx, c, all, nodes, members, reads, opts.Parallelism)
-	default:
-		var read bool
-		if read, err = readByVersions(ctx, c, snap, all, nodes, members, reads, opts); err == nil && !read {
-			err = readByLists(ctx, c, all, nodes, members, reads)
-		}
-	}
+	changed, err := b.recheckCluster(ctx, snap)
+	dry.Wait()
 	if err != nil {
-		return nil, nil, false, err
+		return false, err
 	}
+	return b.stopBeforeCommit(changed, rejected), nil
+}
 
+// recheckCluster reads every member and target node again, and the pods on
+// those nodes, and returns what changed in a way that stops the bind:
+// a member gone, recreated, bound or gated, a node gone, or a node that no
+// longer fits its members.
+func (b *binder) recheckCluster(ctx context.Context, snap *schedule.Snapshot) ([]string, error) {
+	rr := newReread(b.c, snap, b.p, b.opts)
+	if err := rr.read(ctx); err != nil {
+		return nil, err
+	}
+	if changed, err := rr.changedMembers(); err != nil || len(changed) > 0 {
+		return changed, err
+	}
+	fresh, changed, err := rr.freshSnapshot()
+	if err != nil || len(changed) > 0 {
+		return changed, err
+	}
+	if sameObjects(snap, fresh, rr.targetSet()) {
+		// The placement ran these very cycles.
+		return nil, nil
+	}
+	// Something on the target nodes changed since the snapshot: the plan
+	// is run again on what they hold now.
+	return recheck(ctx, fresh, b.p, b.opts.Place)
+}
+
+// stopBeforeCommit decides, in this order, whether the run stops before
+// the commit: the cluster changed, the user interrupted, --dry-run=client
+// is done, the server's dry run refused a Binding, --dry-run=server is
+// done, or the user interrupted meanwhile.
+func (b *binder) stopBeforeCommit(changed, rejected []string) bool {
+	r := b.r
+	switch {
+	case len(changed) > 0:
+		r.Reason = ReasonChanged
+		r.Message = "the cluster changed since the snapshot, nothing was bound: " + strings.Join(changed, "; ")
+	case interrupted(b.opts.Interrupted):
+		r.Reason, r.Message = ReasonInterrupted, "interrupted before binding: nothing was written"
+	case b.opts.DryRun == DryRunClient:
+		dryRunDone(r, "plan re-checked against the cluster; nothing was written (--dry-run=client)")
+	case len(rejected) > 0:
+		r.Reason = ReasonRejected
+		r.Message = "the server's dry run refused a Binding, nothing was bound: " + strings.Join(rejected, "; ")
+	case b.opts.DryRun == DryRunServer:
+		dryRunDone(r, "every Binding passed the server's dry run; nothing was written (--dry-run=server)")
+	case interrupted(b.opts.Interrupted):
+		r.Reason, r.Message = ReasonInterrupted, "interrupted before binding: nothing was written"
+	default:
+		return false
+	}
+	return true
+}
+
+// serverDryRun sends every planned Binding with dryRun=All and returns the
+// refusals.
+func serverDryRun(ctx context.Context, c Client, p *gang.Placement, workers int) []string {
+	rejected := make([]string, len(p.Assignments))
+	forEach(workers, len(p.Assignments), nil, func(i int) {
+		a := p.Assignments[i]
+		if err := c.Bind(ctx, binding(a), true); err != nil {
+			rejected[i] = fmt.Sprintf("%s to %s: %v", podKey(a.Pod), a.Node, err)
+		}
+	})
+	return slices.DeleteFunc(rejected, func(s string) bool { return s == "" })
+}
+
+// changedMembers says how the members read again differ from the plan's:
+// gone, recreated, being deleted, bound (a planned one) or moved (one bound
+// before), or gated.
+func (rr *reread) changedMembers() ([]string, error) {
 	var changed []string
-	for i, m := range members {
-		want := all[i]
+	for i, m := range rr.memberReads {
+		want := rr.all[i]
 		key := podKey(want)
 		switch {
 		case apierrors.IsNotFound(m.err):
 			changed = append(changed, key+" was deleted")
 		case m.err != nil:
-			return nil, nil, false, fmt.Errorf("reading pod %s: %w", key, m.err)
+			return nil, fmt.Errorf("reading pod %s: %w", key, m.err)
 		case m.pod.UID != want.UID:
 			changed = append(changed, key+" was recreated (new UID)")
 		case m.pod.DeletionTimestamp != nil:
 			changed = append(changed, key+" is being deleted")
-		case i >= len(p.Assignments):
+		case i >= rr.planned:
 			if m.pod.Spec.NodeName != want.Spec.NodeName {
 				changed = append(changed, fmt.Sprintf("%s moved from %s to %q", key, want.Spec.NodeName, m.pod.Spec.NodeName))
 			}
@@ -133,53 +176,55 @@ func reread(ctx context.Context, c Client, snap *schedule.Snapshot, p *gang.Plac
 				key, strings.Join(gang.GateNames([]*corev1.Pod{m.pod}), ", ")))
 		}
 	}
-	if len(changed) > 0 {
-		return nil, changed, false, nil
-	}
+	return changed, nil
+}
 
-	fresh := *snap
-	fresh.Nodes = slices.Clone(snap.Nodes)
+// freshSnapshot returns the snapshot with the target nodes as read again
+// and the pods on them as read now in place of the snapshot's, or which
+// target nodes are gone.
+func (rr *reread) freshSnapshot() (*schedule.Snapshot, []string, error) {
+	fresh := *rr.snap
+	fresh.Nodes = slices.Clone(rr.snap.Nodes)
 	index := map[string]int{}
 	for i, n := range fresh.Nodes {
 		index[n.Name] = i
 	}
-	target := map[string]bool{}
-	for i, r := range reads {
+	var gone []string
+	for i, r := range rr.nodeReads {
 		switch {
 		case apierrors.IsNotFound(r.err):
-			changed = append(changed, "node "+nodes[i]+" was deleted")
+			gone = append(gone, "node "+rr.nodes[i]+" was deleted")
 			continue
 		case r.err != nil:
-			return nil, nil, false, fmt.Errorf("reading node %s: %w", nodes[i], r.err)
+			return nil, nil, fmt.Errorf("reading node %s: %w", rr.nodes[i], r.err)
 		}
-		target[nodes[i]] = true
-		if j, ok := index[nodes[i]]; ok {
+		if j, ok := index[rr.nodes[i]]; ok {
 			fresh.Nodes[j] = r.node
 		} else {
 			fresh.Nodes = append(fresh.Nodes, r.node)
 		}
 	}
-	if len(changed) > 0 {
-		return nil, changed, false, nil
+	if len(gone) > 0 {
+		return nil, gone, nil
 	}
 	// The pods on the target nodes as read now replace the snapshot's,
 	// including any the snapshot had pending (a preemptor bound since).
 	reread := map[types.NamespacedName]bool{}
-	for _, r := range reads {
+	for _, r := range rr.nodeReads {
 		for _, pod := range r.pods {
 			reread[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] = true
 		}
 	}
 	fresh.Pods = nil
-	for _, pod := range snap.Pods {
-		if !target[pod.Spec.NodeName] && !reread[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] {
+	for _, pod := range rr.snap.Pods {
+		if _, onTarget := rr.targets[pod.Spec.NodeName]; !onTarget && !reread[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] {
 			fresh.Pods = append(fresh.Pods, pod)
 		}
 	}
-	for _, r := range reads {
+	for _, r := range rr.nodeReads {
 		fresh.Pods = append(fresh.Pods, r.pods...)
 	}
-	return &fresh, nil, sameObjects(snap, &fresh, target), nil
+	return &fresh, nil, nil
 }
 
 // sameObjects reports whether the target nodes and the pods on them (and

@@ -5,17 +5,117 @@ import (
 	"fmt"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
-// verify decides, from the server's copy of the pod (or the error reading
+// commit sends every planned Binding (step 4 of
+// docs/design.md#binding-a-gang), opts.Parallelism in flight, until the
+// user interrupts; it returns which were sent and what each answered.
+func (b *binder) commit(ctx context.Context) (sent []bool, answers []error) {
+	n := len(b.p.Assignments)
+	sent, answers = make([]bool, n), make([]error, n)
+	var mu sync.Mutex
+	done := 0
+	forEach(b.opts.Parallelism, n, b.opts.Interrupted, func(i int) {
+		sent[i] = true
+		answers[i] = b.c.Bind(ctx, binding(b.p.Assignments[i]), false)
+		if b.opts.Progress != nil {
+			mu.Lock()
+			done++
+			b.opts.Progress(done, n)
+			mu.Unlock()
+		}
+	})
+	return sent, answers
+}
+
+// verify reads every member back (step 5) and settles each Binding by
+// what the server holds: an answer that was lost, or an error, does not
+// decide it. It returns the planned members bound now, by index.
+func (b *binder) verify(ctx context.Context, sent []bool, answers []error) []int {
+	readBack := readBackFunc(ctx, b.c, b.p, b.opts)
+	forEach(b.opts.Parallelism, len(b.p.Assignments), nil, func(i int) {
+		m := &b.r.Members[i]
+		if !sent[i] {
+			m.Message = "not sent: interrupted"
+			return
+		}
+		pod, err := readBack(b.p.Assignments[i].Pod)
+		m.Result, m.Message = settle(pod, err, b.p.Assignments[i], answers[i])
+	})
+	var bound []int
+	for i := range b.p.Assignments {
+		if b.r.Members[i].Result == OutcomeBound {
+			bound = append(bound, i)
+		}
+	}
+	b.r.BoundMembers += int32(len(bound))
+	return bound
+}
+
+// recordScheduled records kube-scheduler's event for every member the
+// server holds bound (step 6), those whose answer was lost included.
+func (b *binder) recordScheduled(bound []int) {
+	for _, i := range bound {
+		b.c.Scheduled(b.p.Assignments[i].Pod, b.p.Assignments[i].Node)
+	}
+}
+
+// conclude gives the verdict; with fewer than the minimum bound, it
+// leaves the members this run bound or deletes them (opts.OnPartial).
+func (b *binder) conclude(ctx context.Context, bound []int) {
+	r, planned := b.r, len(b.p.Assignments)
+	switch {
+	case len(bound) == planned:
+		r.Verdict, r.Reason = VerdictBound, ""
+		r.Message = fmt.Sprintf("bound %d members; %d of minimum %d are bound", len(bound), r.BoundMembers, r.MinMember)
+	case r.BoundMembers >= r.MinMember:
+		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
+		r.Message = fmt.Sprintf("bound %d of %d planned members; the gang has its minimum (%d of %d bound), the rest were left unbound",
+			len(bound), planned, r.BoundMembers, r.MinMember)
+	case len(bound) == 0:
+		r.Verdict, r.Reason = VerdictNotBound, ReasonBindFailed
+		r.Message = "no Binding succeeded, nothing was bound"
+		if interrupted(b.opts.Interrupted) {
+			r.Reason = ReasonInterrupted
+		}
+	default:
+		r.Verdict, r.Reason = VerdictPartiallyBound, ReasonBindFailed
+		if interrupted(b.opts.Interrupted) {
+			r.Reason = ReasonInterrupted
+		}
+		r.Message = fmt.Sprintf("only %d of minimum %d members are bound", r.BoundMembers, r.MinMember)
+		if b.opts.OnPartial == OnPartialDelete {
+			deleted := undo(ctx, b.c, r, bound, b.opts.Parallelism)
+			r.BoundMembers -= int32(deleted)
+			r.Message += fmt.Sprintf("; deleted the %d pods this run bound so their controllers recreate them", deleted)
+		} else {
+			r.Message += "; the bound members were left bound (--on-partial=report)"
+		}
+	}
+}
+
+// setPodGroupScheduled sets a native PodGroup's PodGroupInitiallyScheduled
+// condition once this run has bound members and the minimum is bound, as
+// kube-scheduler does.
+func (b *binder) setPodGroupScheduled(ctx context.Context, boundNow int) {
+	r, g := b.r, b.g
+	if r.BoundMembers < r.MinMember || boundNow == 0 || g.Source != gang.SourceNative || g.PodGroup == nil {
+		return
+	}
+	msg := fmt.Sprintf("%d of minimum %d members bound by kubectl-gang", r.BoundMembers, r.MinMember)
+	if err := b.c.SetScheduled(ctx, g.PodGroup, msg); err != nil {
+		r.Message += fmt.Sprintf("; could not set the PodGroup's condition: %v", err)
+	}
+}
+
+// settle decides, from the server's copy of the pod (or the error reading
 // it), what became of a Binding whose answer was err.
-func verify(pod *corev1.Pod, getErr error, a gang.Assignment, err error) (Outcome, string) {
+func settle(pod *corev1.Pod, getErr error, a gang.Assignment, err error) (Outcome, string) {
 	switch {
 	case apierrors.IsNotFound(getErr):
 		return OutcomeNotBound, "the pod was deleted"
