@@ -176,7 +176,9 @@ type NotEvaluatedField struct {
 }
 
 // String words it as explain, place and admit list it: "FIELD (VALUE): REASON".
-func (u NotEvaluatedField) String() string { return fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason) }
+func (u NotEvaluatedField) String() string {
+	return fmt.Sprintf("%s (%s): %s", u.Field, u.Value, u.Reason)
+}
 
 // SortMembers puts the members in the order kube-scheduler's queue would take
 // them (queuesort.Compare). Call it again after changing priorities.

@@ -32,17 +32,17 @@ import (
 // FromManifests reproduces so that selectors in the templates (spread
 // constraints, affinities) match the what-if pods as they would match real ones.
 const (
-	jobNameLabel          = "batch.kubernetes.io/job-name"
-	legacyJobNameLabel    = "job-name"
-	jobCompletionIndex    = "batch.kubernetes.io/job-completion-index"
-	statefulSetPodName    = "statefulset.kubernetes.io/pod-name"
-	statefulSetPodIndex   = "apps.kubernetes.io/pod-index"
-	volcanoJobNameKey     = "volcano.sh/job-name"
-	volcanoJobNamespace   = "volcano.sh/job-namespace"
-	volcanoQueueNameKey   = "volcano.sh/queue-name"
-	volcanoTaskIndexKey   = "volcano.sh/task-index"
-	volcanoDefaultTask    = "default"
-	volcanoSchedulerName  = "volcano"
+	jobNameLabel           = "batch.kubernetes.io/job-name"
+	legacyJobNameLabel     = "job-name"
+	jobCompletionIndex     = "batch.kubernetes.io/job-completion-index"
+	statefulSetPodName     = "statefulset.kubernetes.io/pod-name"
+	statefulSetPodIndex    = "apps.kubernetes.io/pod-index"
+	volcanoJobNameKey      = "volcano.sh/job-name"
+	volcanoJobNamespace    = "volcano.sh/job-namespace"
+	volcanoQueueNameKey    = "volcano.sh/queue-name"
+	volcanoTaskIndexKey    = "volcano.sh/task-index"
+	volcanoDefaultTask     = "default"
+	volcanoSchedulerName   = "volcano"
 	notEvaluatedClaimsText = "the claims a StatefulSet creates for its pods are not in the snapshot; " +
 		"the what-if pods are placed without those volumes"
 )
@@ -187,7 +187,7 @@ type builder struct {
 	names            []string // the top-level objects' names
 	read             []string // and what they are, for gang.Gang.Read
 	// subGroups are the sub-groups each workload asks for (mergeSubGroups).
-	subGroups   []subGroupsOf
+	subGroups    []subGroupsOf
 	notEvaluated []gang.NotEvaluatedField
 	// excused counts the pods workloads without a PodGroup let the gang
 	// start without (a Kubeflow job's pods beyond its

@@ -177,7 +177,7 @@ func TestGangStopsBeforeTheCommit(t *testing.T) {
 	}, {
 		name: "the plan depends on what was not evaluated",
 		gang: func(g *gang.Gang) {
-			g.Unevaluated = append(g.Unevaluated, gang.Unevaluated{Field: "spec.x", Value: "y", Reason: "not supported"})
+			g.NotEvaluatedFields = append(g.NotEvaluatedFields, gang.NotEvaluatedField{Field: "spec.x", Value: "y", Reason: "not supported"})
 		},
 		want:  notBound(ReasonNotEvaluated, "not bound: the plan depends on what was not evaluated: spec.x (y): not supported"),
 		calls: map[string]int{"Allowed": 0, "GetPod": 0, "Bind": 0},
