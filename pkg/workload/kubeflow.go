@@ -81,16 +81,6 @@ var kubeflowKinds = map[string]kubeflowKind{
 		port: corev1.ContainerPort{Name: "jaxjob-port", ContainerPort: 6666}},
 }
 
-// kubeflowJobKinds are the kubeflow.org/v1 training jobs of the Training
-// Operator, which share one shape: replica specs of pod templates.
-var kubeflowJobKinds = func() map[string]bool {
-	kinds := map[string]bool{}
-	for kind := range kubeflowKinds {
-		kinds[kind] = true
-	}
-	return kinds
-}()
-
 // kubeflowReplicaSpec is one replica spec of a Kubeflow job, the same in
 // both operators.
 type kubeflowReplicaSpec struct {
