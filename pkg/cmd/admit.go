@@ -36,6 +36,9 @@ type AdmitOptions struct {
 	GangVerbOptions
 	// Ungate is the scheduling gate removed from every member once admitted.
 	Ungate string
+	// Lock makes --ungate take turns with bind and other ungates: the
+	// decision is made on what the cluster holds once the run holds it.
+	Lock LockFlags
 }
 
 // NewAdmitOptions returns AdmitOptions with defaults.
@@ -57,6 +60,7 @@ func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 	}
 	o.addFlags(cmd, "to admit")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")
+	o.Lock.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -90,6 +94,16 @@ func (o *AdmitOptions) Validate() error {
 // Run decides admission, prints every check, and with --ungate releases the
 // members; a rejection ends with exit code 3.
 func (o *AdmitOptions) Run(ctx context.Context) error {
+	if o.Ungate != "" {
+		// Two runs releasing gangs onto the same free room take turns, and
+		// each decides on what the cluster holds once it is its turn.
+		return o.Lock.hold(ctx, &o.GangVerbOptions, "admit --ungate", o.run)
+	}
+	return o.run(ctx)
+}
+
+// run admits the gang and, with --ungate, releases it.
+func (o *AdmitOptions) run(ctx context.Context) error {
 	snap, g, err := o.loadGang(ctx)
 	if err != nil {
 		return err

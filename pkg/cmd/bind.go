@@ -27,9 +27,20 @@ var bindLong = templates.LongDesc(`
 	Binding carries the pod's UID, so a pod recreated under the same name is never
 	bound. A Binding whose answer is lost is settled by reading the pod.
 
+	Runs of bind (and admit --ungate) on one cluster take turns: each holds a
+	coordination.k8s.io Lease (--lock-namespace/--lock-name, kube-system/
+	kubectl-gang-bind by default) from before it reads the cluster until it has
+	verified what it bound, so a run that waited plans on what the one before it
+	left. A holder that died is taken over once its Lease expires (15s).
+
+	After the commit, bind reads the target nodes again: a node that others
+	(kube-scheduler, a tool without the lock) have filled past its allocatable
+	since is reported, and the verdict is Overcommitted (exit 5), never Bound.
+
 	When fewer than the minimum end up bound, --on-partial=report (the default)
 	leaves them and reports them; --on-partial=delete deletes the pods this run
-	bound so their controller recreates them unbound.
+	bound so their controller recreates them unbound (a pod no controller owns is
+	never deleted: it is left bound and named).
 
 	Bound pods get kube-scheduler's "Scheduled" event, and a native PodGroup the
 	PodGroupInitiallyScheduled condition. Ctrl-C before the commit writes nothing;
@@ -38,7 +49,9 @@ var bindLong = templates.LongDesc(`
 
 	Exit code 0 when all are bound (or a dry run passed), 3 when nothing was bound
 	(the gang does not fit, or the cluster moved since the snapshot), 4 when some
-	were bound and some not.`)
+	were bound and some not, 5 when Bindings were written but the outcome is not
+	a verified yes (a node is overcommitted by others, or what the server holds
+	could not be read back).`)
 
 var bindExample = templates.Examples(`
 	# Bind a whole PodGroup
@@ -65,6 +78,7 @@ type BindOptions struct {
 	// BulkReads is bind.Options.BulkReads (a hidden flag, for tests of
 	// both ways of reading).
 	BulkReads int
+	Lock      LockFlags
 }
 
 // NewBindOptions returns BindOptions with defaults.
@@ -89,6 +103,7 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = dryRunClient
 	cmd.Flags().IntVar(&o.BulkReads, "bulk-reads", bind.DefaultBulkReads, "Members and target nodes above which the re-read and the read-back list pods and nodes instead of reading each; -1 always lists.")
 	_ = cmd.Flags().MarkHidden("bulk-reads")
+	o.Lock.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.OnPartial, "on-partial", o.OnPartial, `What to do when fewer than the minimum end up bound: "report" leaves them and exits 4; "delete" deletes the pods this run bound so their controller recreates them, and exits 4.`)
 	return cmd
 }
@@ -121,6 +136,15 @@ func (o *BindOptions) Validate() error {
 
 // Run binds the gang and reports what happened to every member.
 func (o *BindOptions) Run(ctx context.Context) error {
+	if o.DryRun != dryRunNone {
+		// A dry run writes nothing, so it need not wait its turn.
+		return o.run(ctx)
+	}
+	return o.Lock.hold(ctx, &o.GangVerbOptions, "bind", o.run)
+}
+
+// run binds the gang, under the lock when it writes.
+func (o *BindOptions) run(ctx context.Context) error {
 	snap, g, err := o.loadGang(ctx)
 	if err != nil {
 		return interruptedOr(ctx, err)
@@ -165,6 +189,8 @@ func (o *BindOptions) Run(ctx context.Context) error {
 		return nil
 	case bind.VerdictPartiallyBound:
 		return &exitError{code: ExitPartial}
+	case bind.VerdictOvercommitted, bind.VerdictUnverified:
+		return &exitError{code: ExitUnverified}
 	default:
 		return &exitError{code: ExitNo}
 	}

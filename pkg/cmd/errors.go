@@ -20,6 +20,10 @@ const (
 	ExitNo = 3
 	// ExitPartial means a bind left some members bound and some not.
 	ExitPartial = 4
+	// ExitUnverified means a bind wrote Bindings but the outcome is not a
+	// verified yes: a node is overcommitted by pods others bound, or what
+	// the server holds could not be read back.
+	ExitUnverified = 5
 )
 
 // exitError carries the exit code an error ends the command with. A nil err

@@ -226,17 +226,19 @@ func FromPlacement(p *gang.Placement) *Placement {
 // FromBindReport converts bind's result.
 func FromBindReport(r *bind.Report) *BindReport {
 	out := BindReport{
-		Gang:         *refOf(r.Gang),
-		Verdict:      string(r.Verdict),
-		Reason:       string(r.Reason),
-		Message:      r.Message,
-		MinMember:    r.MinMember,
-		BoundMembers: r.BoundMembers,
-		Members:      []MemberResult{},
-		LostEvents:   r.LostEvents,
+		Gang:          *refOf(r.Gang),
+		Verdict:       string(r.Verdict),
+		Reason:        string(r.Reason),
+		Message:       r.Message,
+		MinMember:     r.MinMember,
+		BoundMembers:  r.BoundMembers,
+		Members:       []MemberResult{},
+		LostEvents:    r.LostEvents,
+		Overcommitted: r.Overcommitted,
 	}
 	for _, m := range r.Members {
-		out.Members = append(out.Members, MemberResult{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Result: string(m.Result), Message: m.Message})
+		out.Members = append(out.Members, MemberResult{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Result: string(m.Result), Message: m.Message,
+			Unverified: m.Unverified})
 	}
 	return &out
 }

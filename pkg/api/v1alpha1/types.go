@@ -396,6 +396,9 @@ type BindReport struct {
 	BoundMembers int32          `json:"boundMembers"`
 	Members      []MemberResult `json:"members"`
 	LostEvents   int            `json:"lostEvents,omitempty"`
+	// Overcommitted lists the target nodes that hold more than they have
+	// after the commit (verdict Overcommitted), with the figures.
+	Overcommitted []string `json:"overcommitted,omitempty"`
 }
 
 // MemberResult is what bind did with one member.
@@ -404,6 +407,8 @@ type MemberResult struct {
 	Node    string `json:"node,omitempty"`
 	Result  string `json:"result"`
 	Message string `json:"message,omitempty"`
+	// Unverified: its Binding succeeded but the pod could not be read back.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // UngateReport says what admit --ungate did.

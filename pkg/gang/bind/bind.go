@@ -121,6 +121,14 @@ const (
 	VerdictNotBound Verdict = "NotBound"
 	// VerdictPartiallyBound: some members were bound and some not (exit 4).
 	VerdictPartiallyBound Verdict = "PartiallyBound"
+	// VerdictOvercommitted: the members are bound, but a target node now
+	// holds more than it has: others bound pods there since the re-check
+	// (exit 5).
+	VerdictOvercommitted Verdict = "Overcommitted"
+	// VerdictUnverified: Bindings were written, but what the server holds
+	// could not be read back, so the outcome is not known for every member
+	// (exit 5).
+	VerdictUnverified Verdict = "Unverified"
 )
 
 // Outcome is what happened to one member.
@@ -139,6 +147,9 @@ const (
 	OutcomeDeleted Outcome = "Deleted"
 	// OutcomeAlreadyBound: the member was bound before this run.
 	OutcomeAlreadyBound Outcome = "AlreadyBound"
+	// OutcomeUnknown: its Binding was sent and neither its answer nor a
+	// read of the pod says whether it is bound.
+	OutcomeUnknown Outcome = "Unknown"
 )
 
 // MemberResult is what bind did with one member.
@@ -148,6 +159,9 @@ type MemberResult struct {
 	Result Outcome
 	// Message says why a member was not bound or what else happened.
 	Message string
+	// Unverified: the server answered its Binding with success (a Binding
+	// answered 201 is bound), but the pod could not be read back.
+	Unverified bool
 }
 
 // Report is the outcome of Gang.
@@ -169,6 +183,13 @@ type Report struct {
 	MinMember    int32
 	// LostEvents is how many events could not be written.
 	LostEvents int
+	// Overcommitted lists the target nodes that hold more than they have
+	// after the commit, each with the figures and the pods that arrived
+	// since the snapshot (VerdictOvercommitted).
+	Overcommitted []string
+	// unreadNodes are the target nodes whose pods could not be read after
+	// the commit.
+	unreadNodes []string
 }
 
 // Reason is the step that stopped a bind short of VerdictBound.
@@ -189,6 +210,9 @@ const (
 	// ReasonNotEvaluated: the plan depends on something the pipeline did
 	// not evaluate, so it is not bound.
 	ReasonNotEvaluated Reason = "NotEvaluated"
+	// ReasonSchedulingGated: members carry scheduling gates, which keep
+	// every scheduler, and the API server's Bindings, off them.
+	ReasonSchedulingGated Reason = "SchedulingGated"
 	// ReasonResourceClaims: members use ResourceClaims (their own, or the
 	// claim kube-scheduler makes for extended resources DRA provides), whose
 	// allocation and reservation bind does not write.
@@ -245,14 +269,20 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	commitCtx := context.WithoutCancel(ctx)
 	// 4. Commit.
 	sent, answers := b.commit(commitCtx)
-	// 5. Verify: every member is read back.
-	bound := b.verify(commitCtx, sent, answers)
+	// 5. Verify: every member is read back, and so is what the target
+	// nodes hold now.
+	bound, onTargets := b.verify(commitCtx, sent, answers)
 	// 6. Events, once the Bindings are done: written alongside them, they
 	// slow the Bindings more than they cost on their own.
 	b.recordScheduled(bound)
 	// 5, continued: the verdict, and --on-partial when fewer than the
 	// minimum are bound.
 	b.conclude(commitCtx, bound)
+	// 5, continued: a node others filled past its allocatable since the
+	// re-check (kube-scheduler, a tool without the lock) is reported, and
+	// with --on-partial=delete this run's members are taken back.
+	b.checkNodes(commitCtx, snap, bound, onTargets)
+	b.unverified()
 	// 6, continued: the native PodGroup's condition, and the events flushed.
 	b.setPodGroupScheduled(commitCtx, len(bound))
 	b.r.LostEvents = c.Flush(commitCtx)
@@ -267,6 +297,8 @@ type binder struct {
 	p    *gang.Placement
 	opts Options
 	r    *Report
+	// fresh is the snapshot with the target nodes as step 2 read them.
+	fresh *schedule.Snapshot
 }
 
 func (o Options) withDefaults() Options {
@@ -303,6 +335,14 @@ func (b *binder) bindable() bool {
 	}
 	if len(p.Assignments) == 0 {
 		r.Verdict, r.Message = VerdictBound, "every member is bound already"
+		return false
+	}
+	if gated := gang.GateNames(b.g.Pending()); len(gated) > 0 {
+		// The plan places gated members as if released; the API server
+		// refuses a Binding of a pod with gates.
+		r.Reason = ReasonSchedulingGated
+		r.Message = fmt.Sprintf("not bound: %d member(s) carry scheduling gates (%s); release them first (kubectl gang admit --ungate %s)",
+			b.g.GatedCount(), strings.Join(gated, ", "), gated[0])
 		return false
 	}
 	if !p.Verified() {

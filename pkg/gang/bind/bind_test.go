@@ -499,9 +499,14 @@ func TestGangCommit(t *testing.T) {
 				return nil
 			}
 		},
-		want: partial(2, m(0, "n-0", OutcomeBound, ""), m(1, "n-1", OutcomeBound, ""),
-			m(2, "n-2", OutcomeNotBound, "could not read the pod back: Internal error occurred: injected (the Binding answered: <nil>)")),
-		writes: writes{Bindings: []string{"ml/m-0 n-0", "ml/m-1 n-1", "ml/m-2 n-2"}, Events: []string{"ml/m-0 n-0", "ml/m-1 n-1"}},
+		// A Binding answered 201 is bound: the member counts, gets its
+		// event, and the report says the state is not verified.
+		want: outcome{Verdict: VerdictUnverified, MinMember: 3, BoundMembers: 3,
+			Message: "the outcome is not verified: 3 Binding(s) succeeded (ml/m-0, ml/m-1, ml/m-2); read the pods again (kubectl get pods -o wide) before acting",
+			Members: []memberOutcome{m(0, "n-0", OutcomeBound, ""), m(1, "n-1", OutcomeBound, ""),
+				m(2, "n-2", OutcomeBound, "bound (the Binding succeeded), but reading it back failed: Internal error occurred: injected")}},
+		writes: writes{Bindings: []string{"ml/m-0 n-0", "ml/m-1 n-1", "ml/m-2 n-2"}, Events: []string{"ml/m-0 n-0", "ml/m-1 n-1", "ml/m-2 n-2"},
+			Conditions: []string{"ml/trio: 3 of minimum 3 members bound by kubectl-gang"}},
 	}, {
 		name: "every Binding fails",
 		setup: func(f *fakeClient) {
@@ -542,7 +547,7 @@ func TestGangCommit(t *testing.T) {
 			f.fail["DeletePod"] = injected
 		},
 		want: outcome{Verdict: VerdictPartiallyBound, Reason: ReasonBindFailed, MinMember: 3, BoundMembers: 2,
-			Message: "only 2 of minimum 3 members are bound; deleted the 0 pods this run bound so their controllers recreate them",
+			Message: "only 2 of minimum 3 members are bound; deleted the 0 pods this run bound so their controllers recreate them; 2 stay bound (no controller owns them, or deleting failed: see each)",
 			Members: []memberOutcome{m(0, "n-0", OutcomeBound, "bound; deleting it failed: Internal error occurred: injected"),
 				m(1, "n-1", OutcomeBound, "bound; deleting it failed: Internal error occurred: injected"),
 				m(2, "n-2", OutcomeNotBound, "Internal error occurred: injected")}},

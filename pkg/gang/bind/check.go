@@ -99,6 +99,9 @@ func (b *binder) recheckCluster(ctx context.Context, snap *schedule.Snapshot) ([
 	if err != nil || len(changed) > 0 {
 		return changed, err
 	}
+	// The nodes as read now are what the check after the commit weighs
+	// their pods against.
+	b.fresh = fresh
 	if sameObjects(snap, fresh, rr.targetSet()) {
 		// The placement ran these very cycles.
 		return nil, nil

@@ -3,6 +3,7 @@ package bind
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,9 +36,12 @@ func (b *binder) commit(ctx context.Context) (sent []bool, answers []error) {
 
 // verify reads every member back (step 5) and settles each Binding by
 // what the server holds: an answer that was lost, or an error, does not
-// decide it. It returns the planned members bound now, by index.
-func (b *binder) verify(ctx context.Context, sent []bool, answers []error) []int {
-	readBack := readBackFunc(ctx, b.c, b.p, b.opts)
+// decide it; a Binding answered with success is bound even when the pod
+// cannot be read back (then it is unverified). It returns the planned
+// members bound now, by index, and the pods on their target nodes as read
+// after the commit (targetPods), for checkNodes.
+func (b *binder) verify(ctx context.Context, sent []bool, answers []error) ([]int, targetPods) {
+	readBack, onTargets := readBackFunc(ctx, b.c, b.p, b.opts)
 	forEach(b.opts.Parallelism, len(b.p.Assignments), nil, func(i int) {
 		m := &b.r.Members[i]
 		if !sent[i] {
@@ -45,7 +49,7 @@ func (b *binder) verify(ctx context.Context, sent []bool, answers []error) []int
 			return
 		}
 		pod, err := readBack(b.p.Assignments[i].Pod)
-		m.Result, m.Message = settle(pod, err, b.p.Assignments[i], answers[i])
+		m.Result, m.Message, m.Unverified = settle(pod, err, b.p.Assignments[i], answers[i])
 	})
 	var bound []int
 	for i := range b.p.Assignments {
@@ -54,7 +58,7 @@ func (b *binder) verify(ctx context.Context, sent []bool, answers []error) []int
 		}
 	}
 	b.r.BoundMembers += int32(len(bound))
-	return bound
+	return bound, onTargets(bound)
 }
 
 // recordScheduled records kube-scheduler's event for every member the
@@ -93,6 +97,9 @@ func (b *binder) conclude(ctx context.Context, bound []int) {
 			deleted := undo(ctx, b.c, r, bound, b.opts.Parallelism)
 			r.BoundMembers -= int32(deleted)
 			r.Message += fmt.Sprintf("; deleted the %d pods this run bound so their controllers recreate them", deleted)
+			if left := len(bound) - deleted; left > 0 {
+				r.Message += fmt.Sprintf("; %d stay bound (no controller owns them, or deleting failed: see each)", left)
+			}
 		} else {
 			r.Message += "; the bound members were left bound (--on-partial=report)"
 		}
@@ -114,57 +121,103 @@ func (b *binder) setPodGroupScheduled(ctx context.Context, boundNow int) {
 }
 
 // settle decides, from the server's copy of the pod (or the error reading
-// it), what became of a Binding whose answer was err.
-func settle(pod *corev1.Pod, getErr error, a gang.Assignment, err error) (Outcome, string) {
+// it), what became of a Binding whose answer was err; unverified is a
+// Binding the server accepted whose pod could not be read back.
+func settle(pod *corev1.Pod, getErr error, a gang.Assignment, err error) (_ Outcome, _ string, unverified bool) {
 	switch {
 	case apierrors.IsNotFound(getErr):
-		return OutcomeNotBound, "the pod was deleted"
+		return OutcomeNotBound, "the pod was deleted", false
+	case getErr != nil && err == nil:
+		// The server answered 201: the pod is bound, whatever the read.
+		return OutcomeBound, fmt.Sprintf("bound (the Binding succeeded), but reading it back failed: %v", getErr), true
 	case getErr != nil:
-		return OutcomeNotBound, fmt.Sprintf("could not read the pod back: %v (the Binding answered: %v)", getErr, err)
+		return OutcomeUnknown, fmt.Sprintf("the Binding answered %v and the pod could not be read back (%v): it may or may not be bound", err, getErr), false
 	case pod.UID != a.Pod.UID:
-		return OutcomeNotBound, "the pod was recreated (new UID)"
+		return OutcomeNotBound, "the pod was recreated (new UID)", false
 	case pod.Spec.NodeName == a.Node:
 		if err != nil {
 			// A reply lost on the way, or a 409 for a retry of a Binding
 			// that had succeeded: the server holds it.
-			return OutcomeBound, fmt.Sprintf("bound (the Binding answered: %v)", err)
+			return OutcomeBound, fmt.Sprintf("bound (the Binding answered: %v)", err), false
 		}
-		return OutcomeBound, ""
+		return OutcomeBound, "", false
 	case pod.Spec.NodeName != "":
-		return OutcomeNotBound, fmt.Sprintf("bound to %s by someone else", pod.Spec.NodeName)
+		return OutcomeNotBound, fmt.Sprintf("bound to %s by someone else", pod.Spec.NodeName), false
 	case err != nil:
-		return OutcomeNotBound, err.Error()
+		return OutcomeNotBound, err.Error(), false
 	default:
-		return OutcomeNotBound, "the Binding succeeded but the pod reads back unbound"
+		return OutcomeNotBound, "the Binding succeeded but the pod reads back unbound", false
 	}
 }
 
-// readBackFunc returns how to read a planned member back after the commit:
-// a GET each for a small gang, else one consistent LIST of the namespace's
-// pods read once (a GET each if that LIST fails).
-func readBackFunc(ctx context.Context, c Client, p *gang.Placement, opts Options) func(*corev1.Pod) (*corev1.Pod, error) {
+// targetPods are the pods on each target node of the bound members as
+// read after the commit, or the error reading a node's.
+type targetPods map[string]podsRead
+
+type podsRead struct {
+	pods []*corev1.Pod
+	err  error
+}
+
+// readBackFunc returns how to read a planned member back after the commit,
+// and how to read what the target nodes of the bound ones hold then: for a
+// small gang a GET each and the pods of each target node; else one
+// consistent LIST of every namespace's pods serves both (a GET each, and
+// the pods of each node, if that LIST fails).
+func readBackFunc(ctx context.Context, c Client, p *gang.Placement, opts Options) (func(*corev1.Pod) (*corev1.Pod, error), func(bound []int) targetPods) {
 	get := func(pod *corev1.Pod) (*corev1.Pod, error) { return c.GetPod(ctx, pod.Namespace, pod.Name) }
-	if !bulk(opts, len(p.Assignments)) {
-		return get
-	}
-	namespace := p.Assignments[0].Pod.Namespace
-	for _, a := range p.Assignments {
-		if a.Pod.Namespace != namespace {
-			namespace = metav1.NamespaceAll
+	perNode := func(bound []int) targetPods {
+		nodes := boundNodes(p, bound)
+		reads := make([]podsRead, len(nodes))
+		forEach(opts.Parallelism, len(nodes), nil, func(i int) {
+			reads[i].pods, reads[i].err = c.PodsOnNode(ctx, nodes[i])
+		})
+		out := targetPods{}
+		for i, n := range nodes {
+			out[n] = reads[i]
 		}
+		return out
 	}
-	pods, err := c.ListPods(ctx, namespace)
+	if !bulk(opts, len(p.Assignments)) {
+		return get, perNode
+	}
+	// Every namespace: the target nodes hold other namespaces' pods too.
+	pods, err := c.ListPods(ctx, metav1.NamespaceAll)
 	if err != nil {
-		return get
+		return get, perNode
 	}
 	byKey := indexPods(pods)
 	return func(pod *corev1.Pod) (*corev1.Pod, error) {
-		if got, ok := byKey[podKey(pod)]; ok {
-			return got, nil
+			if got, ok := byKey[podKey(pod)]; ok {
+				return got, nil
+			}
+			// Not listed: deleted, or terminated since.
+			return get(pod)
+		}, func(bound []int) targetPods {
+			out := targetPods{}
+			for _, n := range boundNodes(p, bound) {
+				out[n] = podsRead{}
+			}
+			for _, pod := range pods {
+				if r, ok := out[pod.Spec.NodeName]; ok {
+					r.pods = append(r.pods, pod)
+					out[pod.Spec.NodeName] = r
+				}
+			}
+			return out
 		}
-		// Not listed: deleted, or terminated since.
-		return get(pod)
+}
+
+// boundNodes are the target nodes of the bound members, in name order.
+func boundNodes(p *gang.Placement, bound []int) []string {
+	var nodes []string
+	for _, i := range bound {
+		if n := p.Assignments[i].Node; !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
 	}
+	slices.Sort(nodes)
+	return nodes
 }
 
 // bulk reports whether n reads are better served by one LIST.
@@ -181,12 +234,17 @@ func indexPods(pods []*corev1.Pod) map[string]*corev1.Pod {
 }
 
 // undo deletes the pods this run bound, each with its UID as a
-// precondition, and returns how many are gone.
+// precondition, and returns how many are gone. A pod no controller owns is
+// left bound and named: nothing would recreate it.
 func undo(ctx context.Context, c Client, r *Report, bound []int, workers int) int {
 	var mu sync.Mutex
 	deleted := 0
 	forEach(workers, len(bound), nil, func(k int) {
 		m := &r.Members[bound[k]]
+		if metav1.GetControllerOf(m.Pod) == nil {
+			m.Message = "bound, and left bound: no controller owns it, so deleting it would lose it (--on-partial=delete deletes only pods a controller recreates)"
+			return
+		}
 		err := c.DeletePod(ctx, m.Pod.Namespace, m.Pod.Name, m.Pod.UID)
 		if err != nil && !apierrors.IsNotFound(err) {
 			m.Message = fmt.Sprintf("bound; deleting it failed: %v", err)

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -21,11 +23,14 @@ const ns = "ml"
 var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // member is m-i, a pending member of the native PodGroup trio that takes
-// most of a node (3 of its 4 cpus): two members never share one.
+// most of a node (3 of its 4 cpus): two members never share one. A Job
+// owns it, so --on-partial=delete may take it back (bare pods are left).
 func member(i int) *testutil.PodWrapper {
 	name := fmt.Sprintf("m-%d", i)
-	return testutil.MakePod().Namespace(ns).Name(name).UID("uid-" + name).Req(testutil.Res{"cpu": "3"}).
+	w := testutil.MakePod().Namespace(ns).Name(name).UID("uid-" + name).Req(testutil.Res{"cpu": "3"}).
 		PodGroup("trio").Created(created.Add(time.Duration(i) * time.Second))
+	w.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "trio", UID: "uid-job", Controller: ptr.To(true)}}
+	return w
 }
 
 // members are m-0 .. m-(n-1), pending.
