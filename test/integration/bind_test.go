@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,8 +94,21 @@ func (f *gangFixture) boundNodes(names ...string) map[string]string {
 }
 
 // gang3 makes three nodes and a native PodGroup of three members that each
-// need a whole node.
+// need a whole node. A Job owns the members (no controller runs in the
+// test bed), so --on-partial=delete may take them back.
 func (f *gangFixture) gang3() {
+	f.t.Helper()
+	f.nodes(3)
+	f.nativePodGroup("trio", 3)
+	for i := range 3 {
+		pod := f.pod(fmt.Sprintf("m-%d", i), wholeNode).PodGroup("trio").Obj()
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "trio", UID: "0d8a1c1e-5f5e-4a0e-9a38-6f4a1c2b3d4e", Controller: new(true)}}
+		f.create(pod)
+	}
+}
+
+// bareGang3 is gang3 with pods no controller owns.
+func (f *gangFixture) bareGang3() {
 	f.t.Helper()
 	f.nodes(3)
 	f.nativePodGroup("trio", 3)
@@ -245,10 +259,11 @@ func TestGangBindClusterMoved(t *testing.T) {
 				f := newGangFixture(t, "bind-moved-"+strings.ReplaceAll(tc.name, " ", "-")+reads.ns)
 				f.gang3()
 				var once sync.Once
+				var lw lockWatch
 				kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-					// The first access review comes after the snapshot and
-					// the plan, before the re-reads.
-					if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+					// The protocol's first access review comes after the
+					// snapshot and the plan, before the re-reads.
+					if lw.protocolReview(r) {
 						once.Do(func() { tc.move(f) })
 					}
 					forward(w)
@@ -285,8 +300,9 @@ func TestGangBindNominatedPodBoundSince(t *testing.T) {
 			_, err := env.Clientset().CoreV1().Pods(f.ns).UpdateStatus(f.ctx, pre, metav1.UpdateOptions{})
 			f.must(err)
 			var once sync.Once
+			var lw lockWatch
 			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+				if lw.protocolReview(r) {
 					once.Do(func() {
 						f.must(env.Clientset().CoreV1().Pods(f.ns).Bind(context.WithoutCancel(f.ctx), &corev1.Binding{
 							ObjectMeta: metav1.ObjectMeta{Name: "preemptor"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.ns + "-n0"},
@@ -326,8 +342,9 @@ func TestGangBindRereadsByVersions(t *testing.T) {
 			var once sync.Once
 			checked := false
 			var lists []string // after the access reviews: "versions" or "objects"
+			var lw lockWatch
 			kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
-				if strings.Contains(r.URL.Path, "selfsubjectaccessreviews") {
+				if lw.protocolReview(r) {
 					once.Do(func() {
 						// Pods created since the snapshot, the first bound to a
 						// target node, which then has no room for its member.
@@ -399,6 +416,9 @@ func TestGangBindForbidden(t *testing.T) {
 		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
 		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), "gang-bind-reader", metav1.DeleteOptions{})
 	})
+	// alice may take the bind lock, so that the protocol's own review is
+	// what refuses her; bob below may not.
+	grantBindLock(t, "alice")
 	aliceCfg, kubeconfig, err := env.UserConfig("alice")
 	f.must(err)
 	// RBAC takes the new binding into account a moment later: wait until
@@ -450,6 +470,31 @@ func TestGangBindFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("partial delete of bare pods", func(t *testing.T) {
+		f := newGangFixture(t, "bind-partial-bare")
+		f.bareGang3()
+		kubeconfig := faultKubeconfig(t, f.ns, func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) {
+			if isBinding(r) && r.URL.Query().Get("dryRun") == "" && bindingPod(r) == "m-2" {
+				http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected","reason":"InternalError","code":500}`, http.StatusInternalServerError)
+				return
+			}
+			forward(w)
+		})
+		code, r := f.bind(kubeconfig, "podgroup/trio", "--on-partial=delete")
+		if code != cmd.ExitPartial || r.Verdict != "PartiallyBound" || r.BoundMembers != 2 || !strings.Contains(r.Message, "2 stay bound") {
+			t.Fatalf("exit %d, report %+v; want 4, PartiallyBound, 2 bound and left", code, r)
+		}
+		// Nothing recreates a bare pod: it is left bound, and named.
+		if got := f.boundNodes("m-0", "m-1"); got["m-0"] == "" || got["m-0"] == "<deleted>" || got["m-1"] == "" || got["m-1"] == "<deleted>" {
+			t.Errorf("pods read back %v, want m-0 and m-1 left bound", got)
+		}
+		for _, m := range r.Members[:2] {
+			if m.Result != "Bound" || !strings.Contains(m.Message, "no controller owns it") {
+				t.Errorf("%s: %s %q, want Bound and why it was left", m.Pod, m.Result, m.Message)
+			}
+		}
+	})
+
 	for _, policy := range []string{"report", "delete"} {
 		t.Run("partial "+policy, func(t *testing.T) {
 			f := newGangFixture(t, "bind-partial-"+policy)
@@ -492,6 +537,19 @@ func TestGangBindFaults(t *testing.T) {
 var podPath = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/pods/[^/]+$`)
 
 var bindingPath = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/pods/([^/]+)/binding$`)
+
+// lockWatch tells the bind protocol's access reviews (step 1, after the
+// snapshot and the plan) from the bind lock's, which come before the run
+// takes its Lease.
+type lockWatch struct{ taken atomic.Bool }
+
+func (l *lockWatch) protocolReview(r *http.Request) bool {
+	if strings.Contains(r.URL.Path, "/leases") && (r.Method == http.MethodPost || r.Method == http.MethodPut) {
+		l.taken.Store(true)
+		return false
+	}
+	return l.taken.Load() && strings.Contains(r.URL.Path, "selfsubjectaccessreviews")
+}
 
 func isBinding(r *http.Request) bool {
 	return r.Method == http.MethodPost && bindingPath.MatchString(r.URL.Path)

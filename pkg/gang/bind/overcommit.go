@@ -36,9 +36,13 @@ func (b *binder) checkNodes(ctx context.Context, snap *schedule.Snapshot, bound 
 	for _, n := range nodes.Nodes {
 		byName[n.Name] = n
 	}
+	// A bound pod never moves: the pods bound in the snapshot are where
+	// they were, and any other on a target node arrived since.
 	before := map[string]bool{}
 	for _, pod := range snap.Pods {
-		before[string(pod.UID)] = true
+		if pod.Spec.NodeName != "" {
+			before[string(pod.UID)] = true
+		}
 	}
 	ours := map[string]bool{}
 	for _, i := range bound {

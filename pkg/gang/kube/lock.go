@@ -166,14 +166,18 @@ func WithLock(ctx context.Context, cfg *rest.Config, opts LockOptions, run func(
 		<-ran
 		return &LockTimeoutError{Namespace: opts.Namespace, Name: opts.Name, Holder: le.GetLeader(), Waited: time.Since(start)}
 	case <-ctx.Done():
+		mu.Lock()
+		begun := started
+		mu.Unlock()
+		if begun {
+			// The run sees the same end of its context and stops as it
+			// must (nothing new is written); the lock is released after.
+			<-done
+			break
+		}
 		cancel()
 		<-ran
-		mu.Lock()
-		defer mu.Unlock()
-		if !started {
-			return ctx.Err()
-		}
-		return runErr
+		return ctx.Err()
 	}
 	<-ran // released
 	mu.Lock()
