@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -39,6 +41,9 @@ type AdmitOptions struct {
 	// Lock makes --ungate take turns with bind and other ungates: the
 	// decision is made on what the cluster holds once the run holds it.
 	Lock LockFlags
+	// WaitBound is how long --ungate holds the lock for the scheduler to
+	// bind the released members.
+	WaitBound time.Duration
 }
 
 // NewAdmitOptions returns AdmitOptions with defaults.
@@ -61,6 +66,7 @@ func NewCmdAdmit(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *c
 	o.addFlags(cmd, "to admit")
 	cmd.Flags().StringVar(&o.Ungate, "ungate", o.Ungate, "Once admitted, remove this scheduling gate from every member of the gang.")
 	o.Lock.AddFlags(cmd.Flags())
+	cmd.Flags().DurationVar(&o.WaitBound, "wait-bound", time.Minute, "With --ungate, keep the lock until the scheduler has bound the released members, at most this long, so that the next bind or ungate sees their room taken (0: do not wait).")
 	return cmd
 }
 
@@ -122,6 +128,15 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 		}
 		if ungated, err = admit.Ungate(ctx, client, g, o.Ungate); err != nil {
 			return err
+		}
+		if len(ungated.Ungated) > 0 && o.WaitBound > 0 && !o.Lock.NoLock {
+			if err := admit.WaitBound(ctx, client, g, ungated, 250*time.Millisecond, o.WaitBound); err != nil {
+				return err
+			}
+			if n := len(ungated.NotBoundYet); n > 0 {
+				o.warn([]string{fmt.Sprintf("%d released member(s) were not bound by their scheduler within %s (--wait-bound); a bind or ungate after this one may plan onto their room",
+					n, o.WaitBound)})
+			}
 		}
 	}
 	err = o.printResult(output{kind: v1alpha1.KindAdmission, namespace: g.Namespace, name: g.Name,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
 )
@@ -34,6 +35,10 @@ func Admission(out io.Writer, a *admit.Admission, u *admit.UngateReport, o Optio
 			fmt.Fprintf(out, "; %d did not have it", len(u.Untouched))
 		}
 		fmt.Fprintln(out)
+	}
+	if len(u.Bound)+len(u.NotBoundYet) > 0 {
+		fmt.Fprintf(out, "Bound by their scheduler within %s: %d of %d released member(s)\n", u.Waited.Round(time.Millisecond),
+			len(u.Bound), len(u.Bound)+len(u.NotBoundYet))
 	}
 	return nil
 }

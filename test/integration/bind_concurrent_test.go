@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -449,5 +450,113 @@ func TestGangBindServerGoneMidCommit(t *testing.T) {
 	}
 	if bound != 1 || f.boundCount("m", 3) != 1 {
 		t.Errorf("report has %d members Bound, the server %d; want 1 and 1", bound, f.boundCount("m", 3))
+	}
+}
+
+// fakeScheduler binds the fixture's pending pods that carry no gates,
+// first fit by GPUs, each once it has seen it released for delay, until the
+// test ends: kube-scheduler's part after an ungate, with a delay that
+// leaves another run time to decide on the room those pods will take.
+func (f *gangFixture) fakeScheduler(delay time.Duration) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(f.ctx))
+	f.t.Cleanup(cancel)
+	cs := env.Clientset()
+	released := map[string]time.Time{}
+	go func() {
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			pods, err := cs.CoreV1().Pods(f.ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: poolKey + "=" + f.ns})
+			if err != nil {
+				continue
+			}
+			free := map[string]int64{}
+			for _, n := range nodes.Items {
+				free[n.Name] = framework.NewResource(n.Status.Allocatable).ScalarResources["nvidia.com/gpu"]
+			}
+			for _, pod := range pods.Items {
+				if pod.Spec.NodeName != "" {
+					free[pod.Spec.NodeName] -= framework.ComputePodResource(&pod).Resource.ScalarResources["nvidia.com/gpu"]
+				}
+			}
+			for _, pod := range pods.Items {
+				if pod.Spec.NodeName != "" || len(pod.Spec.SchedulingGates) > 0 {
+					continue
+				}
+				if seen, ok := released[pod.Name]; !ok {
+					released[pod.Name] = time.Now()
+					continue
+				} else if time.Since(seen) < delay {
+					continue
+				}
+				need := framework.ComputePodResource(&pod).Resource.ScalarResources["nvidia.com/gpu"]
+				for _, n := range nodes.Items {
+					if free[n.Name] >= need {
+						if cs.CoreV1().Pods(f.ns).Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, UID: pod.UID},
+							Target: corev1.ObjectReference{Kind: "Node", Name: n.Name}}, metav1.CreateOptions{}) == nil {
+							free[n.Name] -= need
+						}
+						break
+					}
+				}
+			}
+		}
+	}()
+}
+
+// Two admit --ungate runs released together onto room for one gang: the
+// second decides once the first's members hold their room (it waits for
+// the lock, which the first keeps until its scheduler bound them), so it is
+// not admitted and releases nothing.
+func TestGangAdmitUngateConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	for round := range 3 {
+		f := newGangFixture(t, fmt.Sprintf("ungate-conc-%d", round))
+		f.nodes(4)
+		for _, name := range []string{"a", "b"} {
+			f.nativePodGroup(name, 8)
+			for i := range 8 {
+				f.create(f.pod(fmt.Sprintf("%s-%d", name, i), halfNode).PodGroup(name).SchedulingGate(gangGate).Obj())
+			}
+		}
+		f.fakeScheduler(time.Second)
+		codes := make([]int, 2)
+		var wg sync.WaitGroup
+		for i, name := range []string{"a", "b"} {
+			wg.Go(func() {
+				time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+				c := exec.Command(gangBinary(t), "admit", "podgroup/"+name, "--ungate", gangGate, "--kubeconfig", env.Kubeconfig, "-n", f.ns)
+				out, err := c.CombinedOutput()
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					codes[i] = exit.ExitCode()
+				} else if err != nil {
+					t.Errorf("admit %s: %v", name, err)
+				}
+				t.Logf("round %d: admit %s: exit %d\n%s", round, name, codes[i], out)
+			})
+		}
+		wg.Wait()
+		time.Sleep(300 * time.Millisecond) // the fake scheduler's last pass
+		if over := f.overcommitted(); len(over) > 0 {
+			t.Errorf("round %d: nodes overcommitted: %v", round, over)
+		}
+		admitted := 0
+		for i, name := range []string{"a", "b"} {
+			bound := f.boundCount(name, 8)
+			switch {
+			case codes[i] == cmd.ExitOK && bound == 8:
+				admitted++
+			case codes[i] == cmd.ExitNo && bound == 0 && slices.Equal(f.podGates(name+"-0"), []string{gangGate}):
+			default:
+				t.Errorf("round %d: admit %s exit %d, %d of 8 bound, gates of %s-0 %v", round, name, codes[i], bound, name, f.podGates(name+"-0"))
+			}
+		}
+		if admitted != 1 {
+			t.Errorf("round %d: %d gangs admitted, want 1", round, admitted)
+		}
 	}
 }

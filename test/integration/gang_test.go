@@ -104,10 +104,12 @@ type admissionJSON struct {
 	Checks   []checkJSON   `json:"checks"`
 	Place    placementJSON `json:"placement"`
 	Ungate   *struct {
-		Gate      string   `json:"gate"`
-		Ungated   []string `json:"ungated"`
-		Untouched []string `json:"untouched"`
-		Changed   []string `json:"changed"`
+		Bound       []string `json:"bound"`
+		NotBoundYet []string `json:"notBoundYet"`
+		Gate        string   `json:"gate"`
+		Ungated     []string `json:"ungated"`
+		Untouched   []string `json:"untouched"`
+		Changed     []string `json:"changed"`
 	} `json:"ungate"`
 }
 
@@ -1201,7 +1203,9 @@ func TestGangAdmitUngate(t *testing.T) {
 	f.create(f.pod("rel-1", wholeNode).PodGroup("release").SchedulingGate(gangGate).Obj())
 	f.create(f.pod("rel-2", wholeNode).PodGroup("release").Obj())
 
-	code, a := f.admitJSON("podgroup/release", "--ungate", gangGate)
+	// No scheduler runs in the test bed: rel-1, released, is not bound
+	// within the wait (rel-0 keeps another gate and is not waited for).
+	code, a := f.admitJSON("podgroup/release", "--ungate", gangGate, "--wait-bound=1s")
 	if code != cmd.ExitOK || !a.Admitted {
 		t.Fatalf("exit %d admitted %v, want 0 and admitted; checks %+v", code, a.Admitted, a.Checks)
 	}
@@ -1209,8 +1213,9 @@ func TestGangAdmitUngate(t *testing.T) {
 		t.Fatal("no ungate report")
 	}
 	if a.Ungate.Gate != gangGate || !slices.Equal(a.Ungate.Ungated, []string{f.key("rel-0"), f.key("rel-1")}) ||
-		!slices.Equal(a.Ungate.Untouched, []string{f.key("rel-2")}) || len(a.Ungate.Changed) != 0 {
-		t.Errorf("ungate report %+v, want rel-0 and rel-1 ungated and rel-2 untouched", *a.Ungate)
+		!slices.Equal(a.Ungate.Untouched, []string{f.key("rel-2")}) || len(a.Ungate.Changed) != 0 ||
+		!slices.Equal(a.Ungate.NotBoundYet, []string{f.key("rel-1")}) || len(a.Ungate.Bound) != 0 {
+		t.Errorf("ungate report %+v, want rel-0 and rel-1 ungated, rel-2 untouched, rel-1 not bound yet", *a.Ungate)
 	}
 	for pod, want := range map[string][]string{"rel-0": {keepGate}, "rel-1": nil, "rel-2": nil} {
 		if diff := cmp.Diff(want, f.podGates(pod)); diff != "" {
@@ -1296,7 +1301,7 @@ func TestGangAdmitUngateConflict(t *testing.T) {
 	})
 
 	t.Run("then released", func(t *testing.T) {
-		code, a := f.admitJSON("podgroup/pair", "--ungate", gangGate)
+		code, a := f.admitJSON("podgroup/pair", "--ungate", gangGate, "--wait-bound=0")
 		if code != cmd.ExitOK || a.Ungate == nil || len(a.Ungate.Ungated) != 2 {
 			t.Errorf("exit %d, ungate report %+v: want both members ungated", code, a.Ungate)
 		}

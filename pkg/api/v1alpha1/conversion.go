@@ -251,7 +251,8 @@ func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
 		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, SchedulerMessage: c.SchedulerMessage, Figures: c.Figures})
 	}
 	if u != nil {
-		out.Ungate = &UngateReport{Gate: u.Gate, Ungated: u.Ungated, Untouched: u.Untouched, Changed: u.Changed}
+		out.Ungate = &UngateReport{Gate: u.Gate, Ungated: u.Ungated, Untouched: u.Untouched, Changed: u.Changed,
+			Bound: u.Bound, NotBoundYet: u.NotBoundYet}
 	}
 	return &out
 }

@@ -417,6 +417,10 @@ type UngateReport struct {
 	Ungated   []string `json:"ungated,omitempty"`
 	Untouched []string `json:"untouched,omitempty"` // members without the gate
 	Changed   []string `json:"changed,omitempty"`   // members that changed since the snapshot: nothing more was written
+	// Bound and NotBoundYet are the released members their scheduler had
+	// bound, and had not, when admit stopped waiting (--wait-bound).
+	Bound       []string `json:"bound,omitempty"`
+	NotBoundYet []string `json:"notBoundYet,omitempty"`
 }
 
 // PendingList is what explain prints with -o json|yaml and no subject

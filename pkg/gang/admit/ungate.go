@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +33,11 @@ type UngateReport struct {
 	// Changed are the members that changed since the snapshot (or were
 	// deleted): once one is found, nothing more is written.
 	Changed []string
+	// Bound are the released members their scheduler bound while admit
+	// waited (WaitBound); NotBoundYet those it had not when the wait ended,
+	// after Waited.
+	Bound, NotBoundYet []string
+	Waited             time.Duration
 }
 
 // Ungate removes the scheduling gate from every member of an admitted gang
@@ -79,4 +85,58 @@ func Ungate(ctx context.Context, c UngateClient, g *gang.Gang, gate string) (*Un
 		r.Ungated = append(r.Ungated, key)
 	}
 	return r, nil
+}
+
+// WaitBound waits, at most timeout, for the scheduler to bind the members
+// Ungate released, reading them every poll, and records in r which are
+// bound and which not yet. admit --ungate holds the bind lock while it
+// waits (docs/design.md#commands), so that the next run of bind or admit
+// decides on a cluster where the released members hold their room, rather
+// than on one where they still wait for it. A member deleted meanwhile, or
+// still held by another gate, counts as neither.
+func WaitBound(ctx context.Context, c UngateClient, g *gang.Gang, r *UngateReport, poll, timeout time.Duration) error {
+	start := time.Now()
+	waiting := map[string]bool{}
+	for _, key := range r.Ungated {
+		waiting[key] = true
+	}
+	defer func() { r.Waited = time.Since(start) }()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		for _, pod := range g.Members {
+			key := pod.Namespace + "/" + pod.Name
+			if !waiting[key] {
+				continue
+			}
+			current, err := c.GetPod(ctx, pod.Namespace, pod.Name)
+			switch {
+			case apierrors.IsNotFound(err):
+				delete(waiting, key)
+			case err != nil:
+				return fmt.Errorf("reading pod %s: %w", key, err)
+			case current.Spec.NodeName != "":
+				delete(waiting, key)
+				r.Bound = append(r.Bound, key)
+			case len(current.Spec.SchedulingGates) > 0:
+				// Still held by another gate: no scheduler takes it yet.
+				delete(waiting, key)
+			}
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-deadline.C:
+		case <-time.After(poll):
+			continue
+		}
+		for _, key := range r.Ungated {
+			if waiting[key] {
+				r.NotBoundYet = append(r.NotBoundYet, key)
+			}
+		}
+		return nil
+	}
 }
