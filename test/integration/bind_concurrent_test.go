@@ -560,3 +560,34 @@ func TestGangAdmitUngateConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Two runs of bind for the same gang at once: the one that waited finds
+// every member bound, writes nothing, and every pod has one Scheduled
+// event.
+func TestGangBindSameGangTwice(t *testing.T) {
+	for round := range 3 {
+		f := newGangFixture(t, fmt.Sprintf("bind-twice-%d", round))
+		f.gang3()
+		runs := make([]run, 2)
+		var wg sync.WaitGroup
+		for i := range runs {
+			wg.Go(func() {
+				time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
+				c, out, errOut := startBind(t, env.Kubeconfig, f.ns, "podgroup/trio")
+				runs[i] = finish(t, c, out, errOut)
+			})
+		}
+		wg.Wait()
+		var messages []string
+		for _, r := range runs {
+			if r.code != cmd.ExitOK || r.report.Verdict != "Bound" {
+				t.Errorf("round %d: exit %d, report %+v; want 0, Bound\nstderr: %s", round, r.code, r.report, r.stderr)
+			}
+			messages = append(messages, r.report.Message)
+		}
+		if !slices.Contains(messages, "every member is bound already") {
+			t.Errorf("round %d: messages %q; one run should find every member bound already", round, messages)
+		}
+		f.scheduledEvents(f.boundNodes("m-0", "m-1", "m-2"))
+	}
+}
