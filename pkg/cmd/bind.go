@@ -28,8 +28,8 @@ var bindLong = templates.LongDesc(`
 	bound. A Binding whose answer is lost is settled by reading the pod.
 
 	Runs of bind (and admit --ungate) on one cluster take turns: each holds a
-	coordination.k8s.io Lease (--lock-namespace/--lock-name, kube-system/
-	kubectl-gang-bind by default) from before it reads the cluster until it has
+	coordination.k8s.io Lease (--lock-namespace and --lock-name; by default
+	kube-system/kubectl-gang-bind) from before it reads the cluster until it has
 	verified what it bound, so a run that waited plans on what the one before it
 	left. A holder that died is taken over once its Lease expires (15s).
 
