@@ -56,7 +56,7 @@ func TestGolden(t *testing.T) {
 		{name: "same", path: path, got: "header\nline one\nline two\n"},
 		{
 			name: "differs", path: path, got: "header\nline one\nline 2\n",
-			want: []string{path, "(-want +got)", `- 	"line two",`, `+ 	"line 2",`, "go test ./internal/testutil -run '^TestPlace$/^differs$' -update"},
+			want: []string{path, "(-want +got)", `"line two"`, `"line 2"`, "go test ./internal/testutil -run '^TestPlace$/^differs$' -update"},
 		},
 		{
 			name: "missing", path: filepath.Join(t.TempDir(), "none.golden"), got: "x",
