@@ -97,7 +97,27 @@ func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*schedule.Snapsh
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := refuseUncountable(g.Members...); err != nil {
+		return nil, nil, err
+	}
 	return g.WithObjects(snap), g, o.checkOverrides(g)
+}
+
+// refuseUncountable refuses a pending pod whose quantities kube-scheduler
+// cannot count (schedule.ValidateRange). Pods no API server has seen were
+// checked when read; a stored pod (the API server accepts such quantities)
+// is checked here, once it is to be placed: kube-scheduler's sums would
+// wrap, so any verdict on it would be noise (docs/design.md#snapshot).
+func refuseUncountable(pods ...*corev1.Pod) error {
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		if errs := schedule.ValidateRange(p); len(errs) > 0 {
+			return usageErrorf("pod %s/%s: %v", p.Namespace, p.Name, errs.ToAggregate())
+		}
+	}
+	return nil
 }
 
 // ctxVerb is the Options pattern with a context for Run.
@@ -163,7 +183,13 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 	if err != nil {
 		return nil, nil, nil, asInputError(err)
 	}
+	if err := refuseUncountable(pod); err != nil {
+		return nil, nil, nil, err
+	}
 	if g != nil {
+		if err := refuseUncountable(g.Members...); err != nil {
+			return nil, nil, nil, err
+		}
 		if err := o.checkOverrides(g); err != nil {
 			return nil, nil, nil, err
 		}

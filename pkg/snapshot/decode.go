@@ -213,11 +213,18 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	case gvk == nodeGVK:
 		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
 	case gvk == podGVK:
-		// A hand-made snapshot may hold what the API server would refuse.
+		// A hand-made snapshot may hold what the API server would refuse. A pod
+		// with a UID was stored by an API server, maybe an older one with
+		// fewer rules: only what none ever accepted is refused there
+		// (docs/design.md#snapshot).
 		var invalid error
 		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
 			schedule.DefaultPod(p)
-			if errs := schedule.ValidateResources(p); len(errs) > 0 {
+			validate := schedule.ValidateResources
+			if p.UID != "" {
+				validate = schedule.ValidateStoredResources
+			}
+			if errs := validate(p); len(errs) > 0 {
 				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
 				return
 			}

@@ -247,6 +247,8 @@ func TestLoadFilesErrors(t *testing.T) {
 			"<stdin>: document 1 (line 1): ResourceClaim ml/c: resource.k8s.io/v1beta1 is not supported; this build reads ResourceClaim resource.k8s.io/v1"},
 		{"a typed list at another version", "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceSliceList\nitems:\n- metadata: {name: s}\n",
 			"<stdin>: document 1 (line 1): item 1: ResourceSlice s: resource.k8s.io/v1beta2 is not supported; this build reads ResourceSlice resource.k8s.io/v1"},
+		{"a pod no API server stored, with a fractional GPU", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 500m}}}]}\n",
+			`<stdin>: document 1 (line 1): pod ml/p: [spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer`},
 		{"items: [] alone", "items: []\n", "<stdin>: empty snapshot"},
 		{"a separator alone", "---\n", "<stdin>: empty snapshot"},
 		{"an empty List", "apiVersion: v1\nkind: List\nitems: []\n", "<stdin>: empty snapshot"},
@@ -265,6 +267,21 @@ func TestLoadFilesErrors(t *testing.T) {
 				t.Errorf("err spans lines: %q", err)
 			}
 		})
+	}
+}
+
+// TestLoadFilesKeepsStoredPods checks that a pod an API server stored (it has
+// a UID) is not refused for rules a newer server added: the snapshot is of a
+// real cluster, where the pod runs.
+func TestLoadFilesKeepsStoredPods(t *testing.T) {
+	input := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, uid: 0b9f}\n" +
+		"spec: {nodeName: node-1, containers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 4, hugepages-2Mi: 3Mi}}}]}\n"
+	snap, _, err := LoadFiles(Stdin, strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Pods) != 1 {
+		t.Errorf("got %d pods, want the stored one", len(snap.Pods))
 	}
 }
 
