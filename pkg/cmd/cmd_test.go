@@ -29,6 +29,10 @@ func TestBadInputIsOneLine(t *testing.T) {
 	if err := os.WriteFile(malformed, []byte("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  apiVersion: v1\n  metadata: {name: [}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noNodes := filepath.Join(dir, "no-nodes.yaml")
+	if err := os.WriteFile(noNodes, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -36,6 +40,18 @@ func TestBadInputIsOneLine(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
+		// A snapshot without nodes is a file saved without them, not a cluster.
+		{"snapshot without nodes", []string{"place", "-l", "app=x", "-n", "ml", "--snapshot", noNodes}, "", ExitUsage,
+			"error: " + noNodes + ": the snapshot holds no nodes; nothing can be placed on it"},
+		{"snapshot without nodes, listing", []string{"explain", "--snapshot", noNodes}, "", ExitUsage,
+			"error: " + noNodes + ": the snapshot holds no nodes"},
+		// -f as kubectl and the API server take it: -n must agree, and the
+		// namespace must exist.
+		{"-f in another namespace than -n", []string{"place", "-f", "../../examples/finetune-job.yaml", "-n", "ml-prod", "--snapshot", exampleSnapshot}, "", ExitUsage,
+			`error: the namespace from the provided object "ml-research" does not match the namespace "ml-prod". You must pass '--namespace=ml-research' to perform this operation.`},
+		{"-f in a namespace the snapshot lacks", []string{"explain", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n", ExitUsage,
+			`error: <stdin>: namespaces "ml" not found`},
 		{"unknown flag", []string{"explain", "--bogus"}, "", ExitUsage, "error: unknown flag: --bogus; see 'kubectl gang explain --help'"},
 		{"unknown command", []string{"explian"}, "", ExitUsage, `error: unknown command "explian" for "kubectl gang" (did you mean "explain"?)`},
 		{"unknown resource type", []string{"explain", "cronjob/nightly"}, "", ExitUsage, `error: unknown resource type "cronjob": give pod/NAME, podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE; the workloads are job, deployment, replicaset, statefulset, vcjob, jobset, leaderworkerset, pytorchjob, tfjob, xgboostjob, paddlejob, jaxjob, mpijob, raycluster, rayjob, trainjob`},
@@ -137,6 +153,26 @@ func TestBadInputIsOneLine(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing", out)
 			}
 		})
+	}
+}
+
+// TestPartialSnapshot checks that pods bound to nodes the snapshot lacks
+// are named, and that no verdict on such a snapshot is a plain yes.
+func TestPartialSnapshot(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: run-0, namespace: ml}, spec: {nodeName: node-9, containers: [{name: c, image: x}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: new-0, namespace: ml, labels: {app: x}}, spec: {containers: [{name: c, image: x}]}}\n"
+	code, out, stderr := run(t, snap, "place", "-l", "app=x", "-n", "ml", "--snapshot", "-")
+	if code != ExitNo || !strings.HasPrefix(out, "Placed (not verified): ") {
+		t.Errorf("place: exit %d, output %q; want 3 and Placed (not verified)", code, out)
+	}
+	if want := "Warning: 1 pod(s) are bound to 1 node(s) the snapshot does not hold (node-9; pods ml/run-0)"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr = %q, want it to start with %q", stderr, want)
+	}
+	code, out, _ = run(t, snap, "explain", "pod/new-0", "-n", "ml", "--snapshot", "-")
+	if code == ExitOK || !strings.Contains(out, "the snapshot lacks 1 node(s) that 1 pod(s) are bound to (node-9; pods ml/run-0)") {
+		t.Errorf("explain: exit %d, output %q; want a verdict that is not a plain yes, saying why", code, out)
 	}
 }
 

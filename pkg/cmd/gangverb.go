@@ -74,7 +74,7 @@ func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot,
 	if err := o.readSubject(ctx); err != nil {
 		return nil, err
 	}
-	return o.Snapshot.Load(ctx, o.IOStreams)
+	return o.Snapshot.LoadForPlacement(ctx, o.IOStreams)
 }
 
 // loadGang reads the snapshot and resolves the gang on it; the snapshot
@@ -100,7 +100,32 @@ func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*schedule.Snapsh
 	if err := refuseUncountable(g.Members...); err != nil {
 		return nil, nil, err
 	}
+	if o.subject.Kind == SubjectFile {
+		if err := namespacesHeld(snap, g, manifestSource(o.subject.Filename)); err != nil {
+			return nil, nil, err
+		}
+	}
 	return g.WithObjects(snap), g, o.checkOverrides(g)
+}
+
+// namespacesHeld refuses -f manifests in a namespace the snapshot does not
+// hold, as the API server refuses to create them there ("namespaces "X" not
+// found"). A snapshot with no Namespace at all (a hand-made file) did not
+// record them: nothing is refused there (docs/design.md#snapshot).
+func namespacesHeld(snap *schedule.Snapshot, g *gang.Gang, source string) error {
+	if len(snap.Namespaces) == 0 {
+		return nil
+	}
+	held := make(map[string]bool, len(snap.Namespaces))
+	for _, ns := range snap.Namespaces {
+		held[ns.Name] = true
+	}
+	for _, p := range g.Members {
+		if !held[p.Namespace] {
+			return usageErrorf("%s: namespaces %q not found", source, p.Namespace)
+		}
+	}
+	return nil
 }
 
 // refuseUncountable refuses a pending pod whose quantities kube-scheduler

@@ -68,7 +68,8 @@ func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, erro
 		}
 	}
 	snap := b.snapshot()
-	return snap, append(b.warnings(), resolvePriorities(snap)...), nil
+	warnings := append(b.warnings(), b.partialWarnings(snap)...)
+	return snap, append(warnings, resolvePriorities(snap)...), nil
 }
 
 // snapshotFiles lists the files a --snapshot path stands for.

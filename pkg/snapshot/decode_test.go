@@ -196,6 +196,25 @@ items:
 				"1 node(s) have no status.allocatable (node-a): no pod fits them, as kube-scheduler sees it",
 			},
 		},
+		{
+			name: "a partial snapshot: pods on nodes it lacks, objects in namespaces it lacks",
+			input: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: ml}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: "8"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p1, namespace: ml}, spec: {nodeName: node-a, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p2, namespace: ml}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p3, namespace: ml}, spec: {nodeName: node-y, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p4, namespace: web}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p5, namespace: web}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+`,
+			want: counts{Nodes: 1, Pods: 5, Namespaces: 1},
+			wantWarnings: []string{
+				"4 pod(s) are bound to 2 node(s) the snapshot does not hold (node-y, node-z; pods ml/p2, ml/p3, web/p4 and 1 more): the snapshot is partial, and no answer on it is fully evaluated",
+				"2 object(s) are in 1 namespace(s) the snapshot does not hold (web; Pod web/p4, Pod web/p5): the snapshot is partial, or was edited by hand",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
