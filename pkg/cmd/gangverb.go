@@ -205,6 +205,13 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 		return snap, g, nil, nil
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
+	if err != nil && pod != nil {
+		if why, _ := gang.HeldForGroup(snap, pod); why != "" {
+			// A pod whose PodGroup does not exist is held pending by its
+			// scheduler: explain.Pod says so as a verdict.
+			return snap, nil, pod, nil
+		}
+	}
 	if err != nil {
 		return nil, nil, nil, asInputError(err)
 	}

@@ -63,6 +63,10 @@ type sourceRules struct {
 	// missing says what to check when a snapshot holds none of the
 	// source's PodGroups.
 	missing string
+	// held is how the source's scheduler words a member whose PodGroup
+	// does not exist (name is the PodGroup's): it holds the pod pending
+	// until the group is created.
+	held func(name string) string
 	// countsSucceeded: members that finished count toward the minimum.
 	countsSucceeded bool
 }

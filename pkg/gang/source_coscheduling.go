@@ -45,6 +45,8 @@ var coschedulingRules = sourceRules{
 		return CoschedulingGate(g, nodes)
 	},
 	missing: "is the scheduler-plugins coscheduling controller installed?",
+	// Coscheduling's Permit denies a pod whose PodGroup it cannot find.
+	held: func(string) string { return "PodGroup not found" },
 }
 
 // readCoscheduling reads a scheduling.x-k8s.io PodGroup. An absent minMember

@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"fmt"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
@@ -25,6 +26,11 @@ var nativeRules = sourceRules{
 	read:         readNative,
 	minimumField: "spec.schedulingPolicy.gang.minCount",
 	missing:      "native PodGroups need the GenericWorkload feature, off by default in Kubernetes v1.37",
+	// kube-scheduler v1.37's GangScheduling PreEnqueue keeps the pod out of
+	// the queue until its PodGroup exists.
+	held: func(name string) string {
+		return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+	},
 }
 
 // readNative reads a scheduling.k8s.io PodGroup. A group with the basic
