@@ -72,6 +72,11 @@ func TestValidate(t *testing.T) {
 			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2},
 		},
 		{
+			name: "a selector's minimum above the pods it selects: members that do not exist",
+			gang: &gang.Gang{Source: gang.SourceSelector, MinMember: 3, Members: []*corev1.Pod{pending("a").Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "2 member(s) do not exist: 1 of minimum 3 exist", ValidCount: 1, MinMember: 3},
+		},
+		{
 			name: "no minimum",
 			gang: &gang.Gang{},
 			want: gang.Validity{Valid: true},
