@@ -31,6 +31,16 @@ var nativeRules = sourceRules{
 	held: func(name string) string {
 		return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
 	},
+	// The same PreEnqueue keeps every member out while fewer than minCount
+	// pods of the group exist (gangscheduling's preEnqueue).
+	short: func(g *Gang, v Validity) string {
+		s := fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) that can count",
+			g.MinMember, v.ValidCount)
+		if n := g.Missing(); n > 0 {
+			s += fmt.Sprintf("; %d do not exist", n)
+		}
+		return s + ")"
+	},
 }
 
 // readNative reads a scheduling.k8s.io PodGroup. A group with the basic
