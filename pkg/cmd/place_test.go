@@ -88,8 +88,8 @@ func TestPlaceOutputFormats(t *testing.T) {
 		t.Errorf("members: exit %d, %d fit in zone b and %d do not fit, want 8 and 1: %s", code, fits, blocks, out)
 	}
 	code, out, _ = run(t, "", "admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot,
-		"-o", "jsonpath={.kind} {.admitted} {.checks[*].result}")
-	if want := "Admission false Passed Skipped Passed Failed"; code != ExitNo || out != want {
+		"-o", "jsonpath={.kind} {.verdict} {.admitted} {.checks[*].result}")
+	if want := "Admission Rejected false Passed Skipped Passed Failed"; code != ExitNo || out != want {
 		t.Errorf("admit jsonpath: exit %d, output %q, want 3 and %q", code, out, want)
 	}
 }
