@@ -119,6 +119,11 @@ func (b *builder) addStream(source string, data []byte) error {
 	before := b.objects
 	for _, d := range docs {
 		if err := b.addDocument(d.JSON); err != nil {
+			if errors.Is(err.Err, errCutShort) && d.Line > 0 {
+				// Where: the list starts at the document's line and the
+				// file stops at its last one.
+				err.Err = fmt.Errorf("%w; the file ends at line %d", err.Err, bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n"))+1)
+			}
 			return d.Locate(source, err)
 		}
 	}
@@ -156,6 +161,10 @@ func notAnObject(err error) error {
 	return fmt.Errorf("not a Kubernetes object: %w", err)
 }
 
+// errCutShort marks a document that looks truncated: a list whose kind,
+// which the usual writers put after the items, is missing.
+var errCutShort = errors.New("the snapshot looks cut short")
+
 // header is the part of an object or a list read before deciding how to decode it.
 type header struct {
 	APIVersion string            `json:"apiVersion"`
@@ -172,6 +181,12 @@ func (b *builder) addDocument(raw []byte) *InputError {
 	}
 	if h.Kind == "" && h.APIVersion == "" && h.Items != nil && len(h.Items) == 0 {
 		return nil // "items: []": an empty list
+	}
+	if h.Kind == "" && len(h.Items) > 0 {
+		// kubectl get -o yaml and snapshot -o yaml write the keys in order,
+		// kind after items: a save cut short loses it, and its items are
+		// fine. Say so rather than that the whole list is not an object.
+		return &InputError{Err: fmt.Errorf("%w: a list of %d item(s) with no kind after them (kubectl get -o yaml and kubectl gang snapshot write kind: List last)", errCutShort, len(h.Items))}
 	}
 	if h.Kind == "" || h.APIVersion == "" {
 		return &InputError{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}

@@ -268,6 +268,8 @@ func TestLoadFilesErrors(t *testing.T) {
 			"<stdin>: document 1 (line 1): item 1: ResourceSlice s: resource.k8s.io/v1beta2 is not supported; this build reads ResourceSlice resource.k8s.io/v1"},
 		{"a pod no API server stored, with a fractional GPU", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 500m}}}]}\n",
 			`<stdin>: document 1 (line 1): pod ml/p: [spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer`},
+		{"a saved List cut short loses its kind, written after the items", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n",
+			"<stdin>: document 1 (line 1): the snapshot looks cut short: a list of 2 item(s) with no kind after them (kubectl get -o yaml and kubectl gang snapshot write kind: List last); the file ends at line 9"},
 		{"items: [] alone", "items: []\n", "<stdin>: empty snapshot"},
 		{"a separator alone", "---\n", "<stdin>: empty snapshot"},
 		{"an empty List", "apiVersion: v1\nkind: List\nitems: []\n", "<stdin>: empty snapshot"},
