@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -399,5 +400,39 @@ func TestShippedExamples(t *testing.T) {
 	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||
 		!strings.Contains(out, "all in topology.kubernetes.io/zone=us-east-1a") {
 		t.Errorf("place finetune-job.yaml: exit %d, output %q", code, out)
+	}
+}
+
+// TestReadmeErrorExamples runs the README's examples of errors that need no
+// file of their own and checks each prints the line the README shows.
+func TestReadmeErrorExamples(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "Errors are one line on stderr")
+	if !ok {
+		t.Fatal("the README has no error examples")
+	}
+	block, _, _ = strings.Cut(strings.SplitN(block, "```", 3)[1], "```")
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	ran := 0
+	for i := 0; i+1 < len(lines); i++ {
+		command, ok := strings.CutPrefix(lines[i], "$ kubectl gang ")
+		if !ok {
+			continue
+		}
+		args := strings.Fields(command)
+		if slices.Contains(args, "--snapshot") {
+			continue // a file of the reader's, not in the repository
+		}
+		_, _, stderr := run(t, "", args...)
+		if want := lines[i+1] + "\n"; stderr != want {
+			t.Errorf("kubectl gang %s: stderr %q, the README shows %q", command, stderr, want)
+		}
+		ran++
+	}
+	if ran < 2 {
+		t.Errorf("ran %d of the README's error examples, want at least 2", ran)
 	}
 }
