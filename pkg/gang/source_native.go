@@ -32,14 +32,14 @@ var nativeRules = sourceRules{
 		return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
 	},
 	// The same PreEnqueue keeps every member out while fewer than minCount
-	// pods of the group exist (gangscheduling's preEnqueue).
+	// pods of the group exist; when they exist but too few can count,
+	// PlacementFeasible ends the group's cycle (gangscheduling.go).
 	short: func(g *Gang, v Validity) string {
-		s := fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) that can count",
-			g.MinMember, v.ValidCount)
 		if n := g.Missing(); n > 0 {
-			s += fmt.Sprintf("; %d do not exist", n)
+			return fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) exist, %d do not)",
+				g.MinMember, g.MinMember-n, n)
 		}
-		return s + ")"
+		return fmt.Sprintf("minCount (%d) cannot be satisfied: %d member(s) can count (the others failed or are being deleted)", g.MinMember, v.ValidCount)
 	},
 }
 

@@ -80,7 +80,13 @@ func TestValidate(t *testing.T) {
 			name: "a native gang short of members, in kube-scheduler's words",
 			gang: &gang.Gang{Source: gang.SourceNative, MinMember: 4, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Obj()}},
 			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 2, MinMember: 4,
-				Message: "waiting for minCount pods from a gang to appear in scheduling queue (minCount 4, 2 member(s) that can count; 2 do not exist)"},
+				Message: "waiting for minCount pods from a gang to appear in scheduling queue (minCount 4, 2 member(s) exist, 2 do not)"},
+		},
+		{
+			name: "a native gang whose members exist but too few can count",
+			gang: &gang.Gang{Source: gang.SourceNative, MinMember: 2, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Node("n1").Terminating().Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 1, MinMember: 2,
+				Message: "minCount (2) cannot be satisfied: 1 member(s) can count (the others failed or are being deleted)"},
 		},
 		{
 			name: "a coscheduling gang short of members, in Coscheduling's words",
