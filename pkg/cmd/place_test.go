@@ -113,3 +113,17 @@ func TestSelectorShortOfMembers(t *testing.T) {
 		t.Errorf("explain: exit %d, output %q; want 3 and %q", code, out, want)
 	}
 }
+
+// Pods of a hand-made snapshot carry no status: the API server starts every
+// pod Pending, and so does DefaultPod, so they count toward their gang.
+func TestHandMadePodsArePending(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n" +
+		"- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: pg, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: ml}, spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: x}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: ml}, spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: x}]}}\n"
+	code, out, stderr := run(t, snap, "admit", "podgroup/pg", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.checks[0].result}")
+	if code != ExitOK || out != "Admitted Passed" {
+		t.Errorf("admit: exit %d, output %q (stderr %q); want 0 and Admitted Passed", code, out, stderr)
+	}
+}
