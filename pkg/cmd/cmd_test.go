@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,10 @@ func TestBadInputIsOneLine(t *testing.T) {
 	if err := os.WriteFile(malformed, []byte("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  apiVersion: v1\n  metadata: {name: [}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noNodes := filepath.Join(dir, "no-nodes.yaml")
+	if err := os.WriteFile(noNodes, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -36,6 +41,18 @@ func TestBadInputIsOneLine(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
+		// A snapshot without nodes is a file saved without them, not a cluster.
+		{"snapshot without nodes", []string{"place", "-l", "app=x", "-n", "ml", "--snapshot", noNodes}, "", ExitUsage,
+			"error: " + noNodes + ": the snapshot holds no nodes; nothing can be placed on it"},
+		{"snapshot without nodes, listing", []string{"explain", "--snapshot", noNodes}, "", ExitUsage,
+			"error: " + noNodes + ": the snapshot holds no nodes"},
+		// -f as kubectl and the API server take it: -n must agree, and the
+		// namespace must exist.
+		{"-f in another namespace than -n", []string{"place", "-f", "../../examples/finetune-job.yaml", "-n", "ml-prod", "--snapshot", exampleSnapshot}, "", ExitUsage,
+			`error: the namespace from the provided object "ml-research" does not match the namespace "ml-prod". You must pass '--namespace=ml-research' to perform this operation.`},
+		{"-f in a namespace the snapshot lacks", []string{"explain", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n", ExitUsage,
+			`error: <stdin>: namespaces "ml" not found`},
 		{"unknown flag", []string{"explain", "--bogus"}, "", ExitUsage, "error: unknown flag: --bogus; see 'kubectl gang explain --help'"},
 		{"unknown command", []string{"explian"}, "", ExitUsage, `error: unknown command "explian" for "kubectl gang" (did you mean "explain"?)`},
 		{"unknown resource type", []string{"explain", "cronjob/nightly"}, "", ExitUsage, `error: unknown resource type "cronjob": give pod/NAME, podgroup/NAME, jobset/NAME (and other workloads), -l SELECTOR or -f FILE; the workloads are job, deployment, replicaset, statefulset, vcjob, jobset, leaderworkerset, pytorchjob, tfjob, xgboostjob, paddlejob, jaxjob, mpijob, raycluster, rayjob, trainjob`},
@@ -88,7 +105,28 @@ func TestBadInputIsOneLine(t *testing.T) {
 			`error: <stdin>: pod ml/big: spec.containers[0].resources.requests[memory]: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi`},
 		{"negative request in a snapshot", []string{"snapshot", "--snapshot", "-"},
 			"apiVersion: v1\nkind: Pod\nmetadata: {name: neg, namespace: ml}\nspec: {nodeName: node-1, containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: \"-2\"}}}]}\n", ExitUsage,
-			`error: <stdin>: document 1 (line 1): pod ml/neg: spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: "-2": must be greater than or equal to 0`},
+			`error: <stdin>: document 1 (line 1): pod ml/neg: [spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: "-2": must be greater than or equal to 0`},
+		// The rest of the API server's rules, on every path a pod it has not
+		// seen comes in by, and quantities kube-scheduler cannot count.
+		{"cpu beyond int64 in -f", []string{"place", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml-research}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"99999999999999999999999\"}}}]}\n", ExitUsage,
+			`error: <stdin>: pod ml-research/big: spec.containers[0].resources.requests[cpu]: Invalid value: "99999999999999999999999": must be at most 9223372036854775807m, the most kube-scheduler counts in an int64 of millicores`},
+		{"cpu kube-scheduler wraps in -f", []string{"place", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: ml-research}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"9223372036854775807\"}}}]}\n", ExitUsage,
+			`error: <stdin>: pod ml-research/big: spec.containers[0].resources.requests[cpu]: Invalid value: "9223372036854775807": must be at most 9223372036854775807m`},
+		{"fractional gpu in -f", []string{"place", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: frac, namespace: ml-research}\nspec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 500m}}}]}\n", ExitUsage,
+			`error: <stdin>: pod ml-research/frac: [spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer`},
+		{"gpu request below its limit in a Job's template", []string{"explain", "-f", "-", "--snapshot", exampleSnapshot},
+			"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ml-research}\nspec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 4}}}]}}}\n", ExitUsage,
+			`error: <stdin>: pod ml-research/j-0: spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: "2": must be equal to nvidia.com/gpu limit of 4`},
+		{"fractional gpu in a hand-made snapshot", []string{"snapshot", "--snapshot", "-"},
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: frac, namespace: ml}\nspec: {nodeName: node-1, containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 500m}}}]}\n", ExitUsage,
+			`error: <stdin>: document 1 (line 1): pod ml/frac: [spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer`},
+		{"a stored pending pod kube-scheduler cannot count", []string{"explain", "pod/big", "-n", "ml", "--snapshot", "-"},
+			"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"1\", pods: \"10\"}}}\n" +
+				"- {apiVersion: v1, kind: Pod, metadata: {name: big, namespace: ml, uid: 5e1f}, spec: {schedulerName: default-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: \"9223372036854775807\"}}}]}}\n", ExitUsage,
+			`error: pod ml/big: spec.containers[0].resources.requests[cpu]: Invalid value: "9223372036854775807": must be at most 9223372036854775807m`},
 		{"malformed snapshot", []string{"snapshot", "--snapshot", malformed}, "", ExitUsage, "error: " + malformed + ":5: invalid YAML: did not find expected node content"},
 		{"missing snapshot", []string{"snapshot", "--snapshot", filepath.Join(dir, "none.yaml")}, "", ExitUsage, "error: " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},
 		{"empty stdin", []string{"snapshot", "--snapshot", "-"}, "", ExitUsage, "error: <stdin>: empty snapshot"},
@@ -116,6 +154,26 @@ func TestBadInputIsOneLine(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing", out)
 			}
 		})
+	}
+}
+
+// TestPartialSnapshot checks that pods bound to nodes the snapshot lacks
+// are named, and that no verdict on such a snapshot is a plain yes.
+func TestPartialSnapshot(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: run-0, namespace: ml}, spec: {nodeName: node-9, containers: [{name: c, image: x}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: new-0, namespace: ml, labels: {app: x}}, spec: {containers: [{name: c, image: x}]}}\n"
+	code, out, stderr := run(t, snap, "place", "-l", "app=x", "-n", "ml", "--snapshot", "-")
+	if code != ExitNo || !strings.HasPrefix(out, "Placed (not verified): ") {
+		t.Errorf("place: exit %d, output %q; want 3 and Placed (not verified)", code, out)
+	}
+	if want := "Warning: 1 pod(s) are bound to 1 node(s) the snapshot does not hold (node-9; pods ml/run-0)"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr = %q, want it to start with %q", stderr, want)
+	}
+	code, out, _ = run(t, snap, "explain", "pod/new-0", "-n", "ml", "--snapshot", "-")
+	if code == ExitOK || !strings.Contains(out, "the snapshot lacks 1 node(s) that 1 pod(s) are bound to (node-9; pods ml/run-0)") {
+		t.Errorf("explain: exit %d, output %q; want a verdict that is not a plain yes, saying why", code, out)
 	}
 }
 
@@ -342,5 +400,39 @@ func TestShippedExamples(t *testing.T) {
 	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||
 		!strings.Contains(out, "all in topology.kubernetes.io/zone=us-east-1a") {
 		t.Errorf("place finetune-job.yaml: exit %d, output %q", code, out)
+	}
+}
+
+// TestReadmeErrorExamples runs the README's examples of errors that need no
+// file of their own and checks each prints the line the README shows.
+func TestReadmeErrorExamples(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "Errors are one line on stderr")
+	if !ok {
+		t.Fatal("the README has no error examples")
+	}
+	block, _, _ = strings.Cut(strings.SplitN(block, "```", 3)[1], "```")
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	ran := 0
+	for i := 0; i+1 < len(lines); i++ {
+		command, ok := strings.CutPrefix(lines[i], "$ kubectl gang ")
+		if !ok {
+			continue
+		}
+		args := strings.Fields(command)
+		if slices.Contains(args, "--snapshot") {
+			continue // a file of the reader's, not in the repository
+		}
+		_, _, stderr := run(t, "", args...)
+		if want := lines[i+1] + "\n"; stderr != want {
+			t.Errorf("kubectl gang %s: stderr %q, the README shows %q", command, stderr, want)
+		}
+		ran++
+	}
+	if ran < 2 {
+		t.Errorf("ran %d of the README's error examples, want at least 2", ran)
 	}
 }

@@ -294,3 +294,26 @@ spec:
 		t.Errorf("4 members: met and domain %q, want true us-east-1a", out)
 	}
 }
+
+// A pod whose PodGroup does not exist is held pending by its scheduler:
+// explain pod/NAME says so as a verdict (exit 3), in the words of
+// kube-scheduler's GangScheduling, as explain without a subject lists it.
+func TestExplainPodOfMissingPodGroup(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Namespace, metadata: {name: ml}}\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: orphan-0, namespace: ml}, spec: {schedulingGroup: {podGroupName: missing-pg}, containers: [{name: c, image: x}]}}\n"
+	const why = `waiting for pods's pod group "missing-pg" to appear in scheduling queue: its PodGroup podgroups.scheduling.k8s.io/missing-pg does not exist in namespace ml, and the pod stays pending until it is created`
+	code, out, stderr := run(t, snap, "explain", "pod/orphan-0", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict}: {.message}")
+	if want := "Unschedulable: " + why; code != ExitNo || out != want {
+		t.Errorf("explain pod/orphan-0: exit %d, output %q (stderr %q); want 3 and %q", code, out, stderr, want)
+	}
+	code, out, _ = run(t, snap, "explain", "pod/orphan-0", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.suggestions[*].kind}")
+	if code != ExitNo || out != "CreatePodGroup" {
+		t.Errorf("suggestions: exit %d, %q; want CreatePodGroup", code, out)
+	}
+	code, out, _ = run(t, snap, "explain", "-n", "ml", "--snapshot", "-", "-o", "wide")
+	if code != ExitOK || !strings.Contains(out, "Unschedulable   "+why) {
+		t.Errorf("explain: exit %d, output %q; want the same reason", code, out)
+	}
+}

@@ -136,6 +136,35 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 	return snap, nil
 }
 
+// LoadForPlacement is Load for the verbs that place pods: a snapshot file
+// without nodes is bad input (a file saved without its Node objects), not a
+// cluster where "0/0 nodes are available" (docs/design.md#snapshot). A live
+// cluster without nodes gets kube-scheduler's answer: that is its state.
+func (f *SnapshotFlags) LoadForPlacement(ctx context.Context, streams genericiooptions.IOStreams) (*schedule.Snapshot, error) {
+	snap, err := f.Load(ctx, streams)
+	if err != nil {
+		return nil, err
+	}
+	if f.Offline() && len(snap.Nodes) == 0 {
+		source := f.Path
+		if source == "-" {
+			source = "<stdin>"
+		}
+		return nil, usageErrorf("%s: the snapshot holds no nodes; nothing can be placed on it (save it with its Node objects: kubectl gang snapshot)", source)
+	}
+	return snap, nil
+}
+
+// enforcedNamespace is the namespace -n gives, or "" without -n: as
+// kubectl does, only a namespace the user named is enforced on the
+// objects of -f.
+func (f *SnapshotFlags) enforcedNamespace() string {
+	if f.ConfigFlags.Namespace == nil {
+		return ""
+	}
+	return *f.ConfigFlags.Namespace
+}
+
 // completeNames lists namespace names for shell completion; it gives up
 // quietly, since completion must never print errors or hang.
 func (f *SnapshotFlags) completeNames(ctx context.Context) []string {

@@ -58,6 +58,9 @@ func (o *GangVerbOptions) readSubject(ctx context.Context) error {
 		if err != nil {
 			return asInputError(err)
 		}
+		if err := checkNamespaces(objs, o.Snapshot.enforcedNamespace()); err != nil {
+			return err
+		}
 		g, err := workload.FromManifestsWith(objs, opts.Namespace, opts.MinMember, opts.Runtimes)
 		if err != nil {
 			return asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
@@ -73,6 +76,21 @@ func (o *GangVerbOptions) readSubject(ctx context.Context) error {
 			return err
 		}
 		s.made = func(snap *schedule.Snapshot) (*gang.Gang, error) { return workload.Live(obj, snap, opts) }
+	}
+	return nil
+}
+
+// checkNamespaces refuses an object of -f whose namespace differs from the
+// one -n gives, in kubectl's words (kubectl apply and create refuse it so):
+// the what-if must not place pods where they would not be created.
+func checkNamespaces(objs []*unstructured.Unstructured, enforced string) error {
+	if enforced == "" {
+		return nil
+	}
+	for _, obj := range objs {
+		if ns := obj.GetNamespace(); ns != "" && ns != enforced {
+			return usageErrorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, enforced, ns)
+		}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot,
 	if err := o.readSubject(ctx); err != nil {
 		return nil, err
 	}
-	return o.Snapshot.Load(ctx, o.IOStreams)
+	return o.Snapshot.LoadForPlacement(ctx, o.IOStreams)
 }
 
 // loadGang reads the snapshot and resolves the gang on it; the snapshot
@@ -97,7 +97,52 @@ func (o *GangVerbOptions) subjectGang(snap *schedule.Snapshot) (*schedule.Snapsh
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := refuseUncountable(g.Members...); err != nil {
+		return nil, nil, err
+	}
+	if o.subject.Kind == SubjectFile {
+		if err := namespacesHeld(snap, g, manifestSource(o.subject.Filename)); err != nil {
+			return nil, nil, err
+		}
+	}
 	return g.WithObjects(snap), g, o.checkOverrides(g)
+}
+
+// namespacesHeld refuses -f manifests in a namespace the snapshot does not
+// hold, as the API server refuses to create them there ("namespaces "X" not
+// found"). A snapshot with no Namespace at all (a hand-made file) did not
+// record them: nothing is refused there (docs/design.md#snapshot).
+func namespacesHeld(snap *schedule.Snapshot, g *gang.Gang, source string) error {
+	if len(snap.Namespaces) == 0 {
+		return nil
+	}
+	held := make(map[string]bool, len(snap.Namespaces))
+	for _, ns := range snap.Namespaces {
+		held[ns.Name] = true
+	}
+	for _, p := range g.Members {
+		if !held[p.Namespace] {
+			return usageErrorf("%s: namespaces %q not found", source, p.Namespace)
+		}
+	}
+	return nil
+}
+
+// refuseUncountable refuses a pending pod whose quantities kube-scheduler
+// cannot count (schedule.ValidateRange). Pods no API server has seen were
+// checked when read; a stored pod (the API server accepts such quantities)
+// is checked here, once it is to be placed: kube-scheduler's sums would
+// wrap, so any verdict on it would be noise (docs/design.md#snapshot).
+func refuseUncountable(pods ...*corev1.Pod) error {
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		if errs := schedule.ValidateRange(p); len(errs) > 0 {
+			return usageErrorf("pod %s/%s: %v", p.Namespace, p.Name, errs.ToAggregate())
+		}
+	}
+	return nil
 }
 
 // ctxVerb is the Options pattern with a context for Run.
@@ -160,10 +205,23 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 		return snap, g, nil, nil
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
+	if err != nil && pod != nil {
+		if why, _ := gang.HeldForGroup(snap, pod); why != "" {
+			// A pod whose PodGroup does not exist is held pending by its
+			// scheduler: explain.Pod says so as a verdict.
+			return snap, nil, pod, nil
+		}
+	}
 	if err != nil {
 		return nil, nil, nil, asInputError(err)
 	}
+	if err := refuseUncountable(pod); err != nil {
+		return nil, nil, nil, err
+	}
 	if g != nil {
+		if err := refuseUncountable(g.Members...); err != nil {
+			return nil, nil, nil, err
+		}
 		if err := o.checkOverrides(g); err != nil {
 			return nil, nil, nil, err
 		}

@@ -36,7 +36,7 @@ func (o *ExplainOptions) completeListing() error {
 // pending pod of no gang. It is a "yes" (exit 0) whatever it finds: it
 // answers "what is pending?", not "does it fit?".
 func (o *ExplainOptions) runListing(ctx context.Context) error {
-	snap, err := o.Snapshot.Load(ctx, o.IOStreams)
+	snap, err := o.Snapshot.LoadForPlacement(ctx, o.IOStreams)
 	if err != nil {
 		return err
 	}

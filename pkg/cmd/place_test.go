@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,8 +88,42 @@ func TestPlaceOutputFormats(t *testing.T) {
 		t.Errorf("members: exit %d, %d fit in zone b and %d do not fit, want 8 and 1: %s", code, fits, blocks, out)
 	}
 	code, out, _ = run(t, "", "admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot,
-		"-o", "jsonpath={.kind} {.admitted} {.checks[*].result}")
-	if want := "Admission false Passed Skipped Passed Failed"; code != ExitNo || out != want {
+		"-o", "jsonpath={.kind} {.verdict} {.admitted} {.checks[*].result}")
+	if want := "Admission Rejected false Passed Skipped Passed Failed"; code != ExitNo || out != want {
 		t.Errorf("admit jsonpath: exit %d, output %q, want 3 and %q", code, out, want)
+	}
+}
+
+// A selector's minimum above the pods it selects: the members that do not
+// exist are counted and named, as a gang scheduler waits for them (a clean
+// no, exit 3), never taken for members that do not fit.
+func TestSelectorShortOfMembers(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n"
+	for i := range 4 {
+		snap += fmt.Sprintf("- {apiVersion: v1, kind: Pod, metadata: {name: mpi-%d, namespace: ml, labels: {app: mpi}}, spec: {containers: [{name: c, image: x}]}, status: {phase: Pending}}\n", i)
+	}
+	args := []string{"-l", "app=mpi", "--min-member", "9", "-n", "ml", "--snapshot", "-"}
+	code, out, _ := run(t, snap, append([]string{"place"}, args...)...)
+	if want := "Unschedulable: gang ml/app=mpi cannot be placed: at most 4 of minimum 9 member(s) run or fit at once; 5 member(s) do not exist\n"; code != ExitNo || !strings.HasPrefix(out, want) {
+		t.Errorf("place: exit %d, output %q; want 3 and %q", code, out, want)
+	}
+	code, out, _ = run(t, snap, append([]string{"explain"}, args...)...)
+	if want := "5 member(s) do not exist: 4 of minimum 9 exist"; code != ExitNo || !strings.Contains(out, want) {
+		t.Errorf("explain: exit %d, output %q; want 3 and %q", code, out, want)
+	}
+}
+
+// Pods of a hand-made snapshot carry no status: the API server starts every
+// pod Pending, and so does DefaultPod, so they count toward their gang.
+func TestHandMadePodsArePending(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", pods: \"10\"}}}\n" +
+		"- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: pg, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: ml}, spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: x}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: ml}, spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: x}]}}\n"
+	code, out, stderr := run(t, snap, "admit", "podgroup/pg", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.checks[0].result}")
+	if code != ExitOK || out != "Admitted Passed" {
+		t.Errorf("admit: exit %d, output %q (stderr %q); want 0 and Admitted Passed", code, out, stderr)
 	}
 }

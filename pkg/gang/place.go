@@ -824,6 +824,9 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		}
 	}
 	b.WriteString(p.preferredUnmet("the whole cluster was tried"))
+	if n := p.Gang.Missing(); n > 0 {
+		fmt.Fprintf(&b, "; %d member(s) do not exist", n)
+	}
 	if sg := p.Gang.SubGroups; sg != nil && sg.Whole && best != nil {
 		whole, total := wholeUnits(sg, p.Gang.Members, best.unplaced)
 		fmt.Fprintf(&b, " (each %s whole or none: %d of %d fit)", sg.Unit, whole, total)

@@ -63,6 +63,13 @@ type sourceRules struct {
 	// missing says what to check when a snapshot holds none of the
 	// source's PodGroups.
 	missing string
+	// held is how the source's scheduler words a member whose PodGroup
+	// does not exist (name is the PodGroup's): it holds the pod pending
+	// until the group is created.
+	held func(name string) string
+	// short words a gang with fewer valid members than its minimum, as
+	// the source's scheduler says it; nil for Volcano's gang plugin's words.
+	short func(g *Gang, v Validity) string
 	// countsSucceeded: members that finished count toward the minimum.
 	countsSucceeded bool
 }
@@ -85,10 +92,35 @@ var podGroupSources = func() []*sourceRules {
 }()
 
 var (
-	selectorRules = sourceRules{source: SourceSelector, minimumField: "--min-member"}
-	fileRules     = sourceRules{source: SourceFile, minimumField: "--min-member"}
+	selectorRules = sourceRules{source: SourceSelector, minimumField: "--min-member", short: membersMissing}
+	fileRules     = sourceRules{source: SourceFile, minimumField: "--min-member", short: membersMissing}
 	podRules      = sourceRules{source: SourcePod, minimumField: "--min-member"}
 )
+
+// membersMissing words a gang no scheduler of its own holds (a selector's,
+// a what-if's) that is short of members: first the members that do not
+// exist, as a live workload counts the pods not created yet.
+func membersMissing(g *Gang, v Validity) string {
+	if n := g.Missing(); n > 0 {
+		return fmt.Sprintf("%d member(s) do not exist: %d of minimum %d exist", n, g.MinMember-n, g.MinMember)
+	}
+	return fmt.Sprintf("only %d of minimum %d member(s) can count toward it (the others failed or are being deleted)", v.ValidCount, g.MinMember)
+}
+
+// Missing is how many members the minimum needs beyond those that exist
+// (pending, running or finished ones that count): they have not been
+// created, or the minimum is wrong. 0 when enough exist.
+func (g *Gang) Missing() int32 {
+	return max(0, g.MinMember-int32(len(g.Members)+len(g.Succeeded)))
+}
+
+// shortMessage words an invalid gang's shortfall in its source's words.
+func (r *sourceRules) shortMessage(g *Gang, v Validity) string {
+	if r.short != nil {
+		return r.short(g, v)
+	}
+	return fmt.Sprintf("not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
+}
 
 // rulesOf is src's row of the table; an unknown source has no rules.
 func rulesOf(src Source) *sourceRules {

@@ -45,6 +45,18 @@ var coschedulingRules = sourceRules{
 		return CoschedulingGate(g, nodes)
 	},
 	missing: "is the scheduler-plugins coscheduling controller installed?",
+	// Coscheduling's Permit denies a pod whose PodGroup it cannot find.
+	held: func(string) string { return "PodGroup not found" },
+	// Coscheduling's PreFilter refuses every member while fewer than
+	// minMember pods carry the group's label.
+	short: func(g *Gang, v Validity) string {
+		pod := "of the group"
+		if len(g.Members) > 0 {
+			pod = g.Members[0].Name
+		}
+		return fmt.Sprintf("pre-filter pod %s cannot find enough sibling pods, current pods number: %d, minMember of group: %d",
+			pod, len(g.Members), g.MinMember)
+	},
 }
 
 // readCoscheduling reads a scheduling.x-k8s.io PodGroup. An absent minMember

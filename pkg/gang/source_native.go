@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"fmt"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
@@ -25,6 +26,21 @@ var nativeRules = sourceRules{
 	read:         readNative,
 	minimumField: "spec.schedulingPolicy.gang.minCount",
 	missing:      "native PodGroups need the GenericWorkload feature, off by default in Kubernetes v1.37",
+	// kube-scheduler v1.37's GangScheduling PreEnqueue keeps the pod out of
+	// the queue until its PodGroup exists.
+	held: func(name string) string {
+		return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+	},
+	// The same PreEnqueue keeps every member out while fewer than minCount
+	// pods of the group exist; when they exist but too few can count,
+	// PlacementFeasible ends the group's cycle (gangscheduling.go).
+	short: func(g *Gang, v Validity) string {
+		if n := g.Missing(); n > 0 {
+			return fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) exist, %d do not)",
+				g.MinMember, g.MinMember-n, n)
+		}
+		return fmt.Sprintf("minCount (%d) cannot be satisfied: %d member(s) can count (the others failed or are being deleted)", g.MinMember, v.ValidCount)
+	},
 }
 
 // readNative reads a scheduling.k8s.io PodGroup. A group with the basic

@@ -66,6 +66,31 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 	return nil, pod, firstMissing
 }
 
+// HeldForGroup says why a pod whose PodGroup does not exist stays pending,
+// in the words of the scheduler of the group's source, with the group it
+// waits for; "" when the pod names no PodGroup or one that exists. Each gang scheduler holds such a pod
+// until the group is created (kube-scheduler's GangScheduling at PreEnqueue,
+// Coscheduling at Permit): a verdict, not bad input (docs/design.md#gangs).
+func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (string, Ref) {
+	var first *Ref
+	for _, ref := range GroupsOf(pod) {
+		_, err := ResolvePodGroup(snap, ref)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			return "", Ref{}
+		}
+		if first == nil {
+			first = &ref
+		}
+	}
+	if first == nil {
+		return "", Ref{}
+	}
+	src, _ := SourceOfGroup(first.Group)
+	return fmt.Sprintf("%s: its PodGroup podgroups.%s/%s does not exist in namespace %s, and the pod stays pending until it is created",
+		rulesOf(src).held(first.Name), first.Group, first.Name, first.Namespace), *first
+}
+
 func joinHints(hints ...string) string {
 	return strings.Join(slices.DeleteFunc(hints, func(s string) bool { return s == "" }), "; ")
 }

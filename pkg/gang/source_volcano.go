@@ -63,8 +63,10 @@ var volcanoRules = sourceRules{
 		}
 		return VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))
 	},
-	minimumField:    "spec.minMember",
-	missing:         "is Volcano installed?",
+	minimumField: "spec.minMember",
+	missing:      "is Volcano installed?",
+	// Volcano's scheduler takes up no job without its PodGroup.
+	held:            func(string) string { return "Volcano schedules no task of a job without its PodGroup" },
 	countsSucceeded: true,
 }
 

@@ -1,8 +1,6 @@
 package gang
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -148,7 +146,7 @@ func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 	if v.ValidCount < g.MinMember {
 		v.Valid = false
 		v.Reason = ReasonNotEnoughPods
-		v.Message = fmt.Sprintf("not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
+		v.Message = rulesOf(g.Source).shortMessage(g, v)
 	}
 	return v
 }

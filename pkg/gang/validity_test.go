@@ -72,6 +72,29 @@ func TestValidate(t *testing.T) {
 			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2},
 		},
 		{
+			name: "a selector's minimum above the pods it selects: members that do not exist",
+			gang: &gang.Gang{Source: gang.SourceSelector, MinMember: 3, Members: []*corev1.Pod{pending("a").Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "2 member(s) do not exist: 1 of minimum 3 exist", ValidCount: 1, MinMember: 3},
+		},
+		{
+			name: "a native gang short of members, in kube-scheduler's words",
+			gang: &gang.Gang{Source: gang.SourceNative, MinMember: 4, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 2, MinMember: 4,
+				Message: "waiting for minCount pods from a gang to appear in scheduling queue (minCount 4, 2 member(s) exist, 2 do not)"},
+		},
+		{
+			name: "a native gang whose members exist but too few can count",
+			gang: &gang.Gang{Source: gang.SourceNative, MinMember: 2, Members: []*corev1.Pod{pending("a").Obj(), pending("b").Node("n1").Terminating().Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 1, MinMember: 2,
+				Message: "minCount (2) cannot be satisfied: 1 member(s) can count (the others failed or are being deleted)"},
+		},
+		{
+			name: "a coscheduling gang short of members, in Coscheduling's words",
+			gang: &gang.Gang{Source: gang.SourceCoscheduling, MinMember: 3, Members: []*corev1.Pod{pending("a").Obj()}},
+			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 1, MinMember: 3,
+				Message: "pre-filter pod a cannot find enough sibling pods, current pods number: 1, minMember of group: 3"},
+		},
+		{
 			name: "no minimum",
 			gang: &gang.Gang{},
 			want: gang.Validity{Valid: true},

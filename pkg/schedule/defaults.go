@@ -15,7 +15,8 @@ import (
 // containers' requests and the pod-level limits (DefaultPodLevelResources,
 // PodLevelResources and PodLevelResourcesFixDefaulting on by default),
 // schedulerName defaults to default-scheduler, a port's protocol to TCP,
-// and with hostNetwork each port's hostPort to its containerPort. A pod
+// with hostNetwork each port's hostPort to its containerPort, and the
+// phase to Pending (the pod strategy's PrepareForCreate). A pod
 // the API server returned already has all of them: DefaultPod changes
 // nothing there. See docs/design.md#snapshot.
 func DefaultPod(pod *corev1.Pod) {
@@ -47,6 +48,12 @@ func DefaultPod(pod *corev1.Pod) {
 	defaultPodLevelRequests(pod)
 	if spec.SchedulerName == "" {
 		spec.SchedulerName = DefaultSchedulerName
+	}
+	// The pod strategy's PrepareForCreate starts every pod Pending: without
+	// it, a hand-made pod's phase is unknown, and gang validity (Volcano's
+	// task status) would not count it.
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
 	}
 }
 

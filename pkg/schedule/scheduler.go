@@ -57,6 +57,9 @@ type Scheduler struct {
 	// labelKeys are the pod label keys a selector can read, built on first
 	// use (selectedLabelKeys); forks share it until a reservation widens it.
 	labelKeys *selectedKeys
+	// partial is Snapshot.Partial, the not-evaluated reason every cycle
+	// reports: no verdict on a partial snapshot is a plain yes.
+	partial string
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -97,10 +100,10 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 	}
 	dra := framework.NewDRA(framework.TaintDevices(snap.ResourceSlices, snap.DeviceTaintRules), snap.DeviceClasses, snap.ResourceClaims, snap.ResourceClaimTemplates, snap.Unreadable)
 	dra.SetTaintRules(snap.DeviceTaintRules)
-	return newScheduler(infos, byName, objects, dra, newNominator(snap.Pods, opts.Profile.Name), opts)
+	return newScheduler(infos, byName, objects, dra, newNominator(snap.Pods, opts.Profile.Name), opts, snap.Partial)
 }
 
-func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, dra *framework.DRA, nom *nominator, opts Options) (*Scheduler, error) {
+func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, dra *framework.DRA, nom *nominator, opts Options, partial string) (*Scheduler, error) {
 	h := framework.NewSnapshotHandle(infos, objects, opts.Parallelism)
 	h.SetDRA(dra)
 	fw, err := newFramework(opts.Profile, h)
@@ -108,7 +111,7 @@ func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects fr
 		return nil, err
 	}
 	fw.nominator = nom
-	return &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos)}, nil
+	return &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}, nil
 }
 
 // Fork returns an independent working copy: reservations in one are not
@@ -144,7 +147,7 @@ func (s *Scheduler) WithEveryPreemptionCandidate() (*Scheduler, error) {
 }
 
 func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
-	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.dra.Fork(), s.fw.nominator.clone(), opts)
+	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.dra.Fork(), s.fw.nominator.clone(), opts, s.partial)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +171,7 @@ func (s *Scheduler) WithNodes(nodes []*corev1.Node, pods []*corev1.Pod, resource
 	}
 	// The selectable label keys are found again (lazily): the new pods
 	// may bring selectors.
-	return newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts)
+	return newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts, s.partial)
 }
 
 // WithNodesReplaced returns a working copy in which each of nodes (by name,
@@ -312,6 +315,9 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 // puts memo, when given, in the cycle state for preemption's dry run.
 func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defaultpreemption.Memo) (*Result, *nodeFilter, error) {
 	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
+	if s.partial != "" {
+		res.NotEvaluated = append(res.NotEvaluated, s.partial)
+	}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
 			res.Verdict = VerdictGated

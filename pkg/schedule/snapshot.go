@@ -80,6 +80,13 @@ type Snapshot struct {
 	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
 	// absence means "unknown", not "none". Not written to snapshot files.
 	Unreadable []string
+	// Partial, set by the file loader when pods are bound to nodes the
+	// snapshot lacks (FindMissingNodes), is what every scheduling cycle on it
+	// reports as not evaluated: a file missing nodes is not the cluster. A
+	// live read leaves it empty: its node list is the cluster's, and pods on
+	// a deleted node are orphans kube-scheduler ignores too. Not written to
+	// snapshot files.
+	Partial string
 }
 
 // IsUnreadable reports whether the live read could not list resource.

@@ -298,3 +298,74 @@ func (b *builder) warnings() []string {
 	}
 	return out
 }
+
+// partialWarnings name what a snapshot file lacks, and mark it Partial when
+// pods are bound to nodes it does not hold (docs/design.md#snapshot). Only
+// files get them: a live read's lists are the cluster.
+func (b *builder) partialWarnings(snap *schedule.Snapshot) []string {
+	var out []string
+	if m := schedule.FindMissingNodes(snap); len(m.Nodes) > 0 {
+		pods := make([]string, 0, maxNamed)
+		for _, p := range m.Pods[:min(len(m.Pods), maxNamed)] {
+			pods = append(pods, p.Namespace+"/"+p.Name)
+		}
+		snap.Partial = m.String()
+		out = append(out, fmt.Sprintf("%d pod(s) are bound to %d node(s) the snapshot does not hold (%s; pods %s): the snapshot is partial, and no answer on it is fully evaluated",
+			len(m.Pods), len(m.Nodes), named(m.Nodes[:min(len(m.Nodes), maxNamed)], len(m.Nodes)), named(pods, len(m.Pods))))
+	}
+	if w := b.absentNamespaces(); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// absentNamespaces names the objects in namespaces the snapshot does not
+// hold. A snapshot with no Namespace at all (a hand-made file) has not
+// recorded them, and gets no warning: namespaces are unknown there, not
+// missing (docs/design.md#snapshot).
+func (b *builder) absentNamespaces() string {
+	if len(b.snap.Namespaces) == 0 {
+		return ""
+	}
+	held := make(map[string]bool, len(b.snap.Namespaces))
+	for _, ns := range b.snap.Namespaces {
+		held[ns.Name] = true
+	}
+	absent := map[string]bool{}
+	var objects []string
+	count := func(kind string, meta metav1.Object) {
+		if ns := meta.GetNamespace(); ns != "" && !held[ns] {
+			absent[ns] = true
+			objects = append(objects, kind+" "+ns+"/"+meta.GetName())
+		}
+	}
+	s := &b.snap
+	for _, o := range s.Pods {
+		count("Pod", o)
+	}
+	for _, o := range s.PodGroups {
+		count(o.GetKind(), o)
+	}
+	for _, o := range s.ResourceQuotas {
+		count("ResourceQuota", o)
+	}
+	for _, o := range s.PodDisruptionBudgets {
+		count("PodDisruptionBudget", o)
+	}
+	for _, o := range s.PersistentVolumeClaims {
+		count("PersistentVolumeClaim", o)
+	}
+	for _, o := range s.ResourceClaims {
+		count("ResourceClaim", o)
+	}
+	for _, o := range s.ResourceClaimTemplates {
+		count("ResourceClaimTemplate", o)
+	}
+	if len(objects) == 0 {
+		return ""
+	}
+	slices.Sort(objects)
+	names := slices.Sorted(maps.Keys(absent))
+	return fmt.Sprintf("%d object(s) are in %d namespace(s) the snapshot does not hold (%s; %s): the snapshot is partial, or was edited by hand",
+		len(objects), len(names), named(names[:min(len(names), maxNamed)], len(names)), named(objects[:min(len(objects), maxNamed)], len(objects)))
+}

@@ -68,7 +68,8 @@ func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, erro
 		}
 	}
 	snap := b.snapshot()
-	return snap, append(b.warnings(), resolvePriorities(snap)...), nil
+	warnings := append(b.warnings(), b.partialWarnings(snap)...)
+	return snap, append(warnings, resolvePriorities(snap)...), nil
 }
 
 // snapshotFiles lists the files a --snapshot path stands for.
@@ -118,6 +119,11 @@ func (b *builder) addStream(source string, data []byte) error {
 	before := b.objects
 	for _, d := range docs {
 		if err := b.addDocument(d.JSON); err != nil {
+			if errors.Is(err.Err, errCutShort) && d.Line > 0 {
+				// Where: the list starts at the document's line and the
+				// file stops at its last one.
+				err.Err = fmt.Errorf("%w; the file ends at line %d", err.Err, bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n"))+1)
+			}
 			return d.Locate(source, err)
 		}
 	}
@@ -155,6 +161,10 @@ func notAnObject(err error) error {
 	return fmt.Errorf("not a Kubernetes object: %w", err)
 }
 
+// errCutShort marks a document that looks truncated: a list whose kind,
+// which the usual writers put after the items, is missing.
+var errCutShort = errors.New("the snapshot looks cut short")
+
 // header is the part of an object or a list read before deciding how to decode it.
 type header struct {
 	APIVersion string            `json:"apiVersion"`
@@ -171,6 +181,12 @@ func (b *builder) addDocument(raw []byte) *InputError {
 	}
 	if h.Kind == "" && h.APIVersion == "" && h.Items != nil && len(h.Items) == 0 {
 		return nil // "items: []": an empty list
+	}
+	if h.Kind == "" && len(h.Items) > 0 {
+		// kubectl get -o yaml and snapshot -o yaml write the keys in order,
+		// kind after items: a save cut short loses it, and its items are
+		// fine. Say so rather than that the whole list is not an object.
+		return &InputError{Err: fmt.Errorf("%w: a list of %d item(s) with no kind after them (kubectl get -o yaml and kubectl gang snapshot write kind: List last)", errCutShort, len(h.Items))}
 	}
 	if h.Kind == "" || h.APIVersion == "" {
 		return &InputError{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}
@@ -213,11 +229,18 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	case gvk == nodeGVK:
 		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
 	case gvk == podGVK:
-		// A hand-made snapshot may hold what the API server would refuse.
+		// A hand-made snapshot may hold what the API server would refuse. A pod
+		// with a UID was stored by an API server, maybe an older one with
+		// fewer rules: only what none ever accepted is refused there
+		// (docs/design.md#snapshot).
 		var invalid error
 		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
 			schedule.DefaultPod(p)
-			if errs := schedule.ValidateResources(p); len(errs) > 0 {
+			validate := schedule.ValidateResources
+			if p.UID != "" {
+				validate = schedule.ValidateStoredResources
+			}
+			if errs := validate(p); len(errs) > 0 {
 				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
 				return
 			}

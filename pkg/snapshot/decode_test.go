@@ -196,6 +196,25 @@ items:
 				"1 node(s) have no status.allocatable (node-a): no pod fits them, as kube-scheduler sees it",
 			},
 		},
+		{
+			name: "a partial snapshot: pods on nodes it lacks, objects in namespaces it lacks",
+			input: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: ml}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: "8"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p1, namespace: ml}, spec: {nodeName: node-a, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p2, namespace: ml}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p3, namespace: ml}, spec: {nodeName: node-y, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p4, namespace: web}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p5, namespace: web}, spec: {nodeName: node-z, containers: [{name: c, image: i}]}}
+`,
+			want: counts{Nodes: 1, Pods: 5, Namespaces: 1},
+			wantWarnings: []string{
+				"4 pod(s) are bound to 2 node(s) the snapshot does not hold (node-y, node-z; pods ml/p2, ml/p3, web/p4 and 1 more): the snapshot is partial, and no answer on it is fully evaluated",
+				"2 object(s) are in 1 namespace(s) the snapshot does not hold (web; Pod web/p4, Pod web/p5): the snapshot is partial, or was edited by hand",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,6 +266,10 @@ func TestLoadFilesErrors(t *testing.T) {
 			"<stdin>: document 1 (line 1): ResourceClaim ml/c: resource.k8s.io/v1beta1 is not supported; this build reads ResourceClaim resource.k8s.io/v1"},
 		{"a typed list at another version", "apiVersion: resource.k8s.io/v1beta2\nkind: ResourceSliceList\nitems:\n- metadata: {name: s}\n",
 			"<stdin>: document 1 (line 1): item 1: ResourceSlice s: resource.k8s.io/v1beta2 is not supported; this build reads ResourceSlice resource.k8s.io/v1"},
+		{"a pod no API server stored, with a fractional GPU", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec: {containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 500m}}}]}\n",
+			`<stdin>: document 1 (line 1): pod ml/p: [spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer`},
+		{"a saved List cut short loses its kind, written after the items", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n",
+			"<stdin>: document 1 (line 1): the snapshot looks cut short: a list of 2 item(s) with no kind after them (kubectl get -o yaml and kubectl gang snapshot write kind: List last); the file ends at line 9"},
 		{"items: [] alone", "items: []\n", "<stdin>: empty snapshot"},
 		{"a separator alone", "---\n", "<stdin>: empty snapshot"},
 		{"an empty List", "apiVersion: v1\nkind: List\nitems: []\n", "<stdin>: empty snapshot"},
@@ -265,6 +288,21 @@ func TestLoadFilesErrors(t *testing.T) {
 				t.Errorf("err spans lines: %q", err)
 			}
 		})
+	}
+}
+
+// TestLoadFilesKeepsStoredPods checks that a pod an API server stored (it has
+// a UID) is not refused for rules a newer server added: the snapshot is of a
+// real cluster, where the pod runs.
+func TestLoadFilesKeepsStoredPods(t *testing.T) {
+	input := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, uid: 0b9f}\n" +
+		"spec: {nodeName: node-1, containers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 4, hugepages-2Mi: 3Mi}}}]}\n"
+	snap, _, err := LoadFiles(Stdin, strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Pods) != 1 {
+		t.Errorf("got %d pods, want the stored one", len(snap.Pods))
 	}
 }
 

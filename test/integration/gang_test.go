@@ -887,7 +887,7 @@ func TestGangReleasingMemberDoesNotCount(t *testing.T) {
 	}
 
 	code, a := f.admitJSON("podgroup/pg")
-	if v := a.check(t, "Validity"); v.Result != "Failed" || v.Message != "not enough valid tasks for gang-scheduling, valid: 1, min: 2" {
+	if v := a.check(t, "Validity"); v.Result != "Failed" || v.Message != "minCount (2) cannot be satisfied: 1 member(s) can count (the others failed or are being deleted)" {
 		t.Errorf("validity check %+v, want 1 valid of 2", v)
 	}
 	if code != cmd.ExitNo {
@@ -916,7 +916,7 @@ func TestGangAdmitValidity(t *testing.T) {
 	}
 	v := a.check(t, "Validity")
 	want := checkJSON{Name: "Validity", Result: "Failed", Reason: "NotEnoughPods",
-		Message: "not enough valid tasks for gang-scheduling, valid: 2, min: 3",
+		Message: "waiting for minCount pods from a gang to appear in scheduling queue (minCount 3, 2 member(s) exist, 1 do not)",
 		Figures: map[string]string{"valid": "2", "minMember": "3"}}
 	if diff := cmp.Diff(want, v); diff != "" {
 		t.Errorf("validity check (-want +got):\n%s", diff)
@@ -935,7 +935,7 @@ func TestGangAdmitValidity(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 3 and nothing", code, stderr)
 	}
 	if !strings.HasPrefix(out, fmt.Sprintf("Rejected: gang %s/short (scheduling.k8s.io)\n", f.ns)) ||
-		!strings.Contains(out, "not enough valid tasks for gang-scheduling, valid: 2, min: 3") {
+		!strings.Contains(out, "waiting for minCount pods from a gang to appear in scheduling queue (minCount 3, 2 member(s) exist, 1 do not)") {
 		t.Errorf("human output lacks the verdict or the validity message:\n%s", out)
 	}
 }

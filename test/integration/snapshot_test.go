@@ -414,6 +414,17 @@ func TestSnapshotCommandRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading the snapshot back: %v", err)
 			}
+			// Pods bound to a node that no longer exists (a test bed has no
+			// pod garbage collector) are orphans a live read takes as the
+			// cluster's state; a file cannot tell them from a partial save,
+			// so it warns and marks the snapshot partial
+			// (docs/design.md#snapshot). Nothing else differs.
+			if m := schedule.FindMissingNodes(live); len(m.Nodes) > 0 {
+				if len(warnings) != 1 || !strings.Contains(warnings[0], "the snapshot does not hold") || offline.Partial != m.String() {
+					t.Errorf("orphans %v: warnings %v, partial %q; want one warning naming them, and the snapshot partial", m.Nodes, warnings, offline.Partial)
+				}
+				warnings, offline.Partial = nil, ""
+			}
 			if len(warnings) > 0 {
 				t.Errorf("warnings reading our own snapshot: %v", warnings)
 			}

@@ -245,7 +245,7 @@ func FromBindReport(r *bind.Report) *BindReport {
 
 // FromAdmission converts admit's result; u is what --ungate did, if it ran.
 func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
-	out := Admission{Gang: *refOf(a.Gang),
+	out := Admission{Gang: *refOf(a.Gang), Verdict: string(a.Verdict),
 		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement)}
 	for _, c := range a.Checks {
 		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, SchedulerMessage: c.SchedulerMessage, Figures: c.Figures})

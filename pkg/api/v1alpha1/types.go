@@ -366,7 +366,12 @@ type Domain struct {
 
 // Admission is what admit prints with -o json|yaml (kind Admission).
 type Admission struct {
-	Gang      GangRef       `json:"gang"`
+	Gang GangRef `json:"gang"`
+	// Verdict is Admitted or Rejected, the field every kind of this
+	// version answers with (Placement, Explanation, BindReport), so that
+	// one jsonpath reads any verb's answer; Admitted says the same as a
+	// bool and stays (the contract adds fields, never renames them).
+	Verdict   string        `json:"verdict"`
 	Admitted  bool          `json:"admitted"`
 	Checks    []Check       `json:"checks"`
 	Placement Placement     `json:"placement"`

@@ -213,6 +213,14 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Message = fmt.Sprintf("pod %s/%s is bound to node %s", pod.Namespace, pod.Name, pod.Spec.NodeName)
 		return e, nil
 	}
+	if why, group := gang.HeldForGroup(snap, pod); why != "" {
+		e.Verdict = VerdictUnschedulable
+		e.Message = why
+		e.Suggestions = []Suggestion{{Kind: SuggestCreatePodGroup, Message: fmt.Sprintf(
+			"create podgroups.%s/%s in namespace %s, or name an existing PodGroup in the pod: its scheduler then takes it up with its gang",
+			group.Group, group.Name, group.Namespace)}}
+		return e, nil
+	}
 	x, err := newExplainer(snap, opts)
 	if err != nil {
 		return nil, err

@@ -579,6 +579,8 @@ func TestExplainPreemptionTies(t *testing.T) {
 		snap.Pods = append(snap.Pods, lowPod(fmt.Sprintf("low-%d", i), fmt.Sprintf("zone-a-%d", i)))
 	}
 	pod := highWorkers(1)[0]
+	// A pod alone: one naming a PodGroup the snapshot lacks waits for it.
+	pod.Spec.SchedulingGroup = nil
 	e, err := Pod(context.Background(), snap, pod, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -156,7 +156,7 @@ func (x *explainer) judgePod(ctx context.Context, line *Pending) error {
 	pod := line.Pod
 	if line.Group != "" {
 		line.Verdict = VerdictUnschedulable
-		line.Reason = fmt.Sprintf("its PodGroup %s does not exist, so no gang scheduler will place it", line.Group)
+		line.Reason, _ = gang.HeldForGroup(x.snap, pod)
 		return nil
 	}
 	res, err := x.plain.Schedule(ctx, gang.Ungated(pod))

@@ -62,7 +62,7 @@ func TestListPending(t *testing.T) {
 		// A Kueue pod group has no object: explain takes it by a member.
 		{"pod/kq-0", 2, 2, VerdictUnschedulable, "1/2 fit: 3 Insufficient nvidia.com/gpu"},
 		{"pod/kq-bad", 1, 1, VerdictUnschedulable, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation"},
-		{"pod/orphan", 1, 1, VerdictUnschedulable, "its PodGroup gone does not exist, so no gang scheduler will place it"},
+		{"pod/orphan", 1, 1, VerdictUnschedulable, "PodGroup not found: its PodGroup podgroups.scheduling.x-k8s.io/gone does not exist in namespace ml, and the pod stays pending until it is created"},
 		{"pod/solo", 1, 1, VerdictSchedulable, "fits 1 of 3 node(s); the best is zone-a-2 (score 399)"},
 		{"pod/waiting", 1, 1, VerdictGated, "scheduling gates: example.com/hold"},
 		{"podgroup/big", 4, 4, VerdictUnschedulable, "1/4 fit: 3 Insufficient nvidia.com/gpu"},

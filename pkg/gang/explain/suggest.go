@@ -47,6 +47,9 @@ const (
 	// SuggestSourceGate: the members fit, but the gang's own scheduler
 	// holds it back (its source's gate: minResources, a queue).
 	SuggestSourceGate SuggestionKind = "SourceGate"
+	// SuggestCreatePodGroup: the pod names a PodGroup that does not exist,
+	// and its scheduler holds it until the group is created.
+	SuggestCreatePodGroup SuggestionKind = "CreatePodGroup"
 )
 
 // Suggestion is one thing that would make the subject fit, or (Shortfall)
