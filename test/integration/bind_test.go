@@ -459,6 +459,12 @@ func TestGangBindFaults(t *testing.T) {
 			}
 			forward(w)
 		})
+		// m-1 ends bound to a node that does not exist: deleted after the
+		// test, so that later snapshots of the shared test bed hold no
+		// pod on a missing node.
+		t.Cleanup(func() {
+			_ = env.Clientset().CoreV1().Pods(f.ns).Delete(context.Background(), "m-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))})
+		})
 		code, r := f.bind(kubeconfig, "podgroup/trio")
 		if code != cmd.ExitPartial || r.Verdict != "PartiallyBound" || r.BoundMembers != 2 {
 			t.Fatalf("exit %d, report %+v; want 4, PartiallyBound, 2 bound", code, r)
