@@ -99,6 +99,9 @@ func NewCmdBind(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *co
 		ValidArgsFunction:     completeSubject(snapshot, false, false),
 	}
 	o.addFlags(cmd, "to bind")
+	// bind binds pods that exist: -f (what-if manifests) is refused, so
+	// help does not offer it.
+	_ = cmd.Flags().MarkHidden("filename")
 	cmd.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none", "server", or "client". With client, re-check the plan against the cluster and write nothing; with server, also send every Binding with dryRun=All.`)
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = dryRunClient
 	cmd.Flags().IntVar(&o.BulkReads, "bulk-reads", bind.DefaultBulkReads, "Members and target nodes above which the re-read and the read-back list pods and nodes instead of reading each; -1 always lists.")

@@ -197,6 +197,10 @@ func TestHelpShowsUsageAndExamples(t *testing.T) {
 			if verb != "version" && !strings.Contains(out, "--kubeconfig") {
 				t.Errorf("help lacks the kubectl connection flags:\n%s", out)
 			}
+			// bind refuses -f: its help does not offer it.
+			if verb == "bind" && strings.Contains(out, "--filename") {
+				t.Errorf("bind's help offers -f, which bind refuses:\n%s", out)
+			}
 		})
 	}
 }

@@ -151,33 +151,32 @@ func WithLock(ctx context.Context, cfg *rest.Config, opts LockOptions, run func(
 		timeout = t.C
 	}
 	start := time.Now()
+	// stopWaiting ends a wait that has not begun the run (the run goes on
+	// when the lock was taken just now): it reports whether the run began.
+	stopWaiting := func() bool {
+		mu.Lock()
+		begun := started
+		mu.Unlock()
+		if begun {
+			<-done
+			return true
+		}
+		cancel()
+		<-ran
+		return false
+	}
 	select {
 	case <-done:
 	case <-timeout:
-		mu.Lock()
-		begun := started
-		mu.Unlock()
-		if begun {
-			// The lock was taken just now: the run goes on.
-			<-done
-			break
+		if !stopWaiting() {
+			return &LockTimeoutError{Namespace: opts.Namespace, Name: opts.Name, Holder: le.GetLeader(), Waited: time.Since(start)}
 		}
-		cancel()
-		<-ran
-		return &LockTimeoutError{Namespace: opts.Namespace, Name: opts.Name, Holder: le.GetLeader(), Waited: time.Since(start)}
 	case <-ctx.Done():
-		mu.Lock()
-		begun := started
-		mu.Unlock()
-		if begun {
-			// The run sees the same end of its context and stops as it
-			// must (nothing new is written); the lock is released after.
-			<-done
-			break
+		// A run that began sees the same end of its context and stops as
+		// it must (nothing new is written); the lock is released after.
+		if !stopWaiting() {
+			return ctx.Err()
 		}
-		cancel()
-		<-ran
-		return ctx.Err()
 	}
 	<-ran // released
 	mu.Lock()
