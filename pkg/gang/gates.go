@@ -71,12 +71,6 @@ func (p *Placement) ApplyGate(r *GateResult) {
 	p.Message = fmt.Sprintf("gang %s is held back by %s (%s): %s", p.Gang.Key(), r.Gate, r.Reason, why)
 }
 
-// FitsWithoutGate reports whether the members fit at once, the source's
-// gate left aside: what admit's placement check reports beside the gate's.
-func (p *Placement) FitsWithoutGate() bool {
-	return p.Verdict == VerdictPlaced || p.UngatedVerdict == VerdictPlaced
-}
-
 // needFreeShort words, per requested resource in name order, what is
 // needed, what is free and what is short, as kubectl prints quantities:
 // "cpu need 12, free 3, short 9; pods need 4, free 400".

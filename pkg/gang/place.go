@@ -179,7 +179,10 @@ type Placement struct {
 	// Gate is the source's own gate when it holds the gang back
 	// (ApplyGate): then nothing is placed, whatever would fit, and
 	// UngatedVerdict and UngatedMessage are what placement alone said.
-	Gate           *GateResult
+	Gate *GateResult
+	// SourceGate is the gate as PlaceOn evaluated it, passed or not; nil
+	// when the source has none (admit reports it as a check).
+	SourceGate     *GateResult
 	UngatedVerdict Verdict
 	UngatedMessage string
 	Message        string
@@ -351,7 +354,8 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	if err != nil {
 		return nil, err
 	}
-	p.ApplyGate(SourceGate(snap, g, base.NodeInfos()))
+	p.SourceGate = SourceGate(snap, g, base.NodeInfos())
+	p.ApplyGate(p.SourceGate)
 	return p, nil
 }
 

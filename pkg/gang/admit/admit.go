@@ -98,12 +98,17 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	}
 	a.Checks = append(a.Checks, validity)
 
-	// One set of node infos serves the gates and the placement.
+	// One placement call evaluates the source's gate too (gang.PlaceOn);
+	// admit reports it as a check of its own, before quota and placement.
 	base, err := schedule.NewScheduler(snap, schedule.Options{Profile: opts.Profile, Parallelism: opts.Parallelism})
 	if err != nil {
 		return nil, err
 	}
-	switch gate := gang.SourceGate(snap, g, base.NodeInfos()); {
+	p, err := gang.PlaceOn(ctx, snap, base, g, opts)
+	if err != nil {
+		return nil, err
+	}
+	switch gate := p.SourceGate; {
 	case gate == nil:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Result: ResultSkipped, Message: "the gang source sets no minResources"})
 	case gate.NotEvaluated != "":
@@ -115,10 +120,6 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	}
 	a.Checks = append(a.Checks, quotaCheck(gang.Quota(snap, g)))
 
-	p, err := gang.PlaceOn(ctx, snap, base, g, opts)
-	if err != nil {
-		return nil, err
-	}
 	a.Placement = p
 	// The gate is a check of its own above; this one says whether the
 	// members fit.

@@ -3,6 +3,7 @@ package bind
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -90,17 +91,13 @@ func overcommitted(node *corev1.Node, pods []*corev1.Pod) string {
 	if node == nil {
 		return ""
 	}
-	alloc := framework.NewResource(node.Status.Allocatable)
-	requested := &framework.Resource{}
+	// The node as the scheduler counts it: allocatable, and what its
+	// pods request.
+	ni := framework.NewNodeInfo(node)
 	for _, pod := range pods {
-		pr := framework.ComputePodResource(pod).Resource
-		requested.MilliCPU += pr.MilliCPU
-		requested.Memory += pr.Memory
-		requested.EphemeralStorage += pr.EphemeralStorage
-		for name, q := range pr.ScalarResources {
-			requested.AddScalar(name, q)
-		}
+		ni.AddPod(pod)
 	}
+	alloc, requested := ni.Allocatable, ni.Requested
 	var over []string
 	check := func(name corev1.ResourceName, have, want int64) {
 		if want > have {
@@ -110,11 +107,11 @@ func overcommitted(node *corev1.Node, pods []*corev1.Pod) string {
 	check(corev1.ResourceCPU, alloc.MilliCPU, requested.MilliCPU)
 	check(corev1.ResourceMemory, alloc.Memory, requested.Memory)
 	check(corev1.ResourceEphemeralStorage, alloc.EphemeralStorage, requested.EphemeralStorage)
-	for name, q := range requested.ScalarResources {
-		check(name, alloc.ScalarResources[name], q)
+	for _, name := range slices.Sorted(maps.Keys(requested.ScalarResources)) {
+		check(name, alloc.ScalarResources[name], requested.ScalarResources[name])
 	}
-	if len(pods) > alloc.AllowedPodNumber {
-		over = append(over, fmt.Sprintf("pods %d of %d", len(pods), alloc.AllowedPodNumber))
+	if len(ni.Pods) > alloc.AllowedPodNumber {
+		over = append(over, fmt.Sprintf("pods %d of %d", len(ni.Pods), alloc.AllowedPodNumber))
 	}
 	return strings.Join(over, ", ")
 }
