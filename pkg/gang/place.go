@@ -167,6 +167,13 @@ type Placement struct {
 	// BestAttempt are the assignments of the best attempt when the gang
 	// cannot be placed: what would fit, for explain.
 	BestAttempt []Assignment
+	// PlacedLater are the planned members that fit only once members
+	// queued behind them were placed: they were tried again after those
+	// (the order used; docs/design.md#gangs).
+	PlacedLater []*corev1.Pod
+	// QueueOrder, when set, says the gang fits only in some orders of its
+	// source's one-pass cycle: the verdict is then Unschedulable.
+	QueueOrder *QueueOrderRisk
 	// Domains has one entry per topology domain tried, in name order.
 	Domains []DomainResult
 	// Conflict says why no topology domain can hold the gang whatever fits:
@@ -186,6 +193,20 @@ type Placement struct {
 	UngatedVerdict Verdict
 	UngatedMessage string
 	Message        string
+}
+
+// QueueOrderRisk is a gang that fits in one order of its scheduler's
+// one-pass cycle and not in another (placeOnePass).
+type QueueOrderRisk struct {
+	// NeedOthers are the members that fit on no node before other members
+	// are placed.
+	NeedOthers []*corev1.Pod
+	// Worst is how many members run or fit when the cycle takes
+	// NeedOthers first, and Blocker the first of them that did not fit.
+	Worst   int32
+	Blocker *schedule.Result
+	// How is how the source's scheduler takes the members.
+	How string
 }
 
 // FormatDevices words the devices a member's claims are allocated, by
@@ -315,6 +336,12 @@ type attempt struct {
 	scoreSum int64
 	// notEvaluated is what the members' cycles could not evaluate.
 	notEvaluated []string
+	// later are the members placed only when tried again, after members
+	// queued behind them (placeWith).
+	later []*corev1.Pod
+	// risk, for a one-pass source, is the attempt's dependence on the
+	// queue's order (placeOnePass).
+	risk *orderRisk
 }
 
 // noteNotEvaluated adds what a cycle did not evaluate, once each.
@@ -374,11 +401,18 @@ type placing struct {
 	running   []*corev1.Pod
 	succeeded int
 	minMember int32
+	source    Source
 }
 
 // whole is the attempt on the whole cluster.
 func (pl *placing) whole() (domainsOutcome, error) {
-	a, err := pl.attempts.get(pl.base, "", pl.members, func() (*attempt, error) { return attemptOn(pl.ctx, pl.base, "", pl.pending) })
+	a, err := pl.attempts.get(pl.base, "", pl.members, func() (*attempt, error) {
+		s, err := pl.base.Fork()
+		if err != nil {
+			return nil, err
+		}
+		return pl.placeOn(s, "")
+	})
 	return domainsOutcome{best: a, running: len(pl.running), need: int(pl.minMember) - len(pl.running) - pl.succeeded}, err
 }
 
@@ -389,7 +423,7 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 	// validity; succeeded members count as running ones do (only sources
 	// that count them keep them).
 	pl := &placing{ctx: ctx, base: base, pending: g.PendingUngated(), members: g.Pending(), attempts: opts.Attempts,
-		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember}
+		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source}
 	p := &Placement{Gang: g, MinMember: g.MinMember, Running: pl.running, Succeeded: pl.succeeded}
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var out domainsOutcome
@@ -425,34 +459,64 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 	return p, nil
 }
 
-// attemptOn places the pending members one by one on a fork of base.
-func attemptOn(ctx context.Context, base *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
-	s, err := base.Fork()
-	if err != nil {
-		return nil, err
+// placeOn places the pending members on s, a fork of base, as the gang's
+// source's scheduler takes them (placeWith, placeOnePass).
+func (pl *placing) placeOn(s *schedule.Scheduler, domain string) (*attempt, error) {
+	if rulesOf(pl.source).onePass != "" {
+		return placeOnePass(pl.ctx, s, domain, pl.pending)
 	}
-	return placeWith(ctx, s, domain, pending)
+	return placeWith(pl.ctx, s, domain, pl.pending)
 }
 
+// placeWith places the pending members on s, each reserved before the
+// next, in queue order, and then again those that did not fit, as long as
+// a pass places a member after one that did not fit: a member rejected for
+// want of members placed after it (a worker whose required pod affinity
+// names the launcher, a spread constraint among members) fits once they
+// are (docs/design.md#gangs, "members that need each other"). kube-scheduler
+// tries such a pod again once the member it needs is assumed (queueing
+// hints on assigned pods; coscheduling activates a member's siblings at
+// Permit), so the plan never depends on the names that order the queue.
+// Members placed on a later pass are the attempt's later.
 func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
 	a := &attempt{domain: domain}
 	seq := s.NewSequence()
-	for _, pod := range pending {
+	todo := pending
+	for pass := 0; ; pass++ {
+		failed, progress, err := a.pass(ctx, s, seq, todo, pass > 0)
+		if err != nil {
+			return nil, err
+		}
+		if !progress {
+			a.unplaced = failed
+			return a, nil
+		}
+		todo = failed
+	}
+}
+
+// pass tries each of todo once. The blocker is the first member of the
+// pass that did not fit; progress says a member was placed after one that
+// did not fit, which may fit now. later says it is not the first pass.
+func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, todo []*corev1.Pod, later bool) (failed []*corev1.Pod, progress bool, err error) {
+	a.blocker, a.before = nil, nil
+	for _, pod := range todo {
 		res, err := seq.Schedule(ctx, pod)
 		if err != nil {
-			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+			return nil, false, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		a.noteNotEvaluated(res.NotEvaluated)
 		if res.Verdict != schedule.VerdictScheduled {
-			a.unplaced = append(a.unplaced, pod)
+			failed = append(failed, pod)
 			if a.blocker == nil {
 				a.blocker, a.before = res, slices.Clone(a.assignments)
 			}
 			continue
 		}
+		progress = progress || len(failed) > 0
 		score := res.SelectedScore
 		if err := seq.Reserve(ctx, pod, res.SelectedNode); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		var claims []*resourcev1.ResourceClaim
 		if s.DRA().UsesDevices(pod) {
@@ -460,8 +524,81 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 		}
 		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims})
 		a.scoreSum += score
+		if later {
+			a.later = append(a.later, pod)
+		}
 	}
+	return failed, progress, nil
+}
+
+// placeOnePass is placeWith for a source whose scheduler tries each member
+// once, in queue order, in one cycle (sourceRules.onePass): the plan is
+// placeWith's, and when members that fit on no node before others are
+// placed (needOthers) are part of it, the attempt also says how many fit
+// when the queue takes those members first, the order in which they need
+// the most (the attempt's risk).
+func placeOnePass(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
+	if !slices.ContainsFunc(pending, mayNeedOthers) {
+		return placeWith(ctx, s, domain, pending)
+	}
+	w, err := s.Fork()
+	if err != nil {
+		return nil, err
+	}
+	a, err := placeWith(ctx, s, domain, pending)
+	if err != nil {
+		return nil, err
+	}
+	seq := w.NewSequence()
+	var first, rest []*corev1.Pod
+	for _, pod := range pending {
+		if mayNeedOthers(pod) {
+			res, err := seq.Schedule(ctx, pod)
+			if err != nil {
+				return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+			if res.Verdict != schedule.VerdictScheduled {
+				first = append(first, pod)
+				continue
+			}
+		}
+		rest = append(rest, pod)
+	}
+	var needOthers []*corev1.Pod
+	for _, as := range a.assignments {
+		if slices.Contains(first, as.Pod) {
+			needOthers = append(needOthers, as.Pod)
+		}
+	}
+	if len(needOthers) == 0 {
+		return a, nil
+	}
+	worst := &attempt{domain: domain}
+	if _, _, err := worst.pass(ctx, w, w.NewSequence(), append(first, rest...), false); err != nil {
+		return nil, err
+	}
+	a.risk = &orderRisk{needOthers: needOthers, worst: worst}
 	return a, nil
+}
+
+// mayNeedOthers says whether other pods on nodes can make pod fit where it
+// did not: a required pod affinity, or a spread constraint that refuses
+// (DoNotSchedule). Every other filter only refuses more as pods are added.
+func mayNeedOthers(pod *corev1.Pod) bool {
+	if af := pod.Spec.Affinity; af != nil && af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+		return c.WhenUnsatisfiable == corev1.DoNotSchedule
+	})
+}
+
+// orderRisk is what a one-pass source's scheduler may do with members that
+// need others placed before them: needOthers fit only then, and worst is
+// the pass that tries them first.
+type orderRisk struct {
+	needOthers []*corev1.Pod
+	worst      *attempt
 }
 
 // domainsOutcome is what placing a gang in the domains of a topology key
@@ -482,7 +619,7 @@ type domainsOutcome struct {
 // nodes without the label), no domain can hold the gang (the conflict says
 // why) and the domains are tried only for the diagnosis.
 func (pl *placing) inDomains(key string) (domainsOutcome, error) {
-	ctx, base, pending := pl.ctx, pl.base, pl.pending
+	base, pending := pl.base, pl.pending
 	var out domainsOutcome
 	domains := map[string][]*framework.NodeInfo{}
 	valueOf := map[string]string{}
@@ -557,7 +694,7 @@ func (pl *placing) inDomains(key string) (domainsOutcome, error) {
 				names[i] = n.Name()
 			}
 			s.Confine(names)
-			a, err := placeWith(ctx, s, dr.Value, pending)
+			a, err := pl.placeOn(s, dr.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -785,6 +922,18 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		p.NotEvaluated = best.notEvaluated
 	}
 	p.MaxPlaceable = int32(running + p.Succeeded + placed)
+	if best != nil {
+		p.PlacedLater = best.later
+	}
+	if best != nil && placed >= need && best.risk != nil && len(best.risk.worst.assignments) < need {
+		p.QueueOrder = &QueueOrderRisk{NeedOthers: best.risk.needOthers, Worst: int32(running + p.Succeeded + len(best.risk.worst.assignments)),
+			Blocker: best.risk.worst.blocker, How: rulesOf(p.Gang.Source).onePass}
+		p.Verdict = VerdictUnschedulable
+		p.BestAttempt = best.assignments
+		p.Domain = best.domain
+		p.Message = p.QueueOrder.message(p)
+		return
+	}
 	if best != nil && placed >= need {
 		p.Verdict = VerdictPlaced
 		p.Assignments = best.assignments
@@ -839,6 +988,31 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)
 	}
 	p.Message = b.String()
+}
+
+// message words a gang that fits in some queue orders only.
+func (r *QueueOrderRisk) message(p *Placement) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gang %s is not placed reliably: %s; %s fit only once other members are placed, and when the cycle takes them first, at most %d of minimum %d member(s) run or fit",
+		p.Gang.Key(), r.How, podNames(r.NeedOthers), r.Worst, p.MinMember)
+	if r.Blocker != nil {
+		fmt.Fprintf(&b, " (%s/%s: %s)", r.Blocker.Pod.Namespace, r.Blocker.Pod.Name, r.Blocker.Message)
+	}
+	b.WriteString("; the gang starts only in a cycle that takes the members they need first")
+	return b.String()
+}
+
+// podNames words pods as namespace/name, the first three and a count.
+func podNames(pods []*corev1.Pod) string {
+	var names []string
+	for i, pod := range pods {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(pods)-3))
+			break
+		}
+		names = append(names, pod.Namespace+"/"+pod.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // preferredUnmet says, when the preferred topology could not hold the

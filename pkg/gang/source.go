@@ -72,6 +72,12 @@ type sourceRules struct {
 	short func(g *Gang, v Validity) string
 	// countsSucceeded: members that finished count toward the minimum.
 	countsSucceeded bool
+	// onePass, when set, says in the scheduler's terms that it tries each
+	// pending member once, in its queue's order, in one cycle for the
+	// whole group, so a member that needs another placed first fits only
+	// when the queue happens to take that one first (placeOnePass). Empty:
+	// a member is tried again once a member it needs is placed (placeWith).
+	onePass string
 }
 
 // sources is the table of gang sources. Its PodGroup sources are in the

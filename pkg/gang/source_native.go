@@ -24,6 +24,13 @@ var nativeRules = sourceRules{
 		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
 	},
 	read:         readNative,
+	// podGroupSchedulingDefaultAlgorithm (schedule_one_podgroup.go) runs
+	// every queued member once, ordered by PodGroupMemberPodsOrderingFunc
+	// (priority, attempts, queue time, name), reverting the whole cycle
+	// when fewer than minCount fit; the group waits for a cluster event
+	// before its next cycle. Seen on the test bed (test/conformance
+	// TestGangMembersThatNeedEachOther).
+	onePass: "kube-scheduler v1.37 tries the members of a PodGroup once each, in its queue's order (priority, attempts, the time each entered the queue), in one cycle for the whole group",
 	minimumField: "spec.schedulingPolicy.gang.minCount",
 	missing:      "native PodGroups need the GenericWorkload feature, off by default in Kubernetes v1.37",
 	// kube-scheduler v1.37's GangScheduling PreEnqueue keeps the pod out of

@@ -68,6 +68,11 @@ var volcanoRules = sourceRules{
 	// Volcano's scheduler takes up no job without its PodGroup.
 	held:            func(string) string { return "Volcano schedules no task of a job without its PodGroup" },
 	countsSucceeded: true,
+	// allocateResourcesForTasks (pkg/scheduler/actions/allocate) pops a
+	// job's tasks once each per session in task order, skips a task no
+	// node passes, and discards the session's statement when the job is
+	// not ready; the next session takes the tasks in the same order.
+	onePass: "Volcano's allocate action tries a job's tasks once each per session, in task order",
 }
 
 func setVolcanoGroup(pod *corev1.Pod, name string) {
