@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -170,4 +171,72 @@ func Indexed(job string, pods []*corev1.Pod) []*corev1.Pod {
 		}
 	}
 	return pods
+}
+
+// NeedEachOther is a random gang whose members need each other, on random
+// nodes: one launcher (role=launcher) and equal workers (role=worker) that
+// may require the launcher's zone, refuse to share a node with another
+// worker, or spread evenly over the zones. Names are random, so the queue
+// takes the members in any order. Nodes are named <prefix>z<zone>-<i>,
+// zones <prefix>z<zone>; the members are in namespace ns, in no group.
+type NeedEachOther struct {
+	Nodes   []*corev1.Node
+	Members []*corev1.Pod
+	Min     int32
+	// Shape says what the workers require, for messages.
+	Shape string
+}
+
+// MakeNeedEachOther draws a NeedEachOther from r.
+func MakeNeedEachOther(r *rand.Rand, ns, prefix string) NeedEachOther {
+	var out NeedEachOther
+	zones := 2 + r.IntN(3)
+	for z := range zones {
+		for n := range 1 + r.IntN(3) {
+			name := fmt.Sprintf("%sz%d-%d", prefix, z, n)
+			gpus := []string{"8", "8", "4", "0"}[r.IntN(4)]
+			out.Nodes = append(out.Nodes, MakeNode().Name(name).Label(corev1.LabelTopologyZone, fmt.Sprintf("%sz%d", prefix, z)).
+				Label(corev1.LabelHostname, name).
+				Capacity(Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": gpus, "pods": "110"}).Obj())
+		}
+	}
+	name := func(role string) string { return fmt.Sprintf("%s-%04x", role, r.IntN(0x10000)) }
+	// One launcher: with two, where the second lands depends on the
+	// workers placed before it, in kube-scheduler as in a plan.
+	out.Members = []*corev1.Pod{MakePod().Namespace(ns).Name(name("l")).Label("role", "launcher").
+		Req(Res{"cpu": "1", "memory": "1Gi"}).Obj()}
+	workers := 1 + r.IntN(4)
+	affinity, anti, spread := r.IntN(4) != 0, r.IntN(3) == 0, r.IntN(3) == 0
+	out.Shape = fmt.Sprintf("%d zones, %d nodes, %d workers; zone affinity to the launcher %v, hostname anti-affinity %v, zone spread %v",
+		zones, len(out.Nodes), workers, affinity, anti, spread)
+	// Equal workers: which of them takes which node does not change how
+	// many fit, so only their need of each other could.
+	gpus := []string{"4", "8"}[r.IntN(2)]
+	seen := map[string]bool{out.Members[0].Name: true}
+	for len(out.Members) < workers+1 {
+		n := name("w")
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		w := MakePod().Namespace(ns).Name(n).Label("role", "worker").Req(Res{"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": gpus})
+		if affinity {
+			w.RequiredPodAffinity(MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("role", "launcher"))
+		}
+		if anti {
+			w.RequiredPodAntiAffinity(MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("role", "worker"))
+		}
+		pod := w.Obj()
+		if spread {
+			pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "worker"}}}}
+		}
+		out.Members = append(out.Members, pod)
+	}
+	out.Min = int32(1 + r.IntN(len(out.Members)))
+	if r.IntN(2) == 0 {
+		out.Min = int32(len(out.Members))
+	}
+	r.Shuffle(len(out.Members), func(i, j int) { out.Members[i], out.Members[j] = out.Members[j], out.Members[i] })
+	return out
 }

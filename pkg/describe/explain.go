@@ -459,6 +459,16 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 	}
 	fmt.Fprintln(w.out)
 	w.para("  Fit at once:  ", fmt.Sprintf("%d of minimum %d%s", p.MaxPlaceable, p.MinMember, placedWhere(p)))
+	if len(p.PlacedLater) > 0 {
+		w.para("  ", placedLater(p))
+	}
+	if q := p.QueueOrder; q != nil {
+		var names []string
+		for _, pod := range q.NeedOthers {
+			names = append(names, pod.Namespace+"/"+pod.Name)
+		}
+		w.para("  Queue order:  ", fmt.Sprintf("%d of minimum %d fit when the cycle takes %s first", q.Worst, p.MinMember, strings.Join(names, ", ")))
+	}
 	if len(e.Domains) == 0 {
 		return nil
 	}

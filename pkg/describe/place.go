@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
@@ -51,6 +52,9 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 	if err := printTable(out, o.NoHeaders, columns, rows); err != nil {
 		return err
 	}
+	if len(p.PlacedLater) > 0 {
+		fmt.Fprintln(out, placedLater(p))
+	}
 	notEvaluated := p.AllNotEvaluated()
 	if len(notEvaluated) > 0 {
 		fmt.Fprintln(out, "Not evaluated (the plan does not take these into account):")
@@ -59,4 +63,14 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 		}
 	}
 	return nil
+}
+
+// placedLater says which members were tried again after the members
+// queued behind them, which they need (docs/design.md#gangs).
+func placedLater(p *gang.Placement) string {
+	var names []string
+	for _, pod := range p.PlacedLater {
+		names = append(names, pod.Namespace+"/"+pod.Name)
+	}
+	return fmt.Sprintf("Order: %s fit only once members queued behind them were placed, and were tried again after them", strings.Join(names, ", "))
 }

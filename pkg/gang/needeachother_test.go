@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -132,7 +131,8 @@ func TestVerdictDoesNotDependOnMemberOrder(t *testing.T) {
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 150; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x0dde))
-		nodes, members, min := randomInterdependentGang(r)
+		ne := testutil.MakeNeedEachOther(r, "ml", "")
+		nodes, members, min := ne.Nodes, ne.Members, ne.Min
 		snap := &schedule.Snapshot{Nodes: nodes}
 		base := mustScheduler(t, snap)
 		for _, source := range []Source{SourceCoscheduling, SourceNative} {
@@ -171,51 +171,4 @@ func podList(pods []*corev1.Pod) []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-// randomInterdependentGang makes zones of GPU nodes, some GPUs taken, and a
-// gang of launchers and workers: workers may require the zone of a
-// launcher, refuse to share a node with another worker, or spread evenly
-// over the zones.
-func randomInterdependentGang(r *rand.Rand) ([]*corev1.Node, []*corev1.Pod, int32) {
-	var nodes []*corev1.Node
-	zones := 2 + r.IntN(3)
-	for z := range zones {
-		for n := range 1 + r.IntN(3) {
-			gpus := []string{"8", "8", "4", "0"}[r.IntN(4)]
-			nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("z%d-%d", z, n)).Label(zoneKey, fmt.Sprintf("z%d", z)).
-				Label(corev1.LabelHostname, fmt.Sprintf("z%d-%d", z, n)).
-				Capacity(testutil.Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": gpus, "pods": "110"}).Obj())
-		}
-	}
-	// One launcher: with two, where the second lands depends on the
-	// workers placed before it, in kube-scheduler as in the plan.
-	members := []*corev1.Pod{testutil.MakePod().Namespace("ml").Name("l-0").Label("role", "launcher").
-		Req(testutil.Res{"cpu": "1", "memory": "1Gi"}).Obj()}
-	workers := 1 + r.IntN(4)
-	affinity, anti, spread := r.IntN(4) != 0, r.IntN(3) == 0, r.IntN(3) == 0
-	// Equal workers: which of them takes which node does not change how
-	// many fit, so only their need of each other could.
-	gpus := []string{"4", "8"}[r.IntN(2)]
-	for i := range workers {
-		w := testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).Label("role", "worker").
-			Req(testutil.Res{"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": gpus})
-		if affinity {
-			w.RequiredPodAffinity(testutil.MakePodAffinityTerm(zoneKey).MatchLabel("role", "launcher"))
-		}
-		if anti {
-			w.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("role", "worker"))
-		}
-		pod := w.Obj()
-		if spread {
-			pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey,
-				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "worker"}}}}
-		}
-		members = append(members, pod)
-	}
-	min := int32(1 + r.IntN(len(members)))
-	if r.IntN(2) == 0 {
-		min = int32(len(members))
-	}
-	return nodes, members, min
 }

@@ -276,6 +276,20 @@ type Placement struct {
 	// reason, or a part of the gang's definition): a placement with any is
 	// not a plain yes, and place exits 3.
 	NotEvaluated []string `json:"notEvaluated,omitempty"`
+	// PlacedLater are members that fit only once members queued behind
+	// them were placed, and were tried again after them (the order used).
+	PlacedLater []string `json:"placedLater,omitempty"`
+	// QueueOrder is set when the gang's scheduler tries each member once
+	// per cycle and the gang fits only when the cycle takes the members
+	// others need first: the verdict is then Unschedulable.
+	QueueOrder *QueueOrder `json:"queueOrder,omitempty"`
+}
+
+// QueueOrder says which members fit only once others are placed, and how
+// many members run or fit when the cycle takes those first.
+type QueueOrder struct {
+	NeedOthers []string `json:"needOthers"`
+	Worst      int32    `json:"worst"`
 }
 
 // PreferredTopology says whether the preferred topology held the gang.
