@@ -92,6 +92,14 @@ func TestMembersThatNeedEachOther(t *testing.T) {
 			if fmt.Sprint(later) != fmt.Sprint(tt.wantLater) {
 				t.Errorf("placed later %v, want %v", later, tt.wantLater)
 			}
+			// bind writes every Binding itself: the queue's order plays no part.
+			b := p.Bindable()
+			if p.QueueOrder != nil && (b.Verdict != VerdictPlaced || len(b.Assignments) != len(p.BestAttempt) || !strings.Contains(b.Message, "bind writes each member's Binding itself")) {
+				t.Errorf("bindable: %s, %d assignments (%s); want the plan of the good order, %d members", b.Verdict, len(b.Assignments), b.Message, len(p.BestAttempt))
+			}
+			if p.QueueOrder == nil && b != p {
+				t.Errorf("bindable changed a placement without a queue-order risk")
+			}
 			// Every planned worker is in the launcher's zone.
 			zoneOf := map[string]string{}
 			for _, n := range nodes {

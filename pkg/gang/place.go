@@ -207,6 +207,25 @@ type QueueOrderRisk struct {
 	Blocker *schedule.Result
 	// How is how the source's scheduler takes the members.
 	How string
+	// placed is the placement's message as it would be without the risk,
+	// and unplaced the members that did not fit in the plan.
+	placed   string
+	unplaced []*corev1.Pod
+}
+
+// Bindable is the placement as bind writes it: bind writes every member's
+// Binding itself, so the order the gang's scheduler would take the members
+// in plays no part, and a gang held back only for it (QueueOrder) is bound
+// as planned (docs/design.md#gangs). Any other placement is itself.
+func (p *Placement) Bindable() *Placement {
+	q := p.QueueOrder
+	if q == nil || p.Gate != nil {
+		return p
+	}
+	out := *p
+	out.Verdict, out.Assignments, out.BestAttempt, out.Unplaced = VerdictPlaced, p.BestAttempt, nil, q.unplaced
+	out.Message = q.placed + "; bind writes each member's Binding itself, so the queue order that may keep its scheduler from starting the gang plays no part"
+	return &out
 }
 
 // FormatDevices words the devices a member's claims are allocated, by
@@ -920,42 +939,20 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		placed = len(best.assignments)
 		p.Blocker, p.BlockerAfter = best.blocker, best.before
 		p.NotEvaluated = best.notEvaluated
-	}
-	p.MaxPlaceable = int32(running + p.Succeeded + placed)
-	if best != nil {
 		p.PlacedLater = best.later
 	}
-	if best != nil && placed >= need && best.risk != nil && len(best.risk.worst.assignments) < need {
-		p.QueueOrder = &QueueOrderRisk{NeedOthers: best.risk.needOthers, Worst: int32(running + p.Succeeded + len(best.risk.worst.assignments)),
-			Blocker: best.risk.worst.blocker, How: rulesOf(p.Gang.Source).onePass}
-		p.Verdict = VerdictUnschedulable
-		p.BestAttempt = best.assignments
-		p.Domain = best.domain
-		p.Message = p.QueueOrder.message(p)
-		return
-	}
+	p.MaxPlaceable = int32(running + p.Succeeded + placed)
 	if best != nil && placed >= need {
-		p.Verdict = VerdictPlaced
-		p.Assignments = best.assignments
-		p.Unplaced = best.unplaced
-		p.Domain = best.domain
-		var b strings.Builder
-		fmt.Fprintf(&b, "gang %s placed: %d running", p.Gang.Key(), len(p.Running))
-		if p.Succeeded > 0 {
-			fmt.Fprintf(&b, ", %d succeeded", p.Succeeded)
+		p.placed(best)
+		if r := best.risk; r != nil && len(r.worst.assignments) < need {
+			// Placed in the good order only (placeOnePass).
+			risk := &QueueOrderRisk{NeedOthers: r.needOthers, Worst: int32(running + p.Succeeded + len(r.worst.assignments)),
+				Blocker: r.worst.blocker, How: rulesOf(p.Gang.Source).onePass, placed: p.Message, unplaced: p.Unplaced}
+			p.QueueOrder = risk
+			p.Verdict = VerdictUnschedulable
+			p.BestAttempt, p.Assignments, p.Unplaced = p.Assignments, nil, nil
+			p.Message = risk.message(p)
 		}
-		fmt.Fprintf(&b, " and %d to place, minimum %d", placed, p.MinMember)
-		if n := p.Gang.Finished; n > 0 && p.Succeeded == 0 {
-			fmt.Fprintf(&b, "; %d member(s) finished already", n)
-		}
-		if p.Domain != "" {
-			fmt.Fprintf(&b, ", all in %s=%s", p.TopologyKey, p.Domain)
-		}
-		if len(p.Unplaced) > 0 {
-			fmt.Fprintf(&b, "; %d more member(s) do not fit", len(p.Unplaced))
-		}
-		b.WriteString(p.preferredUnmet("the members spread over the cluster"))
-		p.Message = b.String()
 		return
 	}
 	p.Verdict = VerdictUnschedulable
@@ -987,6 +984,32 @@ func (p *Placement) finish(best *attempt, need, running int) {
 	if p.Blocker != nil {
 		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)
 	}
+	p.Message = b.String()
+}
+
+// placed sets the verdict and message of a gang whose best attempt holds
+// its minimum.
+func (p *Placement) placed(best *attempt) {
+	p.Verdict = VerdictPlaced
+	p.Assignments = best.assignments
+	p.Unplaced = best.unplaced
+	p.Domain = best.domain
+	var b strings.Builder
+	fmt.Fprintf(&b, "gang %s placed: %d running", p.Gang.Key(), len(p.Running))
+	if p.Succeeded > 0 {
+		fmt.Fprintf(&b, ", %d succeeded", p.Succeeded)
+	}
+	fmt.Fprintf(&b, " and %d to place, minimum %d", len(best.assignments), p.MinMember)
+	if n := p.Gang.Finished; n > 0 && p.Succeeded == 0 {
+		fmt.Fprintf(&b, "; %d member(s) finished already", n)
+	}
+	if p.Domain != "" {
+		fmt.Fprintf(&b, ", all in %s=%s", p.TopologyKey, p.Domain)
+	}
+	if len(p.Unplaced) > 0 {
+		fmt.Fprintf(&b, "; %d more member(s) do not fit", len(p.Unplaced))
+	}
+	b.WriteString(p.preferredUnmet("the members spread over the cluster"))
 	p.Message = b.String()
 }
 

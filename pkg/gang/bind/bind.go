@@ -245,6 +245,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, c Client, 
 	if err != nil {
 		return nil, err
 	}
+	p = p.Bindable()
 	b := &binder{c: c, g: g, p: p, opts: opts, r: newReport(g, p)}
 	if !b.bindable() {
 		return b.r, nil
