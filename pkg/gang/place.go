@@ -96,6 +96,9 @@ type Assignment struct {
 	// them (devices on Node or reachable from it), by name; none for a
 	// member without claims (docs/design.md#dynamic-resource-allocation).
 	Claims []*resourcev1.ResourceClaim
+	// class is the member's class in the sequence that placed it ("" for
+	// none): equal members share it (schedule.Sequence.Class).
+	class string
 }
 
 // DomainResult is how one topology domain did as a candidate placement.
@@ -430,7 +433,7 @@ func (pl *placing) whole() (domainsOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		return pl.placeOn(s, "")
+		return pl.placeOn(s, pl.base.Fork, "")
 	})
 	return domainsOutcome{best: a, running: len(pl.running), need: int(pl.minMember) - len(pl.running) - pl.succeeded}, err
 }
@@ -479,10 +482,11 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 }
 
 // placeOn places the pending members on s, a fork of base, as the gang's
-// source's scheduler takes them (placeWith, placeOnePass).
-func (pl *placing) placeOn(s *schedule.Scheduler, domain string) (*attempt, error) {
+// source's scheduler takes them (placeWith, placeOnePass); fresh makes
+// another scheduler like s as it is before the placement.
+func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string) (*attempt, error) {
 	if rulesOf(pl.source).onePass != "" {
-		return placeOnePass(pl.ctx, s, domain, pl.pending)
+		return placeOnePass(pl.ctx, s, fresh, domain, pl.pending)
 	}
 	return placeWith(pl.ctx, s, domain, pl.pending)
 }
@@ -498,8 +502,12 @@ func (pl *placing) placeOn(s *schedule.Scheduler, domain string) (*attempt, erro
 // Permit), so the plan never depends on the names that order the queue.
 // Members placed on a later pass are the attempt's later.
 func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
+	return placeSeq(ctx, s, s.NewSequence(), domain, pending)
+}
+
+// placeSeq is placeWith on a sequence of s.
+func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, domain string, pending []*corev1.Pod) (*attempt, error) {
 	a := &attempt{domain: domain}
-	seq := s.NewSequence()
 	todo := pending
 	for pass := 0; ; pass++ {
 		failed, progress, err := a.pass(ctx, s, seq, todo, pass > 0)
@@ -541,7 +549,9 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 		if s.DRA().UsesDevices(pod) {
 			claims = s.Claims(pod)
 		}
-		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims})
+		// The sequence keyed the pod's class in its cycle: asking again is free.
+		class, _ := seq.Class(pod)
+		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims, class: class})
 		a.scoreSum += score
 		if later {
 			a.later = append(a.later, pod)
@@ -555,42 +565,62 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 // placeWith's, and when members that fit on no node before others are
 // placed (needOthers) are part of it, the attempt also says how many fit
 // when the queue takes those members first, the order in which they need
-// the most (the attempt's risk).
-func placeOnePass(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
-	if !slices.ContainsFunc(pending, mayNeedOthers) {
-		return placeWith(ctx, s, domain, pending)
+// the most (the attempt's risk). fresh makes a scheduler like s before the
+// placement, for the members whose fit alone the placement did not show.
+func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod) (*attempt, error) {
+	seq := s.NewSequence()
+	a, err := placeSeq(ctx, s, seq, domain, pending)
+	if err != nil || !slices.ContainsFunc(pending, mayNeedOthers) {
+		return a, err
 	}
-	w, err := s.Fork()
-	if err != nil {
-		return nil, err
+	// A member placed before any other fits alone, and so does every
+	// member of its class; the others are asked on a fresh scheduler, one
+	// cycle per class.
+	alone := map[string]bool{}
+	if len(a.assignments) > 0 && a.assignments[0].class != "" {
+		alone[a.assignments[0].class] = true
 	}
-	a, err := placeWith(ctx, s, domain, pending)
-	if err != nil {
-		return nil, err
-	}
-	seq := w.NewSequence()
-	var first, rest []*corev1.Pod
-	for _, pod := range pending {
-		if mayNeedOthers(pod) {
-			res, err := seq.Schedule(ctx, pod)
-			if err != nil {
-				return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
-			}
-			if res.Verdict != schedule.VerdictScheduled {
-				first = append(first, pod)
-				continue
-			}
-		}
-		rest = append(rest, pod)
-	}
+	var w *schedule.Scheduler
+	var wseq *schedule.Sequence
 	var needOthers []*corev1.Pod
 	for _, as := range a.assignments {
-		if slices.Contains(first, as.Pod) {
+		if !mayNeedOthers(as.Pod) {
+			continue
+		}
+		key, ok := as.class, as.class != ""
+		fits, known := alone[key]
+		if !ok || !known {
+			if w == nil {
+				if w, err = fresh(); err != nil {
+					return nil, err
+				}
+				wseq = w.NewSequence()
+			}
+			res, err := wseq.Schedule(ctx, as.Pod)
+			if err != nil {
+				return nil, fmt.Errorf("scheduling %s/%s: %w", as.Pod.Namespace, as.Pod.Name, err)
+			}
+			fits = res.Verdict == schedule.VerdictScheduled
+			if ok {
+				alone[key] = fits
+			}
+		}
+		if !fits {
 			needOthers = append(needOthers, as.Pod)
 		}
 	}
 	if len(needOthers) == 0 {
 		return a, nil
+	}
+	// The worst order: the members that need others first (and those that
+	// did not fit and may need others), then the rest in queue order.
+	var first, rest []*corev1.Pod
+	for _, pod := range pending {
+		if slices.Contains(needOthers, pod) || (slices.Contains(a.unplaced, pod) && mayNeedOthers(pod)) {
+			first = append(first, pod)
+		} else {
+			rest = append(rest, pod)
+		}
 	}
 	worst := &attempt{domain: domain}
 	if _, _, err := worst.pass(ctx, w, w.NewSequence(), append(first, rest...), false); err != nil {
@@ -713,7 +743,14 @@ func (pl *placing) inDomains(key string) (domainsOutcome, error) {
 				names[i] = n.Name()
 			}
 			s.Confine(names)
-			a, err := pl.placeOn(s, dr.Value)
+			fresh := func() (*schedule.Scheduler, error) {
+				f, err := base.Fork()
+				if err == nil {
+					f.Confine(names)
+				}
+				return f, err
+			}
+			a, err := pl.placeOn(s, fresh, dr.Value)
 			if err != nil {
 				return nil, err
 			}

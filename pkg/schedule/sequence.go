@@ -384,6 +384,11 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 	return nil
 }
 
+// Class returns a key that pods the sequence would schedule alike share
+// (equal in everything the plugins read; see classKey), and whether pod
+// has one: pods with volumes or resource claims have none.
+func (q *Sequence) Class(pod *corev1.Pod) (string, bool) { return q.classKey(pod) }
+
 // classKey is classKey, remembered for the last pod (and the label keys it
 // was made with).
 func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
