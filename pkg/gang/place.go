@@ -96,9 +96,6 @@ type Assignment struct {
 	// them (devices on Node or reachable from it), by name; none for a
 	// member without claims (docs/design.md#dynamic-resource-allocation).
 	Claims []*resourcev1.ResourceClaim
-	// class is the member's class in the sequence that placed it ("" for
-	// none): equal members share it (schedule.Sequence.Class).
-	class string
 }
 
 // DomainResult is how one topology domain did as a candidate placement.
@@ -358,6 +355,9 @@ type attempt struct {
 	scoreSum int64
 	// notEvaluated is what the members' cycles could not evaluate.
 	notEvaluated []string
+	// classes are the assignments' classes in the sequence that placed
+	// them ("" for none): equal members share one (schedule.Sequence.Class).
+	classes []string
 	// later are the members placed only when tried again, after members
 	// queued behind them (placeWith).
 	later []*corev1.Pod
@@ -551,7 +551,8 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 		}
 		// The sequence keyed the pod's class in its cycle: asking again is free.
 		class, _ := seq.Class(pod)
-		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims, class: class})
+		a.assignments = append(a.assignments, Assignment{Pod: pod, Node: res.SelectedNode, Score: score, Claims: claims})
+		a.classes = append(a.classes, class)
 		a.scoreSum += score
 		if later {
 			a.later = append(a.later, pod)
@@ -577,17 +578,17 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*sch
 	// member of its class; the others are asked on a fresh scheduler, one
 	// cycle per class.
 	alone := map[string]bool{}
-	if len(a.assignments) > 0 && a.assignments[0].class != "" {
-		alone[a.assignments[0].class] = true
+	if len(a.classes) > 0 && a.classes[0] != "" {
+		alone[a.classes[0]] = true
 	}
 	var w *schedule.Scheduler
 	var wseq *schedule.Sequence
 	var needOthers []*corev1.Pod
-	for _, as := range a.assignments {
+	for i, as := range a.assignments {
 		if !mayNeedOthers(as.Pod) {
 			continue
 		}
-		key, ok := as.class, as.class != ""
+		key, ok := a.classes[i], a.classes[i] != ""
 		fits, known := alone[key]
 		if !ok || !known {
 			if w == nil {
