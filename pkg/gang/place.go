@@ -347,8 +347,8 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // PlaceOn is Place on a scheduler already built for snap, or for a changed
 // copy of it (a what-if's fork); its profile and parallelism win over
 // opts'. base is not changed: every attempt runs on a fork. It is the one
-// call every verb and every what-if places through, so the gate always
-// applies.
+// call every verb and every what-if places through, so the gate and the
+// source's validity rules always apply.
 func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p, err := placeMembers(ctx, base, g, opts)
 	if err != nil {
@@ -356,6 +356,9 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	}
 	p.SourceGate = SourceGate(snap, g, base.NodeInfos())
 	p.ApplyGate(p.SourceGate)
+	// A gang its source's validity rules refuse is not tried either
+	// (docs/design.md#one-verdict-per-question).
+	p.applyValidity()
 	return p, nil
 }
 
