@@ -75,17 +75,15 @@ func (p *Placement) ApplyQuota(q QuotaResult) {
 }
 
 // HoldGated gives the verdict Gated to a placement whose pending members
-// carry scheduling gates, as explain does: the plan stays, as where they go
-// once released, and the message says which gates hold them.
+// carry scheduling gates, as explain does. A gang that fits once released
+// keeps its Assignments (where the members go then: a plan to compare with
+// what the scheduler does after the release); the message says which gates
+// hold them and what placement said.
 func (p *Placement) HoldGated() {
 	n := p.Gang.GatedCount()
 	if n == 0 {
 		return
 	}
-	released := "once released: " + p.Message
-	if p.Verdict == VerdictPlaced {
-		p.BestAttempt, p.Assignments, p.Unplaced = p.Assignments, nil, nil
-	}
 	p.Verdict = VerdictGated
-	p.Message = fmt.Sprintf("%d pending member(s) waiting for scheduling gates: %v; %s", n, GateNames(p.Gang.Pending()), released)
+	p.Message = fmt.Sprintf("%d pending member(s) waiting for scheduling gates: %v; once released: %s", n, GateNames(p.Gang.Pending()), p.Message)
 }

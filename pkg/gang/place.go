@@ -141,7 +141,8 @@ type Placement struct {
 	// toward the minimum too, for sources that keep them (Gang.Succeeded).
 	Succeeded int
 	// Assignments are the pending members placed, in queue order; empty
-	// when the verdict is Unschedulable.
+	// when the verdict is Unschedulable. A Gated placement (HoldGated)
+	// keeps them when the gang fits once released.
 	Assignments []Assignment
 	// Unplaced are pending members that do not fit even though the gang is placed.
 	Unplaced []*corev1.Pod
@@ -236,7 +237,7 @@ func (p *Placement) Verified() bool {
 // Planned are the pending members the placement puts on nodes: its
 // assignments, or when the gang does not fit, those of its best attempt.
 func (p *Placement) Planned() []Assignment {
-	if p.Verdict == VerdictPlaced {
+	if p.Verdict == VerdictPlaced || p.Verdict == VerdictGated && p.Assignments != nil {
 		return p.Assignments
 	}
 	return p.BestAttempt
