@@ -3,15 +3,19 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
 )
 
@@ -24,7 +28,14 @@ var admitLong = templates.LongDesc(`
 	With --ungate GATE, once admitted, that scheduling gate is removed from every
 	member (with resourceVersion preconditions) so the scheduler takes them.` + workloadHelp + `
 
-	Exit code 0 when admitted, 3 when rejected.`)
+	Admission is the decision to release a gang, so admit does not count the
+	scheduling gates it removes against it (explain says Gated, place Gated
+	and bind refuses gated members until they are released). --ungate GATE
+	that removes GATE from no member (no member carries it: a misspelt gate,
+	or a gang released already) warns and exits 3.
+
+	Exit code 0 when admitted (and, with --ungate, released), 3 when rejected
+	or when --ungate released nothing.`)
 
 var admitExample = templates.Examples(`
 	# Would this gang be admitted?
@@ -120,6 +131,7 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	carried := o.gateCarried(g)
 	var ungated *admit.UngateReport
 	if a.Admitted() && o.Ungate != "" {
 		client, err := o.client()
@@ -139,9 +151,65 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 			}
 		}
 	}
+	// --ungate GATE that releases nothing is not what the user asked for:
+	// a misspelt gate, or a gang released already. The decision still
+	// prints, with a warning, and the exit code is 3, as for a bind that
+	// binds nothing (docs/design.md#one-verdict-per-question).
+	releasedNothing := o.Ungate != "" && (ungated == nil && !carried || ungated != nil && len(ungated.Ungated) == 0 && len(ungated.Changed) == 0)
+	if releasedNothing {
+		o.warn([]string{o.noGateWarning(g)})
+	}
+	if ungated != nil {
+		if others := gang.GateNames(stillGated(g, o.Ungate, ungated)); len(others) > 0 {
+			o.warn([]string{fmt.Sprintf("released members still carry the scheduling gate(s) %s, which this run does not remove: their scheduler does not try them until those are removed too",
+				strings.Join(others, ", "))})
+		}
+	}
 	err = o.printResult(output{kind: v1alpha1.KindAdmission, namespace: g.Namespace, name: g.Name,
 		object: func() any { return v1alpha1.FromAdmission(a, ungated) },
 		human:  func(d describe.Options) error { return describe.Admission(o.Out, a, ungated, d) },
 		names:  func() []string { return gangNames(g) }})
-	return exitNoUnless(err, a.Admitted() && (ungated == nil || len(ungated.Changed) == 0))
+	return exitNoUnless(err, a.Admitted() && (ungated == nil || len(ungated.Changed) == 0) && !releasedNothing)
+}
+
+// gateCarried reports whether a pending member of g carries the gate
+// --ungate removes, in the snapshot.
+func (o *AdmitOptions) gateCarried(g *gang.Gang) bool {
+	for _, pod := range g.Pending() {
+		for _, sg := range pod.Spec.SchedulingGates {
+			if sg.Name == o.Ungate {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noGateWarning says that --ungate released nothing, and which gates the
+// members do carry, so a misspelt gate shows.
+func (o *AdmitOptions) noGateWarning(g *gang.Gang) string {
+	carry := "no pending member carries any scheduling gate"
+	if gates := gang.GateNames(g.Pending()); len(gates) > 0 {
+		carry = "the pending members carry " + strings.Join(gates, ", ")
+	}
+	return fmt.Sprintf("no member of gang %s carries the scheduling gate %q, so --ungate released nothing (%s)", g.Key(), o.Ungate, carry)
+}
+
+// stillGated are the pending members --ungate released that carry other
+// gates too (as the snapshot read them).
+func stillGated(g *gang.Gang, removed string, r *admit.UngateReport) []*corev1.Pod {
+	released := map[string]bool{}
+	for _, key := range r.Ungated {
+		released[key] = true
+	}
+	var out []*corev1.Pod
+	for _, pod := range g.Pending() {
+		if !released[pod.Namespace+"/"+pod.Name] {
+			continue
+		}
+		c := pod.DeepCopy()
+		c.Spec.SchedulingGates = slices.DeleteFunc(c.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool { return sg.Name == removed })
+		out = append(out, c)
+	}
+	return out
 }

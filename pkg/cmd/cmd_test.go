@@ -302,8 +302,10 @@ func TestKubectlHabits(t *testing.T) {
 	}{
 		{[]string{"explain", "podgroup/llm-pretrain", "-n", "ml-research"}, ExitNo, "podgroup.scheduling.k8s.io/llm-pretrain\n"},
 		{[]string{"explain", "pod/llm-pretrain-worker-3", "-n", "ml-research"}, ExitNo, "pod/llm-pretrain-worker-3\n"},
-		{[]string{"place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone"}, ExitOK,
-			"pod/finetune-0\npod/finetune-1\npod/finetune-2\npod/finetune-3\n"},
+		{[]string{"place", "-f", "../../examples/mpijob.yaml"}, ExitOK,
+			"pod/allreduce-launcher-0\npod/allreduce-worker-0\npod/allreduce-worker-1\npod/allreduce-worker-2\npod/allreduce-worker-3\n"},
+		// A plan the quota holds back places nothing.
+		{[]string{"place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone"}, ExitNo, ""},
 		{[]string{"place", "podgroup/llm-pretrain", "-n", "ml-research"}, ExitNo, ""},
 		{[]string{"explain", "-A"}, ExitOK, "pod/eval-llm-nightly-6qs4l\npodgroup/llm-pretrain\n"},
 	} {
@@ -401,8 +403,10 @@ func TestShippedExamples(t *testing.T) {
 		!strings.Contains(out, "  - short 8 nvidia.com/gpu in network.topology.kubernetes.io/block=us-east-1b-block-2, where the blocked child Job's\n    other members go:") {
 		t.Errorf("explain jobset-exclusive.yaml: exit %d, output %q", code, out)
 	}
-	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitOK ||
-		!strings.Contains(out, "all in topology.kubernetes.io/zone=us-east-1a") {
+	// The fine-tuning Job fits in zone a, but the namespace's quota would
+	// refuse its pods: not placed, as explain and admit say.
+	if code, out, _ := run(t, "", "place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone", "--snapshot", exampleSnapshot); code != ExitNo ||
+		!strings.HasPrefix(out, "Unschedulable: the namespace's ResourceQuota would refuse the new members") || !strings.Contains(out, "ml-research/finetune-1   gpu-a-04   440     Fits (gang not placed)") {
 		t.Errorf("place finetune-job.yaml: exit %d, output %q", code, out)
 	}
 }

@@ -216,7 +216,7 @@ spec:
 		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
 	}
 	// 2 x 4 GPUs would fit the nodes, but the namespace's quota would
-	// refuse to create the pods: explain says so (exit 3); place warns.
+	// refuse to create the pods: explain says so (exit 3), and so does place.
 	code, out, _ = run(t, job("4"), "explain", "-f", "-", "--snapshot", exampleSnapshot)
 	want := "Unschedulable: gang ml-research/small from Job small (batch/v1) (what-if)\nthe namespace's ResourceQuota would refuse the new members, so they would never exist: " +
 		"exceeded quota: research-compute, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=91, limited: requests.nvidia.com/gpu=96\n"
@@ -225,9 +225,9 @@ spec:
 	if code != ExitNo || !strings.HasPrefix(unwrapped, strings.Join(strings.Fields(want), " ")) || !strings.Contains(unwrapped, "raise the quota or free what it counts") {
 		t.Errorf("quota: exit %d, output:\n%s", code, out)
 	}
-	code, _, stderr = run(t, job("4"), "place", "-f", "-", "--snapshot", exampleSnapshot)
-	if code != ExitOK || !strings.Contains(stderr, "Warning: the namespace's ResourceQuota would refuse the members that do not exist yet: exceeded quota: research-compute") {
-		t.Errorf("place: exit %d, stderr %q; want 0 and a quota warning", code, stderr)
+	code, out, stderr = run(t, job("4"), "place", "-f", "-", "--snapshot", exampleSnapshot)
+	if code != ExitNo || !strings.HasPrefix(out, "Unschedulable: the namespace's ResourceQuota would refuse the new members, so they would never exist: exceeded quota: research-compute") {
+		t.Errorf("place: exit %d, stderr %q, output %q; want 3 and the quota's refusal", code, stderr, out)
 	}
 }
 

@@ -22,7 +22,14 @@ var placeLong = templates.LongDesc(`
 	Ties between equal scores break by node name, so every run prints the same
 	plan (kube-scheduler breaks them at random).` + workloadHelp + `
 
-	Exit code 0 when the gang is placed, 3 when it cannot be.`)
+	The verdict is the one explain, admit and bind give for the same gang: a
+	ResourceQuota that would refuse members not created yet, or members that
+	carry scheduling gates, keep it from being Placed (the plan stays, as
+	where the members would go); a plan that depends on something not
+	evaluated is "Placed (not verified)".
+
+	Exit code 0 when the gang is placed, 3 when it cannot be, is held back,
+	or is not verified.`)
 
 var placeExample = templates.Examples(`
 	# The plan for a PodGroup, as a table
@@ -89,9 +96,18 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
-		o.warn([]string{"the namespace's ResourceQuota would refuse the members that do not exist yet: " + q.Message})
+	// The checks besides placement, as explain, admit and bind apply them
+	// (docs/design.md#one-verdict-per-question): a quota that refuses the
+	// members not created yet holds the gang back, one that could not be
+	// read leaves the plan not verified, and gated members wait.
+	q := gang.Quota(snap, g)
+	if q.Outcome == gang.QuotaExceeded && p.Verdict != gang.VerdictPlaced {
+		// Something else holds the gang back already: the verdict says
+		// that, and the quota would too.
+		o.warn([]string{gang.QuotaRefusal(q)})
 	}
+	p.ApplyQuota(q)
+	p.HoldGated()
 	err = o.printResult(output{kind: v1alpha1.KindPlacement, namespace: g.Namespace, name: g.Name,
 		object: func() any { return v1alpha1.FromPlacement(p) },
 		human:  func(d describe.Options) error { return describe.Placement(o.Out, p, d) },

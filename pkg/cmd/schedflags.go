@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
@@ -81,11 +83,15 @@ func (f *SchedulerFlags) Complete() error {
 // placeOptions are the gang placement options the flags give for pods: the
 // profile is the one --profile names, else the one named after the
 // schedulerName of the first pending pod (kube-scheduler runs a pod in the
-// profile of its schedulerName), else the first. A warning says when a
-// configuration with several profiles has none for that schedulerName.
+// profile of its schedulerName), else the first. When no profile has that
+// name the pods are not placed silently with another: a warning says which
+// profile stands in and why (kube-scheduler run with this configuration
+// would leave them to another scheduler; with none serving that name, they
+// stay Pending).
 func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []string) {
 	opts := gang.PlaceOptions{Profile: f.profiles[0], TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
-	if len(f.profiles) == 1 {
+	if f.Profile != "" {
+		// The user chose the profile.
 		return opts, nil
 	}
 	name := ""
@@ -97,12 +103,18 @@ func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []
 			break
 		}
 	}
+	var names []string
 	for _, p := range f.profiles {
 		if p.Name == name {
 			opts.Profile = p
 			return opts, nil
 		}
+		names = append(names, strconv.Quote(p.Name))
 	}
-	return opts, []string{fmt.Sprintf("no profile of %s is named %q, the pods' schedulerName (kube-scheduler would leave them to another scheduler); using profile %q",
-		f.ConfigFile, name, f.profiles[0].Name)}
+	config := "the built-in configuration (kube-scheduler's default profile)"
+	if f.ConfigFile != "" {
+		config = f.ConfigFile
+	}
+	return opts, []string{fmt.Sprintf("the pods' schedulerName is %q, which no profile of %s names (it has %s): kube-scheduler run with it leaves them to another scheduler, and they stay Pending if none serves that name; placed with profile %q as a stand-in for that scheduler (--profile chooses another)",
+		name, config, strings.Join(names, ", "), opts.Profile.Name)}
 }

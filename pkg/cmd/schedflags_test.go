@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,59 @@ profiles:
 	}
 	if opts, warnings := f.placeOptions([]*corev1.Pod{pod("", "")}); opts.Profile.Name != "bin-packing" || len(warnings) > 0 {
 		t.Errorf("--profile bin-packing: profile %q, warnings %q", opts.Profile.Name, warnings)
+	}
+}
+
+// TestOtherSchedulersConfigurations runs place with scheduler-plugins'
+// configurations (testdata/schedulerconfig: its documented Coscheduling
+// profile, Coscheduling point by point as a second scheduler, and its Helm
+// chart's second scheduler with plugins this build does not run). The real
+// scheduler-plugins kube-scheduler v0.33.5 accepts all three (test/coscheduling
+// runs the first). Coscheduling is the coscheduling source's rules; other
+// plugins make the verdict not evaluated; a pod whose schedulerName no
+// profile names is placed with a stand-in, and a warning says so.
+func TestOtherSchedulersConfigurations(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", memory: 32Gi, pods: \"20\"}}}\n" +
+		"- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: pg, namespace: ml}, spec: {minMember: 2}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: pg}}, spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: pg}}, spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: v, namespace: ml, labels: {app: v}}, spec: {schedulerName: volcano, containers: [{name: c, image: x}]}}\n"
+	config := func(name string) string { return filepath.Join("testdata", "schedulerconfig", name+".yaml") }
+	standIn := func(name, file, has, used string) string {
+		return fmt.Sprintf("Warning: the pods' schedulerName is %q, which no profile of %s names (it has %s): kube-scheduler run with it leaves them to another scheduler, and they stay Pending if none serves that name; placed with profile %q as a stand-in for that scheduler (--profile chooses another)\n",
+			name, file, has, used)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantStderr string
+	}{
+		{"documented Coscheduling profile", []string{"podgroup/pg", "--scheduler-config", config("coscheduling")}, ExitOK,
+			"Placed: gang ml/pg placed: 0 running and 2 to place, minimum 2\n",
+			standIn("scheduler-plugins-scheduler", config("coscheduling"), `"default-scheduler"`, "default-scheduler")},
+		{"Coscheduling point by point, the pods' profile", []string{"podgroup/pg", "--scheduler-config", config("coscheduling-points")}, ExitOK,
+			"Placed: gang ml/pg placed: 0 running and 2 to place, minimum 2\n", ""},
+		{"plugins this build does not run", []string{"podgroup/pg", "--scheduler-config", config("second-scheduler")}, ExitNo,
+			"Placed (not verified): gang ml/pg placed: 0 running and 2 to place, minimum 2\n", ""},
+		{"--profile chooses, silently", []string{"-l", "app=v", "--scheduler-config", config("second-scheduler"), "--profile", "scheduler-plugins-scheduler"}, ExitNo,
+			"Placed (not verified): gang ml/app=v placed: 0 running and 1 to place, minimum 1\n", ""},
+		{"another scheduler's pods, built-in configuration", []string{"-l", "app=v"}, ExitOK,
+			"Placed: gang ml/app=v placed: 0 running and 1 to place, minimum 1\n",
+			standIn("volcano", "the built-in configuration (kube-scheduler's default profile)", `"default-scheduler"`, "default-scheduler")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := run(t, snap, append([]string{"place", "-n", "ml", "--snapshot", "-"}, tt.args...)...)
+			first, _, _ := strings.Cut(out, "\n")
+			if code != tt.wantCode || first+"\n" != tt.wantOut || stderr != tt.wantStderr {
+				t.Errorf("exit %d, first line %q, stderr %q\nwant %d, %q, stderr %q", code, first, stderr, tt.wantCode, tt.wantOut, tt.wantStderr)
+			}
+			if tt.wantCode == ExitNo && !strings.Contains(out, `  - profile "scheduler-plugins-scheduler" enables plugin(s) this build does not run, so what they decide is not evaluated: CapacityScheduling (multiPoint; scheduler-plugins'); NodeResourceTopologyMatch (multiPoint; scheduler-plugins'); NodeResourcesAllocatable (multiPoint; scheduler-plugins')`) {
+				t.Errorf("the plan does not say what was not evaluated:\n%s", out)
+			}
+		})
 	}
 }

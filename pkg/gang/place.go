@@ -141,7 +141,8 @@ type Placement struct {
 	// toward the minimum too, for sources that keep them (Gang.Succeeded).
 	Succeeded int
 	// Assignments are the pending members placed, in queue order; empty
-	// when the verdict is Unschedulable.
+	// when the verdict is Unschedulable. A Gated placement (HoldGated)
+	// keeps them when the gang fits once released.
 	Assignments []Assignment
 	// Unplaced are pending members that do not fit even though the gang is placed.
 	Unplaced []*corev1.Pod
@@ -276,7 +277,7 @@ func (p *Placement) Verified() bool {
 // Planned are the pending members the placement puts on nodes: its
 // assignments, or when the gang does not fit, those of its best attempt.
 func (p *Placement) Planned() []Assignment {
-	if p.Verdict == VerdictPlaced {
+	if p.Verdict == VerdictPlaced || p.Verdict == VerdictGated && p.Assignments != nil {
 		return p.Assignments
 	}
 	return p.BestAttempt
@@ -396,8 +397,8 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // PlaceOn is Place on a scheduler already built for snap, or for a changed
 // copy of it (a what-if's fork); its profile and parallelism win over
 // opts'. base is not changed: every attempt runs on a fork. It is the one
-// call every verb and every what-if places through, so the gate always
-// applies.
+// call every verb and every what-if places through, so the gate and the
+// source's validity rules always apply.
 func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	p, err := placeMembers(ctx, base, g, opts)
 	if err != nil {
@@ -405,6 +406,9 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	}
 	p.SourceGate = SourceGate(snap, g, base.NodeInfos())
 	p.ApplyGate(p.SourceGate)
+	// A gang its source's validity rules refuse is not tried either
+	// (docs/design.md#one-verdict-per-question).
+	p.applyValidity()
 	return p, nil
 }
 

@@ -2,6 +2,7 @@ package gang
 
 import (
 	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"

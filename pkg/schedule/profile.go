@@ -26,7 +26,18 @@ type Profile struct {
 	Plugins *configv1.Plugins
 	// Args are the typed plugin arguments from pluginConfig, by plugin name.
 	Args map[string]runtime.Object
+	// OutOfTree are the plugins the profile enables that kube-scheduler
+	// v1.37 does not have (scheduler-plugins', a build's own), taken out of
+	// Plugins (outoftree.go).
+	OutOfTree []OutOfTreePlugin
+	// notEvaluated is what every cycle in this profile reports as not
+	// evaluated: the out-of-tree plugins nothing models.
+	notEvaluated string
 }
+
+// NotEvaluated words the plugins of the profile the pipeline does not run
+// and nothing models; "" when there are none.
+func (p *Profile) NotEvaluated() string { return p.notEvaluated }
 
 // ConfigError is a scheduler configuration kubectl-gang cannot use; commands
 // report it as bad input (exit code 2).
@@ -130,10 +141,14 @@ func parseConfig(source string, data []byte, defaults *configv1.Plugins) ([]*Pro
 			}
 			args[pc.Name] = obj
 		}
+		outOfTree, err := separateOutOfTree(plugins, field)
+		if err != nil {
+			return nil, &ConfigError{Source: source, Err: err}
+		}
 		if err := checkPluginNames(plugins, field); err != nil {
 			return nil, &ConfigError{Source: source, Err: err}
 		}
-		out = append(out, &Profile{Name: name, Plugins: plugins, Args: args})
+		out = append(out, &Profile{Name: name, Plugins: plugins, Args: args, OutOfTree: outOfTree, notEvaluated: notEvaluatedOutOfTree(name, outOfTree)})
 	}
 	return out, nil
 }
@@ -166,7 +181,8 @@ func decodeArgs(plugin string, raw []byte) (runtime.Object, error) {
 		obj = &configv1.VolumeBindingArgs{}
 	default:
 		if _, ok := registry[plugin]; !ok {
-			return nil, fmt.Errorf("unknown plugin %q", plugin)
+			// Another build's plugin (outoftree.go).
+			return nil, checkOutOfTreeArgs(plugin, raw)
 		}
 		return nil, nil
 	}
@@ -196,7 +212,8 @@ func decodeStrict(data []byte, obj any) error {
 	return nil
 }
 
-// checkPluginNames rejects plugins this build does not have.
+// checkPluginNames rejects plugins this build does not have (none are left
+// once separateOutOfTree has taken them out: a safety net).
 func checkPluginNames(p *configv1.Plugins, field string) error {
 	for point, set := range extensionPointSets(p) {
 		for i, pl := range set.Enabled {

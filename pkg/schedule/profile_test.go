@@ -3,10 +3,14 @@ package schedule
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -110,8 +114,14 @@ func TestLoadProfileErrorsNameTheField(t *testing.T) {
 	}{
 		{"misspelt field", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    scor: {}\n", "",
 			`unknown field "profiles[0].plugins.scor"`},
-		{"unknown plugin", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    filter:\n      enabled:\n      - name: Nope\n", "",
-			`profiles[0].plugins.filter.enabled[0]: unknown plugin "Nope"`},
+		{"misspelt plugin", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    filter:\n      enabled:\n      - name: NodeResourceFit\n", "",
+			`profiles[0].plugins.filter.enabled[0]: unknown plugin "NodeResourceFit" (did you mean "NodeResourcesFit"?)`},
+		{"misspelt plugin's args", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: nodeaffinity\n    args: {}\n", "",
+			`profiles[0].pluginConfig[0].args: unknown plugin "nodeaffinity" (did you mean "NodeAffinity"?)`},
+		{"bad Coscheduling args", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: -1\n", "",
+			`profiles[0].pluginConfig[0].args: permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0`},
+		{"misspelt Coscheduling args", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTime: 10\n", "",
+			`profiles[0].pluginConfig[0].args: unknown field "permitWaitingTime"`},
 		{"bad args field", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        typ: MostAllocated\n", "",
 			`profiles[0].pluginConfig[0].args: unknown field "scoringStrategy.typ"`},
 		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "", "want apiVersion kubescheduler.config.k8s.io/v1 and kind KubeSchedulerConfiguration"},
@@ -188,5 +198,85 @@ profiles:
 	_, err = NewScheduler(&Snapshot{}, Options{Profile: p})
 	if err == nil || !strings.Contains(err.Error(), `plugin "ImageLocality" already registered as "ScorePlugin"`) {
 		t.Errorf("err = %v, want the plugin named as registered twice", err)
+	}
+}
+
+// TestOutOfTreePlugins: a configuration written for scheduler-plugins'
+// kube-scheduler loads. Coscheduling is taken out of the profile (the
+// coscheduling gang source applies its rules) and PrioritySort sorts the
+// queue in its place; plugins nothing models are reported by every cycle as
+// not evaluated; postBind-only plugins decide nothing.
+func TestOutOfTreePlugins(t *testing.T) {
+	tests := []struct {
+		name, config     string
+		wantOutOfTree    []OutOfTreePlugin
+		wantNotEvaluated string
+	}{
+		{"scheduler-plugins' documented Coscheduling profile", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Coscheduling
+    queueSort:
+      enabled:
+      - name: Coscheduling
+      disabled:
+      - name: "*"
+  pluginConfig:
+  - name: Coscheduling
+    args:
+      permitWaitingTimeSeconds: 10
+`, []OutOfTreePlugin{{Name: "Coscheduling", Points: []string{"multiPoint", "queueSort"}, Modelled: "the coscheduling gang source's rules"}}, ""},
+		{"a plugin of scheduler-plugins and one of a build's own", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: second
+  plugins:
+    multiPoint:
+      enabled:
+      - name: CapacityScheduling
+    filter:
+      enabled:
+      - name: ExampleCorpGPUHealth
+    postBind:
+      enabled:
+      - name: ExampleCorpAudit
+`, []OutOfTreePlugin{
+			{Name: "CapacityScheduling", Points: []string{"multiPoint"}},
+			{Name: "ExampleCorpAudit", Points: []string{"postBind"}},
+			{Name: "ExampleCorpGPUHealth", Points: []string{"filter"}},
+		}, `profile "second" enables plugin(s) this build does not run, so what they decide is not evaluated: CapacityScheduling (multiPoint; scheduler-plugins'); ExampleCorpGPUHealth (filter; not a plugin of kube-scheduler v1.37 or scheduler-plugins v0.33.5)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := LoadProfile(writeConfig(t, tt.config), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantOutOfTree, p.OutOfTree); diff != "" {
+				t.Errorf("out-of-tree plugins (-want +got):\n%s", diff)
+			}
+			if got := p.NotEvaluated(); got != tt.wantNotEvaluated {
+				t.Errorf("not evaluated:\n got %q\nwant %q", got, tt.wantNotEvaluated)
+			}
+			s, err := NewScheduler(&Snapshot{Nodes: []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}}}}}, Options{Profile: p})
+			if err != nil {
+				t.Fatalf("the profile does not run: %v", err)
+			}
+			res, err := s.Schedule(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			if tt.wantNotEvaluated != "" {
+				want = []string{tt.wantNotEvaluated}
+			}
+			if res.Verdict != VerdictScheduled || !slices.Equal(res.NotEvaluated, want) {
+				t.Errorf("cycle: %s, not evaluated %q; want scheduled, %q", res.Verdict, res.NotEvaluated, want)
+			}
+		})
 	}
 }

@@ -318,6 +318,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 	if s.partial != "" {
 		res.NotEvaluated = append(res.NotEvaluated, s.partial)
 	}
+	if m := s.profile.NotEvaluated(); m != "" {
+		res.NotEvaluated = append(res.NotEvaluated, m)
+	}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
 			res.Verdict = VerdictGated

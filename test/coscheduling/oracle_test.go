@@ -166,7 +166,9 @@ func run(t *testing.T, s scenario) (string, bool) {
 	}
 
 	var out, errOut bytes.Buffer
-	code := cmd.Main([]string{"place", "podgroup/gang", "-n", ns, "-o", "json", "--kubeconfig", env.Kubeconfig},
+	// place reads the configuration the scheduler runs with: the same file
+	// is accepted by both, and Coscheduling in it is the source's rules.
+	code := cmd.Main([]string{"place", "podgroup/gang", "-n", ns, "-o", "json", "--kubeconfig", env.Kubeconfig, "--scheduler-config", "testdata/scheduler-config.yaml"},
 		genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	if code != cmd.ExitOK && code != cmd.ExitNo {
 		t.Fatalf("%s: place exit %d: %s", s, code, errOut.String())
@@ -185,18 +187,25 @@ func run(t *testing.T, s scenario) (string, bool) {
 	}
 	bound, messages := settle(t, ns, members)
 
-	placed := plan.Verdict == "Placed"
+	// The members are gated while place runs: its verdict is Gated, and
+	// the plan (assignments, empty when the gang would not fit) is where
+	// they go once released.
+	if plan.Verdict != "Gated" {
+		t.Errorf("%s: place said %s of gated members, want Gated (%s)", s, plan.Verdict, plan.Message)
+	}
+	placed := len(plan.Assignments) > 0
+	verdict := map[bool]string{true: "Placed", false: "Unschedulable"}[placed]
 	switch {
 	case placed && bound != len(plan.Assignments):
 		t.Errorf("%s\nkubectl-gang: Placed, %d member(s) planned; Coscheduling bound %d\n%s", s, len(plan.Assignments), bound, plan.Message)
 	case !placed && bound > 0:
-		t.Errorf("%s\nkubectl-gang: %s (%s); Coscheduling bound %d", s, plan.Verdict, plan.Message, bound)
+		t.Errorf("%s\nkubectl-gang: %s (%s); Coscheduling bound %d", s, verdict, plan.Message, bound)
 	case !placed && gap != anyContains(messages, "resource gap"):
 		t.Errorf("%s\nkubectl-gang blames minResources: %v (%s)\nCoscheduling's messages: %q", s, gap, plan.Message, messages)
 	case gap && ourGap(plan.Message) != theirGap(messages):
 		t.Errorf("%s\ncpu short: kubectl-gang %d millicores (%s), Coscheduling %d (%q)", s, ourGap(plan.Message), plan.Message, theirGap(messages), messages)
 	}
-	return plan.Verdict, gap
+	return verdict, gap
 }
 
 // settle waits until Coscheduling is done with the members: each is bound

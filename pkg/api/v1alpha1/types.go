@@ -248,8 +248,10 @@ type NodeRepair struct {
 
 // Placement is what place prints with -o json|yaml (kind Placement).
 type Placement struct {
-	Gang    GangRef `json:"gang"`
-	Verdict string  `json:"verdict"`
+	Gang GangRef `json:"gang"`
+	// Verdict is Placed, Unschedulable, or Gated (members carry scheduling
+	// gates; the plan is where they go once released).
+	Verdict string `json:"verdict"`
 	// Conflict says why no topology domain can hold the gang: its members
 	// already run in several.
 	Conflict     string   `json:"conflict,omitempty"`

@@ -247,11 +247,16 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Verdict = VerdictUnschedulable
 		e.Message = res.Message
 	}
-	e.unverified()
 	lone := gang.LonePod(pod)
 	// A pod that does not exist yet (a what-if) must get past the
-	// namespace's ResourceQuota first.
-	if q := gang.Quota(snap, lone); q.Outcome == gang.QuotaExceeded {
+	// namespace's ResourceQuota first; one that could not be read is not
+	// evaluated.
+	q := gang.Quota(snap, lone)
+	if q.Outcome == gang.QuotaUnknown {
+		e.NotEvaluated = append(e.NotEvaluated, q.Message)
+	}
+	e.unverified()
+	if q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
 		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
@@ -340,15 +345,21 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 			e.NotEvaluated = append(e.NotEvaluated, n)
 		}
 	}
+	// Members that do not exist yet (a what-if) must get past the
+	// namespace's ResourceQuota first: pods it refuses are never created,
+	// and quotas that could not be read leave the verdict unverified, as
+	// place and admit leave theirs (docs/design.md#one-verdict-per-question).
+	q := gang.Quota(snap, g)
+	if q.Outcome == gang.QuotaUnknown {
+		e.NotEvaluated = append(e.NotEvaluated, q.Message)
+	}
 	e.Verdict, e.Message = gangVerdict(p, v, e.GatedMembers, e.Gates)
 	e.unverified()
-	// Members that do not exist yet (a what-if) must get past the
-	// namespace's ResourceQuota first: pods it refuses are never created.
-	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
+	if q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
 		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
-			e.Message = fmt.Sprintf("the namespace's ResourceQuota would refuse the new members, so they would never exist: %s", q.Message)
+			e.Message = gang.QuotaRefusal(q)
 			e.Suggestions = []Suggestion{{Kind: SuggestQuota, Message: fmt.Sprintf("raise the quota or free what it counts; then the gang fits: %s", p.Message)}}
 			return e, nil
 		}

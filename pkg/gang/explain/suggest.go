@@ -184,6 +184,8 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			msg += fmt.Sprintf(": room in queue %q (its capability, or what its other groups use) or in the cluster", g.Queue)
 		case gang.ReasonQueueNotFound, gang.ReasonQueueNotOpen:
 			msg += fmt.Sprintf(": create or open queue %q", g.Queue)
+		case gang.ReasonNotEnoughPodsOfTask:
+			msg += ": create the missing pods of the task, or lower its spec.minTaskMember"
 		}
 		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
 	}

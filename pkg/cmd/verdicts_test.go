@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// verdictSnapshot is a small hand-made cluster with one gang per check of
+// docs/design.md#one-verdict-per-question: two nodes of 8 cpu, and in
+// namespace ml gangs that fit, do not fit, wait behind scheduling gates,
+// miss a Volcano task, exceed a coscheduling minResources, use a claim the
+// snapshot cannot evaluate; namespace quota has a ResourceQuota with 1 cpu
+// left.
+const verdictSnapshot = `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "20"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-2}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "20"}}}
+- {apiVersion: v1, kind: ResourceQuota, metadata: {name: compute, namespace: quota}, spec: {hard: {requests.cpu: "4"}}, status: {hard: {requests.cpu: "4"}, used: {requests.cpu: "3"}}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: fits, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: fits-0, namespace: ml}, spec: {schedulingGroup: {podGroupName: fits}, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: fits-1, namespace: ml}, spec: {schedulingGroup: {podGroupName: fits}, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: big, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big-0, namespace: ml}, spec: {schedulingGroup: {podGroupName: big}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big-1, namespace: ml}, spec: {schedulingGroup: {podGroupName: big}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big-2, namespace: ml}, spec: {schedulingGroup: {podGroupName: big}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: big3, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 3}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big3-0, namespace: ml}, spec: {schedulingGroup: {podGroupName: big3}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big3-1, namespace: ml}, spec: {schedulingGroup: {podGroupName: big3}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big3-2, namespace: ml}, spec: {schedulingGroup: {podGroupName: big3}, containers: [{name: c, image: x, resources: {requests: {cpu: "6"}}}]}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: gated, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: gated-0, namespace: ml}, spec: {schedulingGroup: {podGroupName: gated}, schedulingGates: [{name: example.com/hold}], containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: gated-1, namespace: ml}, spec: {schedulingGroup: {podGroupName: gated}, schedulingGates: [{name: example.com/hold}], containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: tasks, namespace: ml}, spec: {minMember: 2, minTaskMember: {ps: 1, worker: 1}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: tasks-worker-0, namespace: ml, annotations: {scheduling.k8s.io/group-name: tasks, volcano.sh/task-spec: worker}}, spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: tasks-worker-1, namespace: ml, annotations: {scheduling.k8s.io/group-name: tasks, volcano.sh/task-spec: worker}}, spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: minres, namespace: ml}, spec: {minMember: 2, minResources: {cpu: "20"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: minres-0, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: minres}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: minres-1, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: minres}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: mpi-0, namespace: ml, labels: {app: mpi}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: mpi-1, namespace: ml, labels: {app: mpi}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: claim-0, namespace: ml, labels: {app: claim}}, spec: {resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}], containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]}}
+`
+
+// quotaJob is a what-if in namespace quota: two pods of 1 cpu, where the
+// ResourceQuota has 1 cpu left, so the API server would create one.
+const quotaJob = `apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: quota}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: x
+        resources: {requests: {cpu: "1"}}
+`
+
+// TestOneVerdictPerQuestion runs place, explain and admit through the
+// command layer on the same inputs and checks that they give the same
+// answer with the same exit code, or the documented difference
+// (docs/design.md#one-verdict-per-question). bind cannot run offline; the
+// integration test TestGangOneVerdictLive runs it on the same checks.
+func TestOneVerdictPerQuestion(t *testing.T) {
+	dir := t.TempDir()
+	snapshot := filepath.Join(dir, "cluster.yaml")
+	job := filepath.Join(dir, "job.yaml")
+	smallJob := filepath.Join(dir, "small.yaml")
+	for path, content := range map[string]string{
+		snapshot: verdictSnapshot,
+		job:      quotaJob,
+		smallJob: strings.Replace(quotaJob, "parallelism: 2\n  completions: 2", "parallelism: 1\n  completions: 1", 1),
+	} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		code    int
+		verdict string
+	}
+	tests := []struct {
+		name    string
+		subject []string
+		place   answer
+		explain answer
+		admit   answer
+		// why names what the three say, for the failure message.
+		why string
+	}{
+		{"fits", []string{"podgroup/fits", "-n", "ml"},
+			answer{ExitOK, "Placed"}, answer{ExitOK, "Schedulable"}, answer{ExitOK, "Admitted"}, "yes"},
+		{"does not fit", []string{"podgroup/big3", "-n", "ml"},
+			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no"},
+		{"fits beyond its minimum", []string{"podgroup/big", "-n", "ml"},
+			answer{ExitOK, "Placed"}, answer{ExitOK, "Schedulable"}, answer{ExitOK, "Admitted"}, "yes: two of three fit, the minimum is two"},
+		{"quota refuses new members", []string{"-f", job, "-n", "quota"},
+			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no: the quota would create one of two pods"},
+		{"quota takes new members", []string{"-f", smallJob, "-n", "quota"},
+			answer{ExitOK, "Placed"}, answer{ExitOK, "Schedulable"}, answer{ExitOK, "Admitted"}, "yes"},
+		{"scheduling gates", []string{"podgroup/gated", "-n", "ml"},
+			answer{ExitNo, "Gated"}, answer{ExitNo, "Gated"}, answer{ExitOK, "Admitted"}, "no until released; admit decides the release"},
+		{"a task below its minTaskMember", []string{"podgroups.scheduling.volcano.sh/tasks", "-n", "ml"},
+			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no: Volcano does not schedule an invalid job"},
+		{"source gate", []string{"podgroups.scheduling.x-k8s.io/minres", "-n", "ml"},
+			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no: coscheduling's PreFilter"},
+		{"members not created", []string{"-l", "app=mpi", "--min-member", "3", "-n", "ml"},
+			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no: one member does not exist"},
+		{"not evaluated", []string{"-l", "app=claim", "--min-member", "1", "-n", "ml"},
+			answer{ExitNo, "Placed"}, answer{ExitNo, "Unverified"}, answer{ExitNo, "Rejected"}, "not a yes: the claim is not evaluated"},
+		{"missing PodGroup", []string{"podgroup/none", "-n", "ml"},
+			answer{ExitUsage, ""}, answer{ExitUsage, ""}, answer{ExitUsage, ""}, "bad input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range []struct {
+				verb string
+				want answer
+			}{{"place", tt.place}, {"explain", tt.explain}, {"admit", tt.admit}} {
+				args := append(append([]string{v.verb}, tt.subject...), "--snapshot", snapshot, "-o", "jsonpath={.verdict}")
+				code, out, stderr := run(t, "", args...)
+				if code != v.want.code || out != v.want.verdict {
+					t.Errorf("%s: exit %d, verdict %q (stderr %q); want %d, %q (%s)", v.verb, code, out, stderr, v.want.code, v.want.verdict, tt.why)
+				}
+			}
+		})
+	}
+}
