@@ -492,6 +492,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 // counts, when given, are the Filter reasons of statuses counted already.
 func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, res *Result) error {
 	res.Verdict = VerdictUnschedulable
+	res.NotEvaluated = append(res.NotEvaluated, notEvaluatedOnNodes(statuses)...)
 	if counts == nil && res.PreFilterStatus == nil {
 		counts = reasonCounts(statuses)
 	}
@@ -510,6 +511,29 @@ func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.
 		res.Message += " " + postMsg
 	}
 	return nil
+}
+
+// notEvaluatedOnNodes says, once each, what nodes were left out for
+// (framework.NotEvaluatedOnNode), with how many: when no node fits, those
+// might, so the "no" is not a confident one. When one fits, the pod is
+// placed on a node whose verdict is known, and they change nothing.
+func notEvaluatedOnNodes(statuses []*framework.Status) []string {
+	var whats []string
+	count := map[string]int{}
+	for _, st := range statuses {
+		if !st.IsNotEvaluated() {
+			continue
+		}
+		what := st.Plugin() + ": " + st.Message()
+		if count[what] == 0 {
+			whats = append(whats, what)
+		}
+		count[what]++
+	}
+	for i, what := range whats {
+		whats[i] = fmt.Sprintf("%s (%d node(s))", what, count[what])
+	}
+	return whats
 }
 
 // selectHost picks the highest final score, as kube-scheduler's selectHost
