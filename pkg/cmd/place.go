@@ -89,8 +89,12 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
+	switch q := gang.Quota(snap, g); q.Outcome {
+	case gang.QuotaExceeded:
 		o.warn([]string{"the namespace's ResourceQuota would refuse the members that do not exist yet: " + q.Message})
+	case gang.QuotaUnknown:
+		// Quota admission comes before placement: never a yes without it.
+		p.NotEvaluated = append(p.NotEvaluated, "ResourceQuota: "+q.Message)
 	}
 	err = o.printResult(output{kind: v1alpha1.KindPlacement, namespace: g.Namespace, name: g.Name,
 		object: func() any { return v1alpha1.FromPlacement(p) },

@@ -92,6 +92,7 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 			ReplicationControllers: snap.ReplicationControllers,
 			ReplicaSets:            snap.ReplicaSets,
 			StatefulSets:           snap.StatefulSets,
+			Unreadable:             func(ns string) []string { return snap.UnreadableIn(ns, SelectorKinds...) },
 		},
 	}
 	byName := make(map[string]int, len(infos))

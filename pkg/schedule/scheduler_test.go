@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -144,5 +145,47 @@ func writeRecord(b *strings.Builder, r *Result) {
 			}
 		}
 		fmt.Fprintf(b, "  %-18s %s: %s | all: %s\n", n.Name, n.Status.Plugin(), n.Status.Message(), strings.Join(failed, " "))
+	}
+}
+
+// Default topology spreading takes a pod's selector from the Services,
+// ReplicationControllers, ReplicaSets and StatefulSets of its namespace. A
+// live read refused those cluster-wide and read them in namespace "team"
+// alone (Snapshot.ReadIn): a pod of "team" is evaluated, a pod of "other"
+// is not (never a plain yes), and a pod with constraints of its own needs
+// none of them.
+func TestDefaultSpreadingSelectorsUnreadable(t *testing.T) {
+	snap := &Snapshot{
+		Nodes:      []*corev1.Node{testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()},
+		Unreadable: []string{KindServices, KindReplicaSets},
+		ReadIn:     map[string][]string{KindServices: {"team"}, KindReplicaSets: {"team"}},
+	}
+	s, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := testutil.MakePod().Namespace("other").Name("own").Req(testutil.Res{"cpu": "1"}).Obj()
+	own.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}}}
+	for _, tt := range []struct {
+		pod  *corev1.Pod
+		want []string
+	}{
+		{testutil.MakePod().Namespace("team").Name("p").Req(testutil.Res{"cpu": "1"}).Obj(), nil},
+		{testutil.MakePod().Namespace("other").Name("p").Req(testutil.Res{"cpu": "1"}).Obj(), []string{"PodTopologySpread: PodTopologySpread not evaluated: " +
+			"default topology spreading takes the pod's selector from the Services, ReplicationControllers, ReplicaSets and StatefulSets of namespace other, " +
+			"and the snapshot could not list services, replicasets.apps there"}},
+		{own, nil},
+	} {
+		res, err := s.Schedule(context.Background(), tt.pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != VerdictScheduled {
+			t.Errorf("%s/%s: %s, want Scheduled", tt.pod.Namespace, tt.pod.Name, res.Verdict)
+		}
+		if diff := cmp.Diff(tt.want, res.NotEvaluated); diff != "" {
+			t.Errorf("%s/%s: not evaluated (-want +got):\n%s", tt.pod.Namespace, tt.pod.Name, diff)
+		}
 	}
 }

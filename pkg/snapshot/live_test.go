@@ -147,7 +147,7 @@ func TestDRATasksConvertV1beta2(t *testing.T) {
 		t.Helper()
 		r := &liveReader{ctx: context.Background(), pageSize: DefaultPageSize, b: newBuilder(), progress: &Progress{}}
 		tasks, _ := r.draTasks(fake.NewClientset(objs...), served{resourceVersions: []string{version}, taintRules: version})
-		if warnings := r.run(tasks); len(warnings) > 0 || len(r.errs) > 0 {
+		if warnings := r.run(tasks, len(tasks)); len(warnings) > 0 || len(r.errs) > 0 {
 			t.Fatalf("%s: warnings %v, errors %v", version, warnings, r.errs)
 		}
 		return r.b.snapshot()

@@ -247,11 +247,15 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Verdict = VerdictUnschedulable
 		e.Message = res.Message
 	}
-	e.unverified()
 	lone := gang.LonePod(pod)
+	q := gang.Quota(snap, lone)
+	if q.Outcome == gang.QuotaUnknown {
+		e.NotEvaluated = append(e.NotEvaluated, "ResourceQuota: "+q.Message)
+	}
+	e.unverified()
 	// A pod that does not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first.
-	if q := gang.Quota(snap, lone); q.Outcome == gang.QuotaExceeded {
+	if q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
 		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
@@ -341,10 +345,14 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		}
 	}
 	e.Verdict, e.Message = gangVerdict(p, v, e.GatedMembers, e.Gates)
+	q := gang.Quota(snap, g)
+	if q.Outcome == gang.QuotaUnknown {
+		e.NotEvaluated = append(e.NotEvaluated, "ResourceQuota: "+q.Message)
+	}
 	e.unverified()
 	// Members that do not exist yet (a what-if) must get past the
 	// namespace's ResourceQuota first: pods it refuses are never created.
-	if q := gang.Quota(snap, g); q.Outcome == gang.QuotaExceeded {
+	if q.Outcome == gang.QuotaExceeded {
 		e.Quota = q.Message
 		if e.Verdict == VerdictSchedulable || e.Verdict == VerdictUnverified {
 			e.Verdict = VerdictUnschedulable
