@@ -190,7 +190,7 @@ func TestReadRightsDRA(t *testing.T) {
 			`{requests: {cpu: "1", nvidia.com/gpu: "16"}, limits: {nvidia.com/gpu: "16"}}`)), "-o", "json")
 		var v verdictJSON
 		decodeVerdict(t, code, out, stderr, &v)
-		if code != cmd.ExitNo || v.Verdict == "Placed" || len(v.NotEvaluated) != 1 || !strings.Contains(v.NotEvaluated[0], "nvidia.com/gpu on node(s) that do not advertise them") {
+		if code != cmd.ExitNo || v.Verdict == "Placed" || len(v.NotEvaluated) != 1 || !strings.Contains(v.NotEvaluated[0], "node(s) did not advertise nvidia.com/gpu, which a DeviceClass may back there; DeviceClasses could not be listed (1 node(s))") {
 			t.Errorf("exit %d, verdict %s, not evaluated %v; want 3 with nvidia.com/gpu not evaluated on the CPU node", code, v.Verdict, v.NotEvaluated)
 		}
 	})

@@ -346,8 +346,13 @@ func (s *stateData) extendedUnknown(dra *framework.DRA, pod *corev1.Pod) *framew
 			NotEvaluatedReason, strings.Join(list, ", "), unknownWhy(dra)))
 	}
 	s.unknownExtended = names
-	s.unknownStatus = framework.NotEvaluatedOnNode(fmt.Sprintf("%s: extended resource(s) %s on node(s) that do not advertise them: %s, so whether DeviceClasses back them with devices there is not evaluated",
-		NotEvaluatedReason, strings.Join(list, ", "), unknownWhy(dra))).WithPlugin(Name)
+	// Short: kube-scheduler's "0/N nodes are available" message counts it.
+	why := unknownWhy(dra)
+	if dra != nil && slices.Contains(dra.Unreadable(), "deviceclasses.resource.k8s.io") {
+		why = "DeviceClasses could not be listed"
+	}
+	s.unknownStatus = framework.NotEvaluatedOnNode(fmt.Sprintf("%s: node(s) did not advertise %s, which a DeviceClass may back there; %s",
+		NotEvaluatedReason, strings.Join(list, ", "), why)).WithPlugin(Name)
 	return nil
 }
 

@@ -200,7 +200,7 @@ func TestExtendedResourceClassesUnreadable(t *testing.T) {
 	// 9 GPUs: more than d has; a, b and c might have them through a class.
 	res = schedulePod(t, s, gpuPod("p", "9"))
 	if res.Verdict != schedule.VerdictUnschedulable || len(res.NotEvaluated) != 1 ||
-		!strings.Contains(res.NotEvaluated[0], "extended resource(s) example.com/gpu") || !strings.Contains(res.NotEvaluated[0], "(3 node(s))") {
+		res.NotEvaluated[0] != "DynamicResources: DynamicResources not evaluated: node(s) did not advertise example.com/gpu, which a DeviceClass may back there; DeviceClasses could not be listed (3 node(s))" {
 		t.Errorf("verdict %s, not evaluated %v; want Unschedulable with example.com/gpu not evaluated on 3 nodes", res.Verdict, res.NotEvaluated)
 	}
 	// A snapshot that lists classes, none backing it, evaluates it.
