@@ -189,3 +189,35 @@ func TestDefaultSpreadingSelectorsUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// A pod with claims on a snapshot that could not list the storage kinds is
+// not evaluated (it was "persistentvolumeclaim not found", a wrong no, or a
+// volume's node affinity silently passed); a pod without claims needs none.
+func TestStorageUnreadable(t *testing.T) {
+	snap := &Snapshot{
+		Nodes:      []*corev1.Node{testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()},
+		Unreadable: []string{KindPersistentVolumeClaims, "persistentvolumes"},
+		ReadIn:     map[string][]string{KindPersistentVolumeClaims: {"team"}},
+	}
+	s, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withClaim := testutil.MakePod().Namespace("team").Name("db").Req(testutil.Res{"cpu": "1"}).Obj()
+	withClaim.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+	res, err := s.Schedule(context.Background(), withClaim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"volumes: the pod's PersistentVolumeClaims and their volumes are not evaluated: the snapshot could not list persistentvolumes (namespace team)"}
+	if diff := cmp.Diff(want, res.NotEvaluated); diff != "" {
+		t.Errorf("not evaluated (-want +got):\n%s", diff)
+	}
+	res, err = s.Schedule(context.Background(), testutil.MakePod().Namespace("team").Name("web").Req(testutil.Res{"cpu": "1"}).Obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != VerdictScheduled || len(res.NotEvaluated) > 0 {
+		t.Errorf("pod without claims: %s, not evaluated %v; want Scheduled, everything evaluated", res.Verdict, res.NotEvaluated)
+	}
+}
