@@ -36,6 +36,11 @@ type SnapshotFlags struct {
 	QPS      float32
 	Burst    int
 	PageSize int64
+	// Namespaces are the namespaces the command is about (the gang's), set by
+	// the verb; nil means every namespace. A live read lists the namespaced
+	// kinds the user may not list cluster-wide in these instead
+	// (snapshot.LiveOptions.Namespaces).
+	Namespaces []string
 }
 
 // NewSnapshotFlags returns SnapshotFlags with kubectl's connection flags.
@@ -124,7 +129,7 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 			return fmt.Sprintf("reading the cluster: %d of %d lists done, %d objects",
 				progress.ListsDone.Load(), progress.Lists.Load(), progress.Objects.Load())
 		})
-		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize, Progress: progress})
+		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize, Progress: progress, Namespaces: f.Namespaces})
 		stop()
 	}
 	if err != nil {

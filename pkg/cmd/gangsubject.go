@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,6 +61,11 @@ func (o *GangVerbOptions) readSubject(ctx context.Context) error {
 		}
 		if err := checkNamespaces(objs, o.Snapshot.enforcedNamespace()); err != nil {
 			return err
+		}
+		for _, obj := range objs {
+			if ns := obj.GetNamespace(); ns != "" && !slices.Contains(o.Snapshot.Namespaces, ns) {
+				o.Snapshot.Namespaces = append(o.Snapshot.Namespaces, ns)
+			}
 		}
 		g, err := workload.FromManifestsWith(objs, opts.Namespace, opts.MinMember, opts.Runtimes)
 		if err != nil {

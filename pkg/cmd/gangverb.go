@@ -56,6 +56,7 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 	if o.namespace, err = o.Snapshot.Namespace(); err != nil {
 		return err
 	}
+	o.Snapshot.Namespaces = []string{o.namespace}
 	if s.Kind == SubjectFile && s.Filename == "-" && o.Snapshot.Path == "-" {
 		return usageErrorf("-f - and --snapshot - cannot both read standard input")
 	}

@@ -28,6 +28,7 @@ func (o *ExplainOptions) completeListing() error {
 			return err
 		}
 		o.namespace = ns
+		o.Snapshot.Namespaces = []string{ns}
 	}
 	return o.Scheduler.Complete()
 }

@@ -58,8 +58,10 @@ func Quota(snap *schedule.Snapshot, g *Gang) QuotaResult {
 		c.Outcome, c.Message = QuotaCharged, "every member exists, so the quota already charged it"
 		return c
 	}
-	if snap.IsUnreadable("resourcequotas") {
-		return QuotaResult{Outcome: QuotaUnknown, Message: "ResourceQuotas could not be listed, so the quota headroom for the new members is unknown"}
+	// Only the gang's namespace counts: a user who may list quotas there
+	// but not cluster-wide gets a complete answer (docs/design.md#snapshot).
+	if !snap.CanRead(schedule.KindResourceQuotas, g.Namespace) {
+		return QuotaResult{Outcome: QuotaUnknown, Message: fmt.Sprintf("the ResourceQuotas of namespace %s could not be listed, so the quota headroom for the new members is unknown", g.Namespace)}
 	}
 	var quotas []*corev1.ResourceQuota
 	for _, q := range snap.ResourceQuotas {

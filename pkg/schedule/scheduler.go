@@ -92,6 +92,10 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 			ReplicationControllers: snap.ReplicationControllers,
 			ReplicaSets:            snap.ReplicaSets,
 			StatefulSets:           snap.StatefulSets,
+			Unreadable:             func(ns string) []string { return snap.UnreadableIn(ns, SelectorKinds...) },
+		},
+		UnreadableStorage: func(ns string) []string {
+			return snap.UnreadableIn(ns, KindPersistentVolumeClaims, "persistentvolumes", "storageclasses.storage.k8s.io")
 		},
 	}
 	byName := make(map[string]int, len(infos))
@@ -321,6 +325,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 	if m := s.profile.NotEvaluated(); m != "" {
 		res.NotEvaluated = append(res.NotEvaluated, m)
 	}
+	if why := s.storageUnknown(pod); why != "" {
+		res.NotEvaluated = append(res.NotEvaluated, why)
+	}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
 			res.Verdict = VerdictGated
@@ -495,6 +502,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 // counts, when given, are the Filter reasons of statuses counted already.
 func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, res *Result) error {
 	res.Verdict = VerdictUnschedulable
+	res.NotEvaluated = append(res.NotEvaluated, notEvaluatedOnNodes(statuses)...)
 	if counts == nil && res.PreFilterStatus == nil {
 		counts = reasonCounts(statuses)
 	}
@@ -513,6 +521,53 @@ func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.
 		res.Message += " " + postMsg
 	}
 	return nil
+}
+
+// storageUnknown says why the pod's volumes cannot be evaluated: it has a
+// PersistentVolumeClaim or a generic ephemeral volume, and a live read could
+// not list the claims of its namespace, PersistentVolumes or StorageClasses
+// (docs/design.md#snapshot). Every volume plugin reads them, and the first
+// to miss a claim would say "not found", a wrong no; empty when known.
+func (s *Scheduler) storageUnknown(pod *corev1.Pod) string {
+	claims := false
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].PersistentVolumeClaim != nil || pod.Spec.Volumes[i].Ephemeral != nil {
+			claims = true
+			break
+		}
+	}
+	if !claims {
+		return ""
+	}
+	kinds := s.handle.UnreadableStorage(pod.Namespace)
+	if len(kinds) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("volumes: the pod's PersistentVolumeClaims and their volumes are not evaluated: the snapshot could not list %s (namespace %s)",
+		strings.Join(kinds, ", "), pod.Namespace)
+}
+
+// notEvaluatedOnNodes says, once each, what nodes were left out for
+// (framework.NotEvaluatedOnNode), with how many: when no node fits, those
+// might, so the "no" is not a confident one. When one fits, the pod is
+// placed on a node whose verdict is known, and they change nothing.
+func notEvaluatedOnNodes(statuses []*framework.Status) []string {
+	var whats []string
+	count := map[string]int{}
+	for _, st := range statuses {
+		if !st.IsNotEvaluated() {
+			continue
+		}
+		what := st.Plugin() + ": " + st.Message()
+		if count[what] == 0 {
+			whats = append(whats, what)
+		}
+		count[what]++
+	}
+	for i, what := range whats {
+		whats[i] = fmt.Sprintf("%s (%d node(s))", what, count[what])
+	}
+	return whats
 }
 
 // selectHost picks the highest final score, as kube-scheduler's selectHost

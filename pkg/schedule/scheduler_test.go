@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
@@ -144,5 +145,79 @@ func writeRecord(b *strings.Builder, r *Result) {
 			}
 		}
 		fmt.Fprintf(b, "  %-18s %s: %s | all: %s\n", n.Name, n.Status.Plugin(), n.Status.Message(), strings.Join(failed, " "))
+	}
+}
+
+// Default topology spreading takes a pod's selector from the Services,
+// ReplicationControllers, ReplicaSets and StatefulSets of its namespace. A
+// live read refused those cluster-wide and read them in namespace "team"
+// alone (Snapshot.ReadIn): a pod of "team" is evaluated, a pod of "other"
+// is not (never a plain yes), and a pod with constraints of its own needs
+// none of them.
+func TestDefaultSpreadingSelectorsUnreadable(t *testing.T) {
+	snap := &Snapshot{
+		Nodes:      []*corev1.Node{testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()},
+		Unreadable: []string{KindServices, KindReplicaSets},
+		ReadIn:     map[string][]string{KindServices: {"team"}, KindReplicaSets: {"team"}},
+	}
+	s, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := testutil.MakePod().Namespace("other").Name("own").Req(testutil.Res{"cpu": "1"}).Obj()
+	own.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}}}
+	for _, tt := range []struct {
+		pod  *corev1.Pod
+		want []string
+	}{
+		{testutil.MakePod().Namespace("team").Name("p").Req(testutil.Res{"cpu": "1"}).Obj(), nil},
+		{testutil.MakePod().Namespace("other").Name("p").Req(testutil.Res{"cpu": "1"}).Obj(), []string{"PodTopologySpread: PodTopologySpread not evaluated: " +
+			"default topology spreading takes the pod's selector from the Services, ReplicationControllers, ReplicaSets and StatefulSets of namespace other, " +
+			"and the snapshot could not list services, replicasets.apps there"}},
+		{own, nil},
+	} {
+		res, err := s.Schedule(context.Background(), tt.pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != VerdictScheduled {
+			t.Errorf("%s/%s: %s, want Scheduled", tt.pod.Namespace, tt.pod.Name, res.Verdict)
+		}
+		if diff := cmp.Diff(tt.want, res.NotEvaluated); diff != "" {
+			t.Errorf("%s/%s: not evaluated (-want +got):\n%s", tt.pod.Namespace, tt.pod.Name, diff)
+		}
+	}
+}
+
+// A pod with claims on a snapshot that could not list the storage kinds is
+// not evaluated (it was "persistentvolumeclaim not found", a wrong no, or a
+// volume's node affinity silently passed); a pod without claims needs none.
+func TestStorageUnreadable(t *testing.T) {
+	snap := &Snapshot{
+		Nodes:      []*corev1.Node{testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()},
+		Unreadable: []string{KindPersistentVolumeClaims, "persistentvolumes"},
+		ReadIn:     map[string][]string{KindPersistentVolumeClaims: {"team"}},
+	}
+	s, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withClaim := testutil.MakePod().Namespace("team").Name("db").Req(testutil.Res{"cpu": "1"}).Obj()
+	withClaim.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+	res, err := s.Schedule(context.Background(), withClaim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"volumes: the pod's PersistentVolumeClaims and their volumes are not evaluated: the snapshot could not list persistentvolumes (namespace team)"}
+	if diff := cmp.Diff(want, res.NotEvaluated); diff != "" {
+		t.Errorf("not evaluated (-want +got):\n%s", diff)
+	}
+	res, err = s.Schedule(context.Background(), testutil.MakePod().Namespace("team").Name("web").Req(testutil.Res{"cpu": "1"}).Obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != VerdictScheduled || len(res.NotEvaluated) > 0 {
+		t.Errorf("pod without claims: %s, not evaluated %v; want Scheduled, everything evaluated", res.Verdict, res.NotEvaluated)
 	}
 }

@@ -31,6 +31,23 @@ const PodGroupKind = "PodGroup"
 // VolcanoQueueGVK is the kind of a Volcano Queue, whose capability bounds the gangs admitted into it.
 var VolcanoQueueGVK = schema.GroupVersionKind{Group: VolcanoGroup, Version: "v1beta1", Kind: "Queue"}
 
+// The namespaced kinds a live read falls back to listing namespace by
+// namespace when the cluster-wide list is refused, named as Unreadable and
+// ReadIn name them (as a user names them to kubectl).
+const (
+	KindResourceQuotas         = "resourcequotas"
+	KindPodDisruptionBudgets   = "poddisruptionbudgets.policy"
+	KindPersistentVolumeClaims = "persistentvolumeclaims"
+	KindServices               = "services"
+	KindReplicationControllers = "replicationcontrollers"
+	KindReplicaSets            = "replicasets.apps"
+	KindStatefulSets           = "statefulsets.apps"
+)
+
+// SelectorKinds are the kinds PodTopologySpread's default constraints take
+// a pod's selector from (kube-scheduler's helper.DefaultSelector).
+var SelectorKinds = []string{KindServices, KindReplicationControllers, KindReplicaSets, KindStatefulSets}
+
 // Snapshot is everything the pipeline reads about a cluster, taken once. Every
 // slice is sorted by namespace and name (see Sort), so two snapshots of the same
 // objects compare equal whatever order they were read in.
@@ -80,6 +97,11 @@ type Snapshot struct {
 	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
 	// absence means "unknown", not "none". Not written to snapshot files.
 	Unreadable []string
+	// ReadIn names, for a namespaced kind of Unreadable, the namespaces a
+	// live read could list it in one by one after the cluster-wide list was
+	// refused (a user with Roles per namespace): there its absence means
+	// "none" again. Not written to snapshot files.
+	ReadIn map[string][]string
 	// Partial, set by the file loader when pods are bound to nodes the
 	// snapshot lacks (FindMissingNodes), is what every scheduling cycle on it
 	// reports as not evaluated: a file missing nodes is not the cluster. A
@@ -91,6 +113,26 @@ type Snapshot struct {
 
 // IsUnreadable reports whether the live read could not list resource.
 func (s *Snapshot) IsUnreadable(resource string) bool { return slices.Contains(s.Unreadable, resource) }
+
+// CanRead reports whether the snapshot holds every object of resource (a
+// namespaced kind, named as in Unreadable) in namespace: the cluster-wide
+// list was allowed, or the list in that namespace was
+// (docs/design.md#snapshot).
+func (s *Snapshot) CanRead(resource, namespace string) bool {
+	return !s.IsUnreadable(resource) || slices.Contains(s.ReadIn[resource], namespace)
+}
+
+// UnreadableIn returns those of resources the snapshot could not read in
+// namespace (CanRead), in the order given.
+func (s *Snapshot) UnreadableIn(namespace string, resources ...string) []string {
+	var out []string
+	for _, r := range resources {
+		if !s.CanRead(r, namespace) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Sort orders every slice by namespace, then name (PodGroups by group first),
 // which makes output and comparisons deterministic.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -43,7 +44,15 @@ type LiveOptions struct {
 	PageSize int64
 	// Progress, when set, is updated as the read goes, for a progress line.
 	Progress *Progress
+	// Namespaces are the namespaces the command is about (the gang's); nil
+	// means every namespace. Only the fallback reads them: a namespaced
+	// kind the user may not list cluster-wide is listed in each of these
+	// (docs/design.md#snapshot).
+	Namespaces []string
 }
+
+// fallbackParallelism bounds the per-namespace lists in flight.
+const fallbackParallelism = 16
 
 // Progress counts what a live read has done so far. Another goroutine may
 // read it while Live runs.
@@ -136,33 +145,28 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		{resource: "priorityclasses.scheduling.k8s.io", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.SchedulingV1().PriorityClasses().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addPriorityClass(obj.(*schedulingv1.PriorityClass)) }},
-		{resource: "resourcequotas", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.CoreV1().ResourceQuotas(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addResourceQuota(obj.(*corev1.ResourceQuota)) }},
-		{resource: "poddisruptionbudgets.policy", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addPDB(obj.(*policyv1.PodDisruptionBudget)) }},
-		{resource: "persistentvolumeclaims", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addPVC(obj.(*corev1.PersistentVolumeClaim)) }},
+		namespaced(schedule.KindResourceQuotas, func(ns string) lister { return listOf(clientset.CoreV1().ResourceQuotas(ns).List) },
+			func(obj runtime.Object) { r.b.addResourceQuota(obj.(*corev1.ResourceQuota)) }),
+		// Budgets matter where preemption's victims are: the fallback
+		// reads the namespaces of bound pods too.
+		withVictims(namespaced(schedule.KindPodDisruptionBudgets, func(ns string) lister { return listOf(clientset.PolicyV1().PodDisruptionBudgets(ns).List) },
+			func(obj runtime.Object) { r.b.addPDB(obj.(*policyv1.PodDisruptionBudget)) })),
+		namespaced(schedule.KindPersistentVolumeClaims, func(ns string) lister { return listOf(clientset.CoreV1().PersistentVolumeClaims(ns).List) },
+			func(obj runtime.Object) { r.b.addPVC(obj.(*corev1.PersistentVolumeClaim)) }),
 		{resource: "persistentvolumes", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.CoreV1().PersistentVolumes().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addPV(obj.(*corev1.PersistentVolume)) }},
 		{resource: "storageclasses.storage.k8s.io", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.StorageV1().StorageClasses().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addStorageClass(obj.(*storagev1.StorageClass)) }},
-		{resource: "services", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.CoreV1().Services(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addService(obj.(*corev1.Service)) }},
-		{resource: "replicationcontrollers", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.CoreV1().ReplicationControllers(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addReplicationController(obj.(*corev1.ReplicationController)) }},
-		{resource: "replicasets.apps", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addReplicaSet(obj.(*appsv1.ReplicaSet)) }},
-		{resource: "statefulsets.apps", run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.AppsV1().StatefulSets(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addStatefulSet(obj.(*appsv1.StatefulSet)) }},
+		namespaced(schedule.KindServices, func(ns string) lister { return listOf(clientset.CoreV1().Services(ns).List) },
+			func(obj runtime.Object) { r.b.addService(obj.(*corev1.Service)) }),
+		namespaced(schedule.KindReplicationControllers, func(ns string) lister { return listOf(clientset.CoreV1().ReplicationControllers(ns).List) },
+			func(obj runtime.Object) { r.b.addReplicationController(obj.(*corev1.ReplicationController)) }),
+		namespaced(schedule.KindReplicaSets, func(ns string) lister { return listOf(clientset.AppsV1().ReplicaSets(ns).List) },
+			func(obj runtime.Object) { r.b.addReplicaSet(obj.(*appsv1.ReplicaSet)) }),
+		namespaced(schedule.KindStatefulSets, func(ns string) lister { return listOf(clientset.AppsV1().StatefulSets(ns).List) },
+			func(obj runtime.Object) { r.b.addStatefulSet(obj.(*appsv1.StatefulSet)) }),
 	}
 	dra, warning := r.draTasks(clientset, kinds)
 	tasks = append(tasks, dra...)
@@ -170,18 +174,35 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		warnings = append(warnings, warning)
 	}
 	for _, gvr := range kinds.custom {
-		tasks = append(tasks, listTask{
-			resource: gvr.Resource + "." + gvr.Group,
-			run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return dyn.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, o)
-			},
-			each: func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) },
-		})
+		each := func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) }
+		if gvr.Group == schedule.VolcanoGroup && gvr.Resource == "queues" { // cluster-scoped
+			tasks = append(tasks, listTask{resource: gvr.Resource + "." + gvr.Group, each: each,
+				run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+					return dyn.Resource(gvr).List(ctx, o)
+				}})
+			continue
+		}
+		// PodGroups: a user with a Role in the gang's namespace reads its
+		// PodGroups there.
+		tasks = append(tasks, namespaced(gvr.Resource+"."+gvr.Group, func(ns string) lister {
+			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return dyn.Resource(gvr).Namespace(ns).List(ctx, o)
+			}
+		}, each))
 	}
 	progress.Lists.Store(int64(len(tasks)))
-	warnings = append(warnings, r.run(tasks)...)
+	warnings = append(warnings, r.run(tasks, len(tasks))...)
+	if err := r.requiredError(); err != nil {
+		return nil, nil, err
+	}
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, nil, err
+	}
+	if len(r.refused) > 0 {
+		warnings = append(warnings, r.fallback(opts.Namespaces)...)
+		if err := errors.Join(r.errs...); err != nil {
+			return nil, nil, err
+		}
 	}
 	snap := r.b.snapshot()
 	return snap, append(warnings, r.b.warnings()...), nil
@@ -256,6 +277,9 @@ func listAt[V1 any, PV1 interface {
 	}
 }
 
+// lister is one LIST call of a typed or dynamic client.
+type lister func(context.Context, metav1.ListOptions) (runtime.Object, error)
+
 // listTask is one paginated LIST.
 type listTask struct {
 	resource      string // as a user would name it to kubectl, for messages
@@ -263,6 +287,28 @@ type listTask struct {
 	fieldSelector string
 	run           func(context.Context, metav1.ListOptions) (runtime.Object, error)
 	each          func(runtime.Object)
+	// inNamespace, for an optional namespaced kind, lists it in one
+	// namespace: the fallback when the cluster-wide list is refused.
+	inNamespace func(namespace string) lister
+	// victims makes the fallback read the namespaces of bound pods too
+	// (preemption's possible victims), not only LiveOptions.Namespaces.
+	victims bool
+}
+
+// namespaced is the task of an optional namespaced kind: a cluster-wide
+// list, with in for the per-namespace fallback.
+func namespaced(resource string, in func(namespace string) lister, each func(runtime.Object)) listTask {
+	return listTask{resource: resource, run: in(metav1.NamespaceAll), each: each, inNamespace: in}
+}
+
+// listOf makes a typed client's List a lister.
+func listOf[T runtime.Object](list func(context.Context, metav1.ListOptions) (T, error)) lister {
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return list(ctx, o) }
+}
+
+func withVictims(t listTask) listTask {
+	t.victims = true
+	return t
 }
 
 // liveReader runs list tasks in parallel into one builder.
@@ -271,27 +317,86 @@ type liveReader struct {
 	pageSize int64
 	progress *Progress
 
-	mu   sync.Mutex // guards b, errs
+	mu   sync.Mutex // guards b, errs, refused
 	b    *builder
 	errs []error
+	// refused are the tasks whose cluster-wide list was refused and that
+	// may be listed per namespace instead, with the reason of the refusal.
+	refused []refusal
+	// required are the refused lists of required kinds.
+	required []refusedList
 }
 
-// run lists every task in parallel and returns warnings for optional kinds that
-// could not be read; errors for required kinds are collected in r.errs.
-func (r *liveReader) run(tasks []listTask) []string {
+type refusedList struct {
+	resource string
+	err      error
+}
+
+// RequiredKindsError says the user may not list kinds every verb needs
+// (nodes, pods, namespaces, priority classes) in every namespace: there is
+// no answer without them, and no fallback (docs/design.md#snapshot).
+type RequiredKindsError struct {
+	// Resources are the kinds refused, sorted.
+	Resources []string
+	// Err is the server's answer for the first of them.
+	Err error
+}
+
+func (e *RequiredKindsError) Error() string {
+	return fmt.Sprintf("cannot list %s (%s): every verb needs the cluster's nodes, pods, namespaces and priority classes, "+
+		"in every namespace; ask for a ClusterRole that may list them", strings.Join(e.Resources, ", "), e.Err.Error())
+}
+
+func (e *RequiredKindsError) Unwrap() error { return e.Err }
+
+// requiredError is the one error of the refused required lists, nil when none.
+func (r *liveReader) requiredError() error {
+	if len(r.required) == 0 {
+		return nil
+	}
+	slices.SortFunc(r.required, func(a, b refusedList) int { return strings.Compare(a.resource, b.resource) })
+	e := &RequiredKindsError{Err: r.required[0].err}
+	for _, l := range r.required {
+		e.Resources = append(e.Resources, l.resource)
+	}
+	return e
+}
+
+// refusal is a cluster-wide list refused, for the fallback.
+type refusal struct {
+	task   listTask
+	reason metav1.StatusReason
+}
+
+// list reads every page of one task.
+func (r *liveReader) list(task listTask) ([]runtime.Object, error) {
+	var items []runtime.Object
+	p := pager.New(pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }))
+	p.PageSize = r.pageSize
+	err := p.EachListItem(r.ctx, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
+		items = append(items, obj)
+		r.progress.Objects.Add(1)
+		return nil
+	})
+	r.progress.ListsDone.Add(1)
+	return items, err
+}
+
+func isRefused(err error) bool { return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) }
+
+// run lists every task in parallel, at most limit at a time, and returns
+// warnings for optional kinds that could not be read; errors for required
+// kinds are collected in r.errs, refusals a fallback may answer in
+// r.refused.
+func (r *liveReader) run(tasks []listTask, limit int) []string {
 	warnings := make([]string, len(tasks))
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(limit, 1))
 	for i, task := range tasks {
 		wg.Go(func() {
-			var items []runtime.Object
-			p := pager.New(pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }))
-			p.PageSize = r.pageSize
-			err := p.EachListItem(r.ctx, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
-				items = append(items, obj)
-				r.progress.Objects.Add(1)
-				return nil
-			})
-			r.progress.ListsDone.Add(1)
+			sem <- struct{}{}
+			items, err := r.list(task)
+			<-sem
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch {
@@ -301,9 +406,13 @@ func (r *liveReader) run(tasks []listTask) []string {
 				}
 			case apierrors.IsNotFound(err) && !task.required:
 				// A CRD deleted between discovery and the list: absent.
-			case !task.required && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)):
+			case !task.required && isRefused(err) && task.inNamespace != nil:
+				r.refused = append(r.refused, refusal{task: task, reason: apierrors.ReasonForError(err)})
+			case !task.required && isRefused(err):
 				warnings[i] = fmt.Sprintf("cannot list %s (%v); the snapshot has none", task.resource, apierrors.ReasonForError(err))
 				r.b.snap.Unreadable = append(r.b.snap.Unreadable, task.resource)
+			case isRefused(err):
+				r.required = append(r.required, refusedList{resource: task.resource, err: err})
 			default:
 				r.errs = append(r.errs, fmt.Errorf("listing %s: %w", task.resource, err))
 			}
@@ -311,6 +420,110 @@ func (r *liveReader) run(tasks []listTask) []string {
 	}
 	wg.Wait()
 	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" })
+}
+
+// fallback lists each refused kind namespace by namespace: in focus (every
+// namespace when nil), and for budgets also where pods are bound. The kind
+// stays Unreadable; the namespaces read are its ReadIn, where rules read it
+// as complete. It returns one warning per kind that names what could not be
+// read (docs/design.md#snapshot).
+func (r *liveReader) fallback(focus []string) []string {
+	exists := map[string]bool{}
+	for _, ns := range r.b.snap.Namespaces {
+		exists[ns.Name] = true
+	}
+	if focus == nil {
+		focus = slices.Collect(maps.Keys(exists))
+	}
+	var bound []string
+	for _, p := range r.b.snap.Pods {
+		if p.Spec.NodeName != "" {
+			bound = append(bound, p.Namespace)
+		}
+	}
+	type outcome struct{ read, refused []string }
+	outcomes := make([]outcome, len(r.refused))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fallbackParallelism)
+	for i, rf := range r.refused {
+		r.b.snap.Unreadable = append(r.b.snap.Unreadable, rf.task.resource)
+		namespaces := slices.Clone(focus)
+		if rf.task.victims {
+			namespaces = append(namespaces, bound...)
+		}
+		namespaces = slices.DeleteFunc(namespaces, func(ns string) bool { return !exists[ns] })
+		slices.Sort(namespaces)
+		namespaces = slices.Compact(namespaces)
+		r.progress.Lists.Add(int64(len(namespaces)))
+		for _, ns := range namespaces {
+			task := rf.task
+			task.run = task.inNamespace(ns)
+			wg.Go(func() {
+				sem <- struct{}{}
+				items, err := r.list(task)
+				<-sem
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				o := &outcomes[i]
+				switch {
+				case err == nil:
+					for _, obj := range items {
+						task.each(obj)
+					}
+					o.read = append(o.read, ns)
+				case apierrors.IsNotFound(err):
+					o.read = append(o.read, ns) // a CRD deleted meanwhile: none
+				case isRefused(err):
+					o.refused = append(o.refused, ns)
+				default:
+					r.errs = append(r.errs, fmt.Errorf("listing %s in namespace %s: %w", task.resource, ns, err))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if r.b.snap.ReadIn == nil {
+		r.b.snap.ReadIn = map[string][]string{}
+	}
+	warnings := make([]string, len(r.refused))
+	for i, rf := range r.refused {
+		o := outcomes[i]
+		slices.Sort(o.read)
+		slices.Sort(o.refused)
+		if len(o.read) > 0 {
+			r.b.snap.ReadIn[rf.task.resource] = o.read
+		}
+		warnings[i] = fallbackWarning(rf, o.read, o.refused)
+	}
+	slices.Sort(warnings)
+	return warnings
+}
+
+// maxNamespacesNamed bounds the namespaces a warning lists.
+const maxNamespacesNamed = 8
+
+// fallbackWarning says which namespaces a refused kind was read in and which
+// it could not be, and what that means for the rules that need it.
+func fallbackWarning(rf refusal, read, refused []string) string {
+	head := fmt.Sprintf("cannot list %s in every namespace (%v)", rf.task.resource, rf.reason)
+	switch {
+	case len(read) == 0 && len(refused) == 0:
+		return head + "; the snapshot has none"
+	case len(read) == 0:
+		return fmt.Sprintf("%s, nor in namespace(s) %s; the snapshot has none, and what needs them is not evaluated", head, nameSome(refused))
+	case len(refused) == 0:
+		return fmt.Sprintf("%s; read them in namespace(s) %s instead", head, nameSome(read))
+	}
+	return fmt.Sprintf("%s; read them in namespace(s) %s, but not in %s (%v), where what needs them is not evaluated",
+		head, nameSome(read), nameSome(refused), rf.reason)
+}
+
+// nameSome joins names, the first maxNamespacesNamed of them.
+func nameSome(names []string) string {
+	if len(names) <= maxNamespacesNamed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamespacesNamed], ", "), len(names)-maxNamespacesNamed)
 }
 
 // customKinds are the PodGroup and Queue resources a snapshot reads, by group,

@@ -2,12 +2,16 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -147,7 +151,7 @@ func TestDRATasksConvertV1beta2(t *testing.T) {
 		t.Helper()
 		r := &liveReader{ctx: context.Background(), pageSize: DefaultPageSize, b: newBuilder(), progress: &Progress{}}
 		tasks, _ := r.draTasks(fake.NewClientset(objs...), served{resourceVersions: []string{version}, taintRules: version})
-		if warnings := r.run(tasks); len(warnings) > 0 || len(r.errs) > 0 {
+		if warnings := r.run(tasks, len(tasks)); len(warnings) > 0 || len(r.errs) > 0 {
 			t.Fatalf("%s: warnings %v, errors %v", version, warnings, r.errs)
 		}
 		return r.b.snapshot()
@@ -162,5 +166,69 @@ func TestDRATasksConvertV1beta2(t *testing.T) {
 	}
 	if got := v1beta2.ResourceClaims[0].Status.Allocation.Devices.Results[0].Device; got != "gpu-0" {
 		t.Errorf("converted claim's allocated device = %q, want gpu-0", got)
+	}
+}
+
+// A namespaced kind refused cluster-wide is listed in the command's
+// namespaces instead (budgets also where pods are bound): what was read there
+// is kept and marked readable (ReadIn), one warning names the namespaces
+// read and refused, and a namespace that does not exist is not asked about.
+func TestFallbackPerNamespace(t *testing.T) {
+	objs := []runtime.Object{
+		testutil.MakeNamespace("team"), testutil.MakeNamespace("other"), testutil.MakeNamespace("victims"),
+		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "team"}},
+		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "other"}},
+		&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "victims"}},
+	}
+	cs := fake.NewClientset(objs...)
+	allowed := map[string]bool{"resourcequotas/team": true, "poddisruptionbudgets/victims": true}
+	var asked []string
+	cs.PrependReactor("list", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		key := a.GetResource().Resource + "/" + a.GetNamespace()
+		asked = append(asked, key)
+		if allowed[key] {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(a.GetResource().GroupResource(), "", errors.New("no"))
+	})
+	r := &liveReader{ctx: context.Background(), pageSize: DefaultPageSize, b: newBuilder(), progress: &Progress{}}
+	for _, o := range objs[:3] {
+		r.b.addNamespace(o.(*corev1.Namespace))
+	}
+	r.b.addPod(testutil.MakePod().Namespace("victims").Name("v").Node("n").Obj())
+	tasks := []listTask{
+		namespaced(schedule.KindResourceQuotas, func(ns string) lister { return listOf(cs.CoreV1().ResourceQuotas(ns).List) },
+			func(obj runtime.Object) { r.b.addResourceQuota(obj.(*corev1.ResourceQuota)) }),
+		withVictims(namespaced(schedule.KindPodDisruptionBudgets, func(ns string) lister { return listOf(cs.PolicyV1().PodDisruptionBudgets(ns).List) },
+			func(obj runtime.Object) { r.b.addPDB(obj.(*policyv1.PodDisruptionBudget)) })),
+	}
+	if warnings := r.run(tasks, len(tasks)); len(warnings) > 0 || len(r.errs) > 0 {
+		t.Fatalf("warnings %v, errors %v", warnings, r.errs)
+	}
+	warnings := r.fallback([]string{"team", "missing"})
+	want := []string{
+		"cannot list poddisruptionbudgets.policy in every namespace (Forbidden); read them in namespace(s) victims, but not in team (Forbidden), where what needs them is not evaluated",
+		"cannot list resourcequotas in every namespace (Forbidden); read them in namespace(s) team instead",
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	snap := r.b.snapshot()
+	if len(snap.ResourceQuotas) != 1 || snap.ResourceQuotas[0].Namespace != "team" || len(snap.PodDisruptionBudgets) != 1 {
+		t.Errorf("quotas %v, budgets %v: want team's quota and the victims' budget", snap.ResourceQuotas, snap.PodDisruptionBudgets)
+	}
+	for _, c := range []struct {
+		kind, ns string
+		want     bool
+	}{
+		{schedule.KindResourceQuotas, "team", true}, {schedule.KindResourceQuotas, "other", false},
+		{schedule.KindPodDisruptionBudgets, "victims", true}, {schedule.KindPodDisruptionBudgets, "team", false},
+	} {
+		if got := snap.CanRead(c.kind, c.ns); got != c.want {
+			t.Errorf("CanRead(%s, %s) = %v, want %v", c.kind, c.ns, got, c.want)
+		}
+	}
+	if slices.Contains(asked, "resourcequotas/missing") || slices.Contains(asked, "resourcequotas/other") {
+		t.Errorf("asked %v: only the command's namespaces that exist are read", asked)
 	}
 }

@@ -1360,7 +1360,8 @@ func TestGangAdmitUnreadableKinds(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	for _, want := range []string{"Warning: cannot list queues.scheduling.volcano.sh (Forbidden)", "Warning: cannot list resourcequotas (Forbidden)"} {
+	for _, want := range []string{"Warning: cannot list queues.scheduling.volcano.sh (Forbidden)",
+		"Warning: cannot list resourcequotas in every namespace (Forbidden), nor in namespace(s) " + f.ns} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q lacks %q", stderr, want)
 		}

@@ -496,7 +496,7 @@ func TestSnapshotErrorsAreOneLine(t *testing.T) {
 		{"bad token", []string{"snapshot", "--kubeconfig", env.Kubeconfig, "--token", "not-a-token", "--user", ""}, cmd.ExitError,
 			"error: discovering the API: "},
 		{"forbidden", []string{"snapshot", "--kubeconfig", aliceKubeconfig}, cmd.ExitError,
-			"error: listing "},
+			"error: cannot list namespaces, nodes, pods, priorityclasses.scheduling.k8s.io (namespaces is forbidden: User \"alice\" cannot list"},
 		{"unknown resource with a live cluster", []string{"place", "cronjob/x", "--kubeconfig", env.Kubeconfig}, cmd.ExitUsage,
 			`error: unknown resource type "cronjob"`},
 		{"a workload that is not there", []string{"place", "deployment/x", "--kubeconfig", env.Kubeconfig}, cmd.ExitUsage,
@@ -534,7 +534,10 @@ func TestSnapshotErrorsAreOneLine(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		for _, want := range []string{"Warning: cannot list resourcequotas (Forbidden)", "Warning: cannot list podgroups.scheduling.volcano.sh (Forbidden)",
+		// Namespaced kinds are tried namespace by namespace too.
+		for _, want := range []string{"Warning: cannot list resourcequotas in every namespace (Forbidden), nor in namespace(s) ",
+			"Warning: cannot list podgroups.scheduling.volcano.sh in every namespace (Forbidden), nor in namespace(s) ",
+			"Warning: cannot list queues.scheduling.volcano.sh (Forbidden); the snapshot has none",
 			"Warning: cannot list resourceclaims.resource.k8s.io (Forbidden)"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr %q lacks %q", stderr, want)

@@ -99,6 +99,12 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if s.PDBViolations > 0 {
 		s.Message += fmt.Sprintf("; %d of them beyond what a PodDisruptionBudget allows", s.PDBViolations)
 	}
+	if ns := unreadBudgets(x.snap, s.Victims); len(ns) > 0 {
+		// Budgets rank preemption's candidates and victims
+		// (docs/design.md#snapshot).
+		s.Message += fmt.Sprintf("; not verified which victims kube-scheduler picks: the PodDisruptionBudgets of namespace(s) %s could not be listed",
+			strings.Join(ns, ", "))
+	}
 	s.Message += "; " + fitsThen(g, then)
 	if n := len(s.EquallyGood); n > 0 {
 		if lone {
@@ -375,4 +381,17 @@ func listSome(items []string, limit int) string {
 		s += fmt.Sprintf(" and %d more", len(items)-limit)
 	}
 	return s
+}
+
+// unreadBudgets returns the namespaces of victims whose PodDisruptionBudgets
+// the snapshot could not list, sorted.
+func unreadBudgets(snap *schedule.Snapshot, victims []Victim) []string {
+	var out []string
+	for _, v := range victims {
+		if !snap.CanRead(schedule.KindPodDisruptionBudgets, v.Pod.Namespace) && !slices.Contains(out, v.Pod.Namespace) {
+			out = append(out, v.Pod.Namespace)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

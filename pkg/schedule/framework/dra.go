@@ -442,6 +442,29 @@ func (d *DRA) ExtendedResourceClass(name corev1.ResourceName) *resourcev1.Device
 	return d.base.extended[name]
 }
 
+// MayBack reports whether a DeviceClass backs the extended resource name or
+// may back it, for the snapshot cannot show: ExtendedResourceClass finds
+// one, or the Dynamic Resource Allocation state is unknown (kinds the live
+// read could not list, or a snapshot without any resource.k8s.io object) and
+// name is deviceclass.resource.kubernetes.io/<class> (only a class provides
+// those) or an extended resource while the DeviceClasses could not be
+// listed. On a node with no allocatable of such a resource NodeResourcesFit
+// leaves it to DynamicResources, which says it is not evaluated there
+// (docs/design.md#dynamic-resource-allocation).
+func (d *DRA) MayBack(name corev1.ResourceName) bool {
+	if d == nil {
+		return false
+	}
+	if d.ExtendedResourceClass(name) != nil {
+		return true
+	}
+	if !d.Empty() && len(d.base.unreadable) == 0 {
+		return false
+	}
+	return strings.HasPrefix(string(name), resourcev1.ResourceDeviceClassPrefix) ||
+		IsExtendedResourceName(name) && slices.Contains(d.base.unreadable, "deviceclasses.resource.k8s.io")
+}
+
 // IsDRAExtendedResourceName reports a name a DeviceClass may back: an
 // extended resource, or deviceclass.resource.kubernetes.io/<class>.
 func IsDRAExtendedResourceName(name corev1.ResourceName) bool {

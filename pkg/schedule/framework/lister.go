@@ -22,13 +22,14 @@ type SnapshotHandle struct {
 	withAntiAffinity []*NodeInfo
 	// listsStale says withAffinity and withAntiAffinity need rebuilding
 	// after ReplaceNode.
-	listsStale   bool
-	namespaces   map[string]labels.Set
-	storage      *storageIndex
-	pdbs         []*policyv1.PodDisruptionBudget
-	workloads    Workloads
-	dra          *DRA
-	parallelizer Parallelizer
+	listsStale    bool
+	namespaces    map[string]labels.Set
+	storage       *storageIndex
+	pdbs          []*policyv1.PodDisruptionBudget
+	unreadStorage func(namespace string) []string
+	workloads     Workloads
+	dra           *DRA
+	parallelizer  Parallelizer
 }
 
 var _ Handle = &SnapshotHandle{}
@@ -42,17 +43,21 @@ type SnapshotObjects struct {
 	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
 	// Workloads give default topology spread constraints their selector.
 	Workloads Workloads
+	// UnreadableStorage, when set, names the storage kinds a live read
+	// could not list for a namespace (schedule.Snapshot.UnreadableIn).
+	UnreadableStorage func(namespace string) []string
 }
 
 // NewSnapshotHandle indexes nodes (already holding their pods) and objects.
 func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism int) *SnapshotHandle {
 	h := &SnapshotHandle{
-		byName:       make(map[string]*NodeInfo, len(nodes)),
-		namespaces:   make(map[string]labels.Set, len(objects.Namespaces)),
-		storage:      newStorageIndex(objects),
-		pdbs:         objects.PodDisruptionBudgets,
-		workloads:    objects.Workloads,
-		parallelizer: NewParallelizer(parallelism),
+		byName:        make(map[string]*NodeInfo, len(nodes)),
+		namespaces:    make(map[string]labels.Set, len(objects.Namespaces)),
+		storage:       newStorageIndex(objects),
+		pdbs:          objects.PodDisruptionBudgets,
+		unreadStorage: objects.UnreadableStorage,
+		workloads:     objects.Workloads,
+		parallelizer:  NewParallelizer(parallelism),
 	}
 	for _, ns := range objects.Namespaces {
 		// A namespace without labels still exists: keep a non-nil set, so
@@ -296,4 +301,13 @@ func AddNodeInfos(existing []*NodeInfo, nodes []*corev1.Node, pods []*corev1.Pod
 	}
 	slices.SortFunc(out, func(a, b *NodeInfo) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
+}
+
+// UnreadableStorage names the storage kinds the snapshot could not list for
+// namespace, which makes the Handle a volumebinding.StorageReader.
+func (h *SnapshotHandle) UnreadableStorage(namespace string) []string {
+	if h.unreadStorage == nil {
+		return nil
+	}
+	return h.unreadStorage(namespace)
 }

@@ -58,7 +58,18 @@ func NotEvaluated(what string) *Status {
 	return &Status{code: Skip, reasons: []string{what}, notEvaluated: true}
 }
 
-// IsNotEvaluated reports a status made by NotEvaluated.
+// NotEvaluatedOnNode returns the Filter status of a node whose verdict the
+// pipeline cannot know on the snapshot (an extended resource the node does
+// not advertise, which a DeviceClass the snapshot could not list may back):
+// the node is not counted as feasible, which never makes a wrong yes, and
+// when no node is, the runner reports what in Result.NotEvaluated, so the
+// "no" is not a confident one either. UnschedulableAndUnresolvable:
+// preemption cannot make it known.
+func NotEvaluatedOnNode(what string) *Status {
+	return &Status{code: UnschedulableAndUnresolvable, reasons: []string{what}, notEvaluated: true}
+}
+
+// IsNotEvaluated reports a status made by NotEvaluated or NotEvaluatedOnNode.
 func (s *Status) IsNotEvaluated() bool { return s != nil && s.notEvaluated }
 
 // NewStatus returns a Status with a code and reasons.

@@ -16,6 +16,10 @@ type Workloads struct {
 	ReplicationControllers []*corev1.ReplicationController
 	ReplicaSets            []*appsv1.ReplicaSet
 	StatefulSets           []*appsv1.StatefulSet
+	// Unreadable, when set, names the kinds above a live read could not
+	// list in a namespace (schedule.Snapshot.UnreadableIn): there a pod's
+	// default selector is not known.
+	Unreadable func(namespace string) []string
 }
 
 var (
@@ -90,4 +94,14 @@ func addRequirements(selector labels.Selector, ls *metav1.LabelSelector) labels.
 // the Handle a podtopologyspread.DefaultSelectorLister.
 func (h *SnapshotHandle) DefaultSelector(pod *corev1.Pod) labels.Selector {
 	return h.workloads.DefaultSelector(pod)
+}
+
+// UnreadableSelectorKinds names the kinds default selectors come from that
+// the snapshot could not list in namespace, which makes the Handle a
+// podtopologyspread.SelectorKindsReader.
+func (h *SnapshotHandle) UnreadableSelectorKinds(namespace string) []string {
+	if h.workloads.Unreadable == nil {
+		return nil
+	}
+	return h.workloads.Unreadable(namespace)
 }

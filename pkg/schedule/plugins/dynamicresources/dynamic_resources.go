@@ -152,6 +152,12 @@ type stateData struct {
 	memoKey string
 	dra     *framework.DRA
 
+	// unknownExtended, on a snapshot that cannot show devices, are the
+	// pod's extended resources a DeviceClass may back: Filter returns
+	// unknownStatus on a node that does not advertise one of them.
+	unknownExtended []corev1.ResourceName
+	unknownStatus   *framework.Status
+
 	// numUser is how many of claims are the pod's own; ext, when set, is
 	// the plugin's claim for the pod's extended resources (the last one).
 	numUser int
@@ -201,24 +207,21 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cycleState *framework
 	if pl.handle != nil {
 		dra = pl.handle.DRA()
 	}
-	if !dra.UsesDevices(pod) {
-		if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
-			// Extended resources a class the snapshot cannot show might back.
-			if st := extendedNotEvaluated(dra, pod); st != nil {
-				return nil, st
-			}
-		}
-		return nil, framework.NewStatus(framework.Skip)
-	}
 	if dra == nil || dra.Empty() || len(dra.Unreadable()) > 0 {
 		// A snapshot without any resource.k8s.io object (a file written
 		// by kubectl get, or by an older build) cannot tell "none" from
 		// "not read".
 		if len(pod.Spec.ResourceClaims) == 0 {
-			return nil, extendedNotEvaluated(dra, pod)
+			// Extended resources a class the snapshot cannot show
+			// might back: not evaluated on the nodes that do not
+			// advertise them, and only there.
+			return nil, s.extendedUnknown(dra, pod)
 		}
 		return nil, framework.NotEvaluated(fmt.Sprintf("%s: resource claim(s) %s: %s, so device allocation is not evaluated",
 			NotEvaluatedReason, claimNames(pod), unknownWhy(dra)))
+	}
+	if !dra.UsesDevices(pod) {
+		return nil, framework.NewStatus(framework.Skip)
 	}
 	claims, st := podClaims(dra, pod)
 	if st != nil {
@@ -313,30 +316,44 @@ func unknownWhy(dra *framework.DRA) string {
 	return "the snapshot holds no ResourceClaims, ResourceSlices or DeviceClasses"
 }
 
-// extendedNotEvaluated is the not-evaluated status, for a snapshot that
-// cannot show devices, of a pod without claims whose extended resources a
-// DeviceClass might back: deviceclass.resource.kubernetes.io/ names always
-// (only a class provides them), other extended resources when a class backs
-// them or the DeviceClasses could not be listed (a snapshot that simply has
-// no classes backs none, as kube-scheduler finds); nil when none.
-func extendedNotEvaluated(dra *framework.DRA, pod *corev1.Pod) *framework.Status {
-	unlisted := dra != nil && slices.Contains(dra.Unreadable(), "deviceclasses.resource.k8s.io")
-	var names []string
+// extendedUnknown prepares Filter for a pod without claims on a snapshot
+// that cannot show devices: the extended resources a DeviceClass may back
+// (DRA.MayBack) are not evaluated on the nodes that do not advertise them
+// (no allocatable, so kube-scheduler's NodeResourcesFit would leave them to
+// DynamicResources), while a node whose device plugin advertises them all is
+// judged as kube-scheduler judges it, by NodeResourcesFit alone
+// (shouldDelegateResourceToDRA). Skip when there are none. A claim an
+// earlier cycle made for the pod's extended resources
+// (status.extendedResourceClaimStatus), which the snapshot cannot show,
+// keeps the whole pod not evaluated.
+func (s *stateData) extendedUnknown(dra *framework.DRA, pod *corev1.Pod) *framework.Status {
+	var names []corev1.ResourceName
 	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
-		if q.IsZero() {
-			continue
-		}
-		if strings.HasPrefix(string(name), resourcev1.ResourceDeviceClassPrefix) ||
-			framework.IsExtendedResourceName(name) && (unlisted || dra.ExtendedResourceClass(name) != nil) {
-			names = append(names, string(name))
+		if !q.IsZero() && dra.MayBack(name) {
+			names = append(names, name)
 		}
 	}
 	if len(names) == 0 {
-		return nil
+		return framework.NewStatus(framework.Skip)
 	}
 	slices.Sort(names)
-	return framework.NotEvaluated(fmt.Sprintf("%s: extended resource(s) %s: %s, so whether DeviceClasses back them with devices (on nodes that do not advertise them) is not evaluated",
-		NotEvaluatedReason, strings.Join(names, ", "), unknownWhy(dra)))
+	list := make([]string, len(names))
+	for i, n := range names {
+		list[i] = string(n)
+	}
+	if pod.Status.ExtendedResourceClaimStatus != nil {
+		return framework.NotEvaluated(fmt.Sprintf("%s: the claim kube-scheduler made for extended resource(s) %s: %s, so device allocation is not evaluated",
+			NotEvaluatedReason, strings.Join(list, ", "), unknownWhy(dra)))
+	}
+	s.unknownExtended = names
+	// Short: kube-scheduler's "0/N nodes are available" message counts it.
+	why := unknownWhy(dra)
+	if dra != nil && slices.Contains(dra.Unreadable(), "deviceclasses.resource.k8s.io") {
+		why = "DeviceClasses could not be listed"
+	}
+	s.unknownStatus = framework.NotEvaluatedOnNode(fmt.Sprintf("%s: node(s) did not advertise %s, which a DeviceClass may back there; %s",
+		NotEvaluatedReason, strings.Join(list, ", "), why)).WithPlugin(Name)
+	return nil
 }
 
 func claimNames(pod *corev1.Pod) string {
@@ -481,6 +498,14 @@ func (pl *DynamicResources) Filter(ctx context.Context, cycleState *framework.Cy
 	s, err := getState(cycleState)
 	if err != nil {
 		return framework.AsStatus(err)
+	}
+	if s.unknownExtended != nil {
+		for _, name := range s.unknownExtended {
+			if nodeInfo.Allocatable.ScalarResources[name] <= 0 {
+				return s.unknownStatus
+			}
+		}
+		return nil
 	}
 	if len(s.claims) == 0 {
 		return nil

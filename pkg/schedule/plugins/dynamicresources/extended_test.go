@@ -174,15 +174,34 @@ func TestStaleExtendedResourceClaim(t *testing.T) {
 }
 
 // A snapshot that could not list DeviceClasses cannot say whether
-// example.com/gpu is backed: not evaluated, never a plain yes.
+// example.com/gpu is backed where no device plugin advertises it (a, b, c):
+// those nodes are not evaluated, never feasible. Node d advertises it, so
+// kube-scheduler's NodeResourcesFit alone judges the pod there
+// (shouldDelegateResourceToDRA): a pod that fits d is placed there with
+// nothing left unevaluated; one that fits no node it can judge is a "no" that
+// says what was not evaluated, and where.
 func TestExtendedResourceClassesUnreadable(t *testing.T) {
 	snap := extendedCluster()
 	snap.DeviceClasses = nil
 	snap.Unreadable = []string{"deviceclasses.resource.k8s.io"}
 	s := newScheduler(t, snap)
 	res := schedulePod(t, s, gpuPod("p", "3"))
-	if len(res.NotEvaluated) != 1 || !strings.Contains(res.NotEvaluated[0], "extended resource(s) example.com/gpu") {
-		t.Errorf("not evaluated = %v, want example.com/gpu named", res.NotEvaluated)
+	if diff := cmp.Diff([]string{"d"}, feasible(res)); diff != "" {
+		t.Errorf("feasible (-want +got):\n%s", diff)
+	}
+	if res.Verdict != schedule.VerdictScheduled || res.SelectedNode != "d" || len(res.NotEvaluated) != 0 {
+		t.Errorf("verdict %s on %q, not evaluated %v; want Scheduled on d, everything evaluated", res.Verdict, res.SelectedNode, res.NotEvaluated)
+	}
+	for _, n := range res.Nodes {
+		if n.Name != "d" && (!n.Status.IsNotEvaluated() || !strings.Contains(n.Status.Message(), "example.com/gpu")) {
+			t.Errorf("%s: %v, want not evaluated for example.com/gpu", n.Name, n.Status)
+		}
+	}
+	// 9 GPUs: more than d has; a, b and c might have them through a class.
+	res = schedulePod(t, s, gpuPod("p", "9"))
+	if res.Verdict != schedule.VerdictUnschedulable || len(res.NotEvaluated) != 1 ||
+		res.NotEvaluated[0] != "DynamicResources: DynamicResources not evaluated: node(s) did not advertise example.com/gpu, which a DeviceClass may back there; DeviceClasses could not be listed (3 node(s))" {
+		t.Errorf("verdict %s, not evaluated %v; want Unschedulable with example.com/gpu not evaluated on 3 nodes", res.Verdict, res.NotEvaluated)
 	}
 	// A snapshot that lists classes, none backing it, evaluates it.
 	snap = extendedCluster()

@@ -105,8 +105,10 @@ type scalarRequest struct {
 	// statuses are the shared rejections for a node short of only this
 	// resource, by whether the shortage is unresolvable.
 	statuses [2]*framework.Status
-	// draBacked says a DeviceClass backs the resource (DRAExtendedResource):
-	// on a node with no allocatable of it, DynamicResources allocates it.
+	// draBacked says a DeviceClass backs the resource (DRAExtendedResource),
+	// or may where the snapshot cannot show it (DRA.MayBack): on a node with
+	// no allocatable of it, DynamicResources allocates it, or says it is not
+	// evaluated there.
 	draBacked bool
 }
 
@@ -142,7 +144,7 @@ func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[stri
 				framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(Name),
 				framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name),
 			},
-			draBacked: dra.ExtendedResourceClass(name) != nil,
+			draBacked: dra.MayBack(name),
 		})
 	}
 	slices.SortFunc(out.scalars, func(a, b scalarRequest) int { return strings.Compare(string(a.name), string(b.name)) })

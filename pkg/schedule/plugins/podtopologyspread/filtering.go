@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -119,6 +120,16 @@ func (s *preFilterState) add(i int, value string, delta int) {
 // snapshot's full node list: spreading always counts the whole (working)
 // snapshot, whatever subset the caller considers.
 func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	// Default constraints take the pod's selector from the objects of its
+	// namespace: unread there, the spreading (a score with the system
+	// defaults, a filter with listed DoNotSchedule ones) is not known, so
+	// the pod is never a plain yes (docs/design.md#snapshot).
+	if r, ok := pl.handle.(SelectorKindsReader); ok && len(pod.Spec.TopologySpreadConstraints) == 0 && len(pl.defaultConstraints) > 0 {
+		if kinds := r.UnreadableSelectorKinds(pod.Namespace); len(kinds) > 0 {
+			return nil, framework.NotEvaluated(fmt.Sprintf("%s: default topology spreading takes the pod's selector from the Services, ReplicationControllers, ReplicaSets and StatefulSets of namespace %s, and the snapshot could not list %s there",
+				NotEvaluatedReason, pod.Namespace, strings.Join(kinds, ", ")))
+		}
+	}
 	s, err := pl.calPreFilterState(ctx, pod, pl.handle.NodeInfos().List())
 	if err != nil {
 		return nil, framework.AsStatus(err)

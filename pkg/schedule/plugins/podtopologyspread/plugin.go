@@ -57,6 +57,20 @@ type DefaultSelectorLister interface {
 	DefaultSelector(pod *corev1.Pod) labels.Selector
 }
 
+// SelectorKindsReader is an optional interface of the Handle: which of the
+// kinds DefaultSelectorLister reads (services, replicationcontrollers,
+// replicasets.apps, statefulsets.apps) a live snapshot could not list in a
+// namespace. There a pod's default constraints have no known selector, and
+// PreFilter reports them not evaluated.
+type SelectorKindsReader interface {
+	UnreadableSelectorKinds(namespace string) []string
+}
+
+// NotEvaluatedReason starts the reason of the not-evaluated status PreFilter
+// returns for a pod whose default constraints' selector the snapshot cannot
+// know.
+const NotEvaluatedReason = "PodTopologySpread not evaluated"
+
 // PodTopologySpread is the plugin.
 type PodTopologySpread struct {
 	handle             framework.Handle
