@@ -1,0 +1,326 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+)
+
+// nativeBed is one native-gang test's share of the test bed: a namespace,
+// nodes and priority classes of its own, on the shared apiserver and
+// kube-scheduler (GenericWorkload on). The harness's next reset deletes the
+// pods and nodes.
+type nativeBed struct {
+	t   *testing.T
+	ctx context.Context
+	h   *harness
+	ns  string
+}
+
+// holdGate keeps members away from kube-scheduler until the test has asked
+// kubectl-gang about the cluster as it is.
+const holdGate = "kubectl-gang.test/hold"
+
+func newNativeBed(t *testing.T, ns string, nodes ...*corev1.Node) *nativeBed {
+	t.Helper()
+	h := sharedHarness(t)
+	ctx := t.Context()
+	b := &nativeBed{t: t, ctx: ctx, h: h, ns: ns}
+	if err := h.reset(ctx); err != nil {
+		t.Fatalf("clear the previous scenario: %v", err)
+	}
+	if _, err := h.cs.CoreV1().Namespaces().Create(ctx, testutil.MakeNamespace(ns), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	h.dirty = append(h.dirty, ns)
+	b.deletePodGroups()
+	t.Cleanup(b.deletePodGroups)
+	h.nodesLeft = true
+	for _, n := range nodes {
+		if err := h.env.CreateNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// priorityClass creates a PriorityClass unless it exists.
+func (b *nativeBed) priorityClass(name string, value int32, policy corev1.PreemptionPolicy) {
+	b.t.Helper()
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value, PreemptionPolicy: &policy}
+	if _, err := b.h.cs.SchedulingV1().PriorityClasses().Create(b.ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		b.t.Fatal(err)
+	}
+}
+
+// podGroup creates a native PodGroup with a gang policy, retrying while the
+// Priority admission plugin's informer has not seen a new class yet.
+func (b *nativeBed) podGroup(name string, minCount int32, class string, all bool) {
+	b.t.Helper()
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.ns},
+		Spec: schedulingv1beta1.PodGroupSpec{PriorityClassName: class, SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}},
+	}
+	if all {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if err := waitFor(ctx, func() (bool, error) {
+		_, err := b.h.cs.SchedulingV1beta1().PodGroups(b.ns).Create(ctx, pg, metav1.CreateOptions{})
+		if err != nil && strings.Contains(err.Error(), "no PriorityClass with name") {
+			return false, nil
+		}
+		return err == nil, err
+	}); err != nil {
+		b.t.Fatalf("create PodGroup %s: %v", name, err)
+	}
+}
+
+// deletePodGroups takes the finalizer the test bed's missing controller
+// would remove off every PodGroup of the namespace and deletes them.
+func (b *nativeBed) deletePodGroups() {
+	ctx := context.WithoutCancel(b.ctx)
+	pgs, err := b.h.cs.SchedulingV1beta1().PodGroups(b.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, pg := range pgs.Items {
+		if len(pg.Finalizers) > 0 {
+			patch := []byte(`{"metadata":{"finalizers":null}}`)
+			_, _ = b.h.cs.SchedulingV1beta1().PodGroups(b.ns).Patch(ctx, pg.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		}
+		_ = b.h.cs.SchedulingV1beta1().PodGroups(b.ns).Delete(ctx, pg.Name, metav1.DeleteOptions{})
+	}
+}
+
+// member is a pod of PodGroup group asking for cpu, held by holdGate.
+func (b *nativeBed) member(name, group, cpu string) *testutil.PodWrapper {
+	return testutil.MakePod().Namespace(b.ns).Name(name).PodGroup(group).Req(testutil.Res{"cpu": cpu}).SchedulingGate(holdGate)
+}
+
+// create creates pods as given (priorities and policies are admission's).
+func (b *nativeBed) create(pods ...*corev1.Pod) {
+	b.t.Helper()
+	for _, p := range pods {
+		p = p.DeepCopy()
+		p.Spec.Priority, p.Spec.PreemptionPolicy = nil, nil
+		if _, err := b.h.cs.CoreV1().Pods(b.ns).Create(b.ctx, p, metav1.CreateOptions{}); err != nil {
+			b.t.Fatalf("create pod %s: %v", p.Name, err)
+		}
+	}
+}
+
+// release removes holdGate from every pod of the namespace.
+func (b *nativeBed) release() {
+	b.t.Helper()
+	pods, err := b.h.cs.CoreV1().Pods(b.ns).List(b.ctx, metav1.ListOptions{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if len(p.Spec.SchedulingGates) == 0 {
+			continue
+		}
+		p.Spec.SchedulingGates = nil
+		if _, err := b.h.cs.CoreV1().Pods(b.ns).Update(b.ctx, &p, metav1.UpdateOptions{}); err != nil {
+			b.t.Fatalf("release %s: %v", p.Name, err)
+		}
+	}
+}
+
+// gangCLI runs kubectl gang against the test bed in the bed's namespace
+// with -o json and decodes what it printed.
+func (b *nativeBed) gangCLI(into any, args ...string) int {
+	b.t.Helper()
+	var out, errOut bytes.Buffer
+	args = append(args, "-n", b.ns, "--kubeconfig", b.h.env.Kubeconfig, "-o", "json")
+	code := cmd.Main(args, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if err := json.Unmarshal(out.Bytes(), into); err != nil {
+		b.t.Fatalf("kubectl gang %s exited %d, stderr %q, output not JSON: %v", strings.Join(args, " "), code, errOut.String(), err)
+	}
+	return code
+}
+
+// kubeOutcome waits until kube-scheduler has bound every pending member of
+// group or failed each with a PodScheduled=False condition, and returns how
+// many it bound and the conditions' distinct reason: message lines.
+func (b *nativeBed) kubeOutcome(group string, members int) (bound int, failures []string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	err := waitFor(ctx, func() (bool, error) {
+		pods, err := b.h.cs.CoreV1().Pods(b.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		bound, failures = 0, nil
+		decided := 0
+		for _, p := range pods.Items {
+			if p.Spec.SchedulingGroup == nil || *p.Spec.SchedulingGroup.PodGroupName != group {
+				continue
+			}
+			if p.Spec.NodeName != "" {
+				bound++
+				decided++
+				continue
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "SchedulingGated" {
+					decided++
+					if line := c.Reason + ": " + c.Message; !slices.Contains(failures, line) {
+						failures = append(failures, line)
+					}
+				}
+			}
+		}
+		return decided == members, nil
+	})
+	if err != nil {
+		b.t.Fatalf("kube-scheduler did not decide on every member of %s: %v (bound %d, failures %q)", group, err, bound, failures)
+	}
+	return bound, failures
+}
+
+// verdictJSON is the part of place, admit and bind -o json these tests read.
+type verdictJSON struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Checks  []struct {
+		Name             string `json:"name"`
+		Result           string `json:"result"`
+		SchedulerMessage string `json:"schedulerMessage"`
+	} `json:"checks"`
+}
+
+// TestNativePodGroupValidation checks kube-scheduler v1.37.1's
+// validatePodGroup against the native source's gate (gang.NativeGate): for
+// each PodGroup, place, admit and bind decide on the cluster with the
+// members held back, then the members are released and kube-scheduler
+// decides. A group it refuses fails with SchedulerError and our message is
+// its message, place and admit say no and bind refuses; a group it accepts
+// is bound, and ours is a yes.
+func TestNativePodGroupValidation(t *testing.T) {
+	var nodes []*corev1.Node
+	for _, name := range []string{"ngv-a", "ngv-b"} {
+		nodes = append(nodes, testutil.MakeNode().Name(name).Capacity(testutil.Res{"cpu": "16", "memory": "64Gi", "pods": "110"}).Obj())
+	}
+	b := newNativeBed(t, "ng-validate", nodes...)
+	b.priorityClass("ngv-high", 1500, corev1.PreemptLowerPriority)
+	b.priorityClass("ngv-high-never", 1500, corev1.PreemptNever)
+
+	type gangCase struct {
+		name    string
+		class   string // the PodGroup's priorityClassName
+		members []*corev1.Pod
+		// running members are bound at creation, not held.
+		running []*corev1.Pod
+		accept  bool
+	}
+	other := func(w *testutil.PodWrapper) *corev1.Pod {
+		p := w.Obj()
+		p.Spec.SchedulerName = "other-scheduler"
+		return p
+	}
+	run := func(w *testutil.PodWrapper, node string) *corev1.Pod {
+		p := w.Node(node).Obj()
+		p.Spec.SchedulingGates = nil
+		return p
+	}
+	cases := []gangCase{{
+		// The issue's case: the class is on the members only.
+		name:    "class-on-members-only",
+		members: []*corev1.Pod{b.member("a-0", "class-on-members-only", "100m").Priority("ngv-high", 0).Obj(), b.member("a-1", "class-on-members-only", "100m").Priority("ngv-high", 0).Obj()},
+	}, {
+		name:    "class-on-both",
+		class:   "ngv-high",
+		members: []*corev1.Pod{b.member("b-0", "class-on-both", "100m").Priority("ngv-high", 0).Obj(), b.member("b-1", "class-on-both", "100m").Priority("ngv-high", 0).Obj()},
+		accept:  true,
+	}, {
+		name:    "running-member-at-another-priority",
+		class:   "ngv-high",
+		members: []*corev1.Pod{b.member("c-0", "running-member-at-another-priority", "100m").Priority("ngv-high", 0).Obj()},
+		running: []*corev1.Pod{run(b.member("c-1", "running-member-at-another-priority", "100m"), "ngv-a")},
+	}, {
+		name:    "two-preemption-policies",
+		class:   "ngv-high",
+		members: []*corev1.Pod{b.member("d-0", "two-preemption-policies", "100m").Priority("ngv-high", 0).Obj(), b.member("d-1", "two-preemption-policies", "100m").Priority("ngv-high-never", 0).Obj()},
+	}, {
+		name:    "running-member-of-another-scheduler",
+		members: []*corev1.Pod{b.member("e-0", "running-member-of-another-scheduler", "100m").Obj()},
+		running: []*corev1.Pod{other(b.member("e-1", "running-member-of-another-scheduler", "100m").Node("ngv-b"))},
+	}}
+	for _, c := range cases {
+		b.podGroup(c.name, int32(len(c.members)+len(c.running)), c.class, false)
+		for _, p := range c.running {
+			p.Spec.SchedulingGates = nil
+		}
+		b.create(append(slices.Clone(c.running), c.members...)...)
+	}
+
+	type ours struct {
+		place, admit, bind verdictJSON
+		placeCode          int
+	}
+	got := map[string]ours{}
+	for _, c := range cases {
+		var o ours
+		o.placeCode = b.gangCLI(&o.place, "place", "podgroup/"+c.name)
+		b.gangCLI(&o.admit, "admit", "podgroup/"+c.name)
+		b.gangCLI(&o.bind, "bind", "podgroup/"+c.name, "--dry-run=server")
+		got[c.name] = o
+	}
+	b.release()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := got[c.name]
+			bound, failures := b.kubeOutcome(c.name, len(c.members)+len(c.running))
+			t.Logf("kube-scheduler: %d bound, %q; place: exit %d %s: %s", bound, failures, o.placeCode, o.place.Verdict, o.place.Message)
+			if c.accept {
+				if bound != len(c.members)+len(c.running) || len(failures) > 0 {
+					t.Fatalf("case is wrong: kube-scheduler bound %d, failures %q", bound, failures)
+				}
+				if o.placeCode != cmd.ExitOK || o.place.Verdict != "Placed" || o.admit.Verdict != "Admitted" {
+					t.Errorf("place exit %d %s (%s), admit %s: want Placed, Admitted", o.placeCode, o.place.Verdict, o.place.Message, o.admit.Verdict)
+				}
+				return
+			}
+			if bound != len(c.running) || len(failures) != 1 || !strings.HasPrefix(failures[0], "SchedulerError: ") {
+				t.Fatalf("case is wrong: kube-scheduler bound %d, failures %q; want one SchedulerError", bound, failures)
+			}
+			kube := strings.TrimPrefix(failures[0], "SchedulerError: ")
+			if o.placeCode != cmd.ExitNo || o.place.Verdict != "Unschedulable" || !strings.Contains(o.place.Message, kube) {
+				t.Errorf("place exit %d %s: %q\nwant exit 3 Unschedulable with kube-scheduler's %q", o.placeCode, o.place.Verdict, o.place.Message, kube)
+			}
+			var check string
+			for _, ch := range o.admit.Checks {
+				if ch.Name == "PodGroupValidation" {
+					check = ch.Result + ": " + ch.SchedulerMessage
+				}
+			}
+			if o.admit.Verdict != "Rejected" || check != "Failed: "+kube {
+				t.Errorf("admit %s, check %q; want Rejected, Failed: %q", o.admit.Verdict, check, kube)
+			}
+			if o.bind.Verdict != "NotBound" || o.bind.Reason != "Unschedulable" || !strings.Contains(o.bind.Message, kube) {
+				t.Errorf("bind %s %s: %q; want NotBound, Unschedulable with kube-scheduler's words", o.bind.Verdict, o.bind.Reason, o.bind.Message)
+			}
+		})
+	}
+}
