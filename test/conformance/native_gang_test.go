@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -320,6 +321,125 @@ func TestNativePodGroupValidation(t *testing.T) {
 			}
 			if o.bind.Verdict != "NotBound" || o.bind.Reason != "Unschedulable" || !strings.Contains(o.bind.Message, kube) {
 				t.Errorf("bind %s %s: %q; want NotBound, Unschedulable with kube-scheduler's words", o.bind.Verdict, o.bind.Reason, o.bind.Message)
+			}
+		})
+	}
+}
+
+// explainedVictims is the part of explain -o json the preemption test reads.
+type explainedVictims struct {
+	Verdict     string `json:"verdict"`
+	Message     string `json:"message"`
+	Suggestions []struct {
+		Kind     string `json:"kind"`
+		Verified bool   `json:"verified"`
+		Message  string `json:"message"`
+		Victims  []struct {
+			Pod  string `json:"pod"`
+			Node string `json:"node"`
+		} `json:"victims"`
+	} `json:"suggestions"`
+}
+
+// preempted waits until kube-scheduler has started evicting pods of the
+// namespace (their deletion requested), then a little longer for the rest
+// of the same preemption, and returns them as namespace/name@node.
+func (b *nativeBed) preempted(candidates []string) []string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	var got []string
+	read := func() (bool, error) {
+		got = nil
+		for _, key := range candidates {
+			ns, name, _ := strings.Cut(key, "/")
+			p, err := b.h.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) || err == nil && p.DeletionTimestamp != nil {
+				node := ""
+				if p != nil {
+					node = p.Spec.NodeName
+				}
+				got = append(got, key+"@"+node)
+				continue
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return len(got) > 0, nil
+	}
+	if err := waitFor(ctx, read); err != nil {
+		b.t.Fatalf("kube-scheduler preempted nothing: %v", err)
+	}
+	time.Sleep(3 * time.Second) // the rest of one preemption, and no second one
+	if _, err := read(); err != nil {
+		b.t.Fatal(err)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestNativeGangPreemption is the issue's case on the real kube-scheduler
+// v1.37.1: a 2 x 8-GPU native gang at priority 100000 where a running
+// native gang (PodGroup priority 1000, its pods' own 100000) holds the two
+// best-scored nodes, two priority-100 sweeps share a third, a priority-1000
+// pod the fourth. explain, asked before the members are released, must name
+// exactly the pods kube-scheduler's pod group preemption then evicts: the
+// running gang's members, not the sweeps. With disruptionMode All the
+// running group goes whole as well.
+func TestNativeGangPreemption(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disruptionMode all=%v", all), func(t *testing.T) {
+			var nodes []*corev1.Node
+			for i := range 4 {
+				nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("ngp-%d", i)).
+					Capacity(testutil.Res{"cpu": "32", "memory": "128Gi", "pods": "110", "nvidia.com/gpu": "8"}).Obj())
+			}
+			ns := fmt.Sprintf("ng-preempt-%v", all)
+			b := newNativeBed(t, ns, nodes...)
+			b.priorityClass("ngp-sweep", 100, corev1.PreemptLowerPriority)
+			b.priorityClass("ngp-mid", 1000, corev1.PreemptLowerPriority)
+			b.priorityClass("ngp-top", 100000, corev1.PreemptLowerPriority)
+			b.priorityClass("ngp-system", 200000, corev1.PreemptLowerPriority)
+			b.podGroup("running", 2, "ngp-mid", all)
+			b.podGroup("train", 2, "ngp-top", false)
+			gpus := func(n string) testutil.Res { return testutil.Res{"cpu": "1", "nvidia.com/gpu": n} }
+			bound := func(name, class, node string, req testutil.Res) *testutil.PodWrapper {
+				return testutil.MakePod().Namespace(ns).Name(name).Priority(class, 0).Req(req).Node(node)
+			}
+			b.create(
+				bound("running-0", "ngp-top", "ngp-0", gpus("8")).PodGroup("running").Obj(),
+				bound("running-1", "ngp-top", "ngp-1", gpus("8")).PodGroup("running").Obj(),
+				bound("sweep-0", "ngp-sweep", "ngp-2", gpus("4")).Obj(),
+				bound("sweep-1", "ngp-sweep", "ngp-2", gpus("4")).Obj(),
+				bound("mid-0", "ngp-mid", "ngp-3", gpus("8")).Obj(),
+				bound("agent-2", "ngp-system", "ngp-2", testutil.Res{"cpu": "16"}).Obj(),
+				bound("agent-3", "ngp-system", "ngp-3", testutil.Res{"cpu": "16"}).Obj(),
+				b.member("train-0", "train", "1").Priority("ngp-top", 0).Req(gpus("8")).Obj(),
+				b.member("train-1", "train", "1").Priority("ngp-top", 0).Req(gpus("8")).Obj(),
+			)
+
+			var e explainedVictims
+			b.gangCLI(&e, "explain", "podgroup/train")
+			var ours []string
+			for _, s := range e.Suggestions {
+				if s.Kind == "Preempt" {
+					for _, v := range s.Victims {
+						ours = append(ours, v.Pod+"@"+v.Node)
+					}
+				}
+			}
+			slices.Sort(ours)
+
+			b.release()
+			var candidates []string
+			for _, name := range []string{"running-0", "running-1", "sweep-0", "sweep-1", "mid-0", "agent-2", "agent-3"} {
+				candidates = append(candidates, ns+"/"+name)
+			}
+			kube := b.preempted(candidates)
+			t.Logf("explain: %s: %s; victims %v; kube-scheduler preempted %v", e.Verdict, e.Message, ours, kube)
+			if !slices.Equal(ours, kube) {
+				t.Errorf("explain's victims %v, kube-scheduler preempted %v", ours, kube)
 			}
 		})
 	}

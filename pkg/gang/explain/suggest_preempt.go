@@ -28,6 +28,11 @@ import (
 // placed again: the suggestion is made only when it then fits. Nothing is
 // evicted.
 func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
+	if g.Source == gang.SourceNative {
+		// kube-scheduler preempts for a native gang as a whole, not
+		// member by member.
+		return x.preemptPodGroup(ctx, g, p)
+	}
 	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
 		return nil, nil // kube-scheduler's own preemption found no room for the first
 	}
