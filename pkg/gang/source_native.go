@@ -285,40 +285,18 @@ func ResolvePodGroupPriority(g *Gang, classes []*schedulingv1.PriorityClass) err
 }
 
 // NativeGroup is what kube-scheduler's preemption reads of a native
-// PodGroup whose pods may be victims.
-type NativeGroup struct {
-	// Priority is the group's priority (util.PodGroupPriority): every pod
-	// of the group is a victim at this priority, whatever its own.
-	Priority int32
-	// DisruptAll: spec.disruptionMode is All, so preemption takes every
-	// scheduled pod of the group together or none (getHighestAllAncestor).
-	DisruptAll bool
-}
+// PodGroup whose pods may be victims: its priority (every pod of the group
+// is a victim at it, whatever its own) and whether its disruptionMode is
+// All (every scheduled pod of the group goes together or none).
+type NativeGroup = framework.NativePodGroup
 
 // NativeGroups are a snapshot's native PodGroups by namespace/name.
 type NativeGroups map[string]NativeGroup
 
 // NativeGroupsOf reads the snapshot's native PodGroups as preemption sees
-// them; a malformed one is left out (its pods count at their own priority,
-// as kube-scheduler counts pods whose group it cannot find).
+// them (schedule.NativePodGroups).
 func NativeGroupsOf(snap *schedule.Snapshot) NativeGroups {
-	out := NativeGroups{}
-	for _, u := range snap.PodGroups {
-		if u.GroupVersionKind().Group != schedule.NativeGroup || u.GetKind() != schedule.PodGroupKind {
-			continue
-		}
-		p := fields.New(u)
-		priority, _, err := p.Int32(0, math.MinInt32, "spec", "priority")
-		if err != nil {
-			continue
-		}
-		all, err := p.Map("spec", "disruptionMode", "all")
-		if err != nil {
-			continue
-		}
-		out[u.GetNamespace()+"/"+u.GetName()] = NativeGroup{Priority: priority, DisruptAll: all != nil}
-	}
-	return out
+	return schedule.NativePodGroups(snap.PodGroups)
 }
 
 // Of returns the native PodGroup pod belongs to, if it names one that exists.

@@ -444,3 +444,44 @@ func TestNativeGangPreemption(t *testing.T) {
 		})
 	}
 }
+
+// TestPodPreemptsNativeGroupMember checks a pod that preempts on its own
+// against the real kube-scheduler v1.37.1 when the only lower-priority pod
+// in its way is a member of a native PodGroup whose own priority is higher
+// than the preemptor's and whose group's is lower: kube-scheduler weighs it
+// at its group's priority and evicts it, and explain, asked before the pod
+// is released, names it (it used to find no victim).
+func TestPodPreemptsNativeGroupMember(t *testing.T) {
+	var nodes []*corev1.Node
+	for _, name := range []string{"ngm-a", "ngm-b"} {
+		nodes = append(nodes, testutil.MakeNode().Name(name).Capacity(testutil.Res{"cpu": "4", "memory": "16Gi", "pods": "110"}).Obj())
+	}
+	ns := "ng-member-victim"
+	b := newNativeBed(t, ns, nodes...)
+	b.priorityClass("ngm-low", 100, corev1.PreemptLowerPriority)
+	b.priorityClass("ngm-mid", 500, corev1.PreemptLowerPriority)
+	b.priorityClass("ngm-high", 1000, corev1.PreemptLowerPriority)
+	b.priorityClass("ngm-top", 100000, corev1.PreemptLowerPriority)
+	b.podGroup("batch", 1, "ngm-low", false)
+	b.create(
+		testutil.MakePod().Namespace(ns).Name("member").PodGroup("batch").Priority("ngm-top", 0).Req(testutil.Res{"cpu": "3"}).Node("ngm-a").Obj(),
+		testutil.MakePod().Namespace(ns).Name("db").Priority("ngm-high", 0).Req(testutil.Res{"cpu": "3"}).Node("ngm-b").Obj(),
+		testutil.MakePod().Namespace(ns).Name("web").Priority("ngm-mid", 0).Req(testutil.Res{"cpu": "2"}).SchedulingGate(holdGate).Obj(),
+	)
+	var e explainedVictims
+	b.gangCLI(&e, "explain", "pod/web")
+	var ours []string
+	for _, s := range e.Suggestions {
+		if s.Kind == "Preempt" {
+			for _, v := range s.Victims {
+				ours = append(ours, v.Pod+"@"+v.Node)
+			}
+		}
+	}
+	b.release()
+	kube := b.preempted([]string{ns + "/member", ns + "/db"})
+	t.Logf("explain: %s: %s; victims %v; kube-scheduler preempted %v", e.Verdict, e.Message, ours, kube)
+	if !slices.Equal(ours, kube) {
+		t.Errorf("explain's victims %v, kube-scheduler preempted %v", ours, kube)
+	}
+}

@@ -141,3 +141,27 @@ func TestExplainNativePreemptionNoVictims(t *testing.T) {
 		t.Errorf("preemption suggested: %s", s.Message)
 	}
 }
+
+// Pods preempting one by one (a gang of no scheduler of its own) whose
+// candidate victims include a native PodGroup with disruptionMode All: the
+// member-by-member what-if cannot take the group whole as kube-scheduler
+// does, so it proposes nothing and says it was not evaluated.
+func TestExplainPreemptionOfWholeGroupsNotEvaluated(t *testing.T) {
+	snap := podGroupPreemptionCluster(true)
+	snap.Pods = slices.DeleteFunc(snap.Pods, func(p *corev1.Pod) bool { return strings.HasPrefix(p.Name, "train-") })
+	var members []*corev1.Pod
+	for i := range 2 {
+		members = append(members, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("w-%d", i)).
+			Priority("top", 100000).Req(testutil.Res{"cpu": "1", "nvidia.com/gpu": "8"}).Obj())
+	}
+	e, err := Gang(context.Background(), snap, gangOf(2, members), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := find(e.Suggestions, SuggestPreempt); s != nil {
+		t.Errorf("preemption suggested: %s", s.Message)
+	}
+	if !slices.ContainsFunc(e.NotEvaluated, func(s string) bool { return strings.Contains(s, "ml/running (disruptionMode All)") }) {
+		t.Errorf("not evaluated %q, want the whole-group preemption named", e.NotEvaluated)
+	}
+}

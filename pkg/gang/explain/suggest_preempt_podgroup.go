@@ -107,7 +107,7 @@ func (x *explainer) podGroupVictims(priority int32, now metav1.Time) []*victimUn
 // member still passes Filter on its node. The rest are the victims. The
 // suggestion is made only when the gang is then placed on the snapshot
 // without them.
-func (x *explainer) preemptPodGroup(ctx context.Context, g *gang.Gang, p *gang.Placement) (*Suggestion, error) {
+func (x *explainer) preemptPodGroup(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) (*Suggestion, error) {
 	if p.Gate != nil {
 		return nil, nil // refused before any member is tried
 	}
@@ -126,8 +126,9 @@ func (x *explainer) preemptPodGroup(ctx context.Context, g *gang.Gang, p *gang.P
 			if len(pod.Spec.ResourceClaims) > 0 {
 				// Giving a victim back re-reserves its claims, which this
 				// what-if does not model.
-				return &Suggestion{Kind: SuggestPreempt, Message: fmt.Sprintf(
-					"pod group preemption not evaluated: candidate victim %s/%s uses ResourceClaims", pod.Namespace, pod.Name)}, nil
+				e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf(
+					"pod group preemption: candidate victim %s/%s uses ResourceClaims, which this what-if does not give back", pod.Namespace, pod.Name))
+				return nil, nil
 			}
 		}
 	}
