@@ -196,11 +196,12 @@ func (x *explainer) preemptPodGroup(ctx context.Context, g *gang.Gang, p *gang.P
 			s.Victims = append(s.Victims, Victim{Pod: pod, Node: pod.Spec.NodeName, Priority: u.priority})
 		}
 	}
-	s.Message = fmt.Sprintf("preempting (kube-scheduler's pod group preemption, at the PodGroup's priority %d, over the whole cluster) %s",
-		g.PodGroupPriorityValue(), describeVictims(s.Victims))
+	s.Message = "preempting " + describeVictims(s.Victims)
 	if pdbViolations > 0 {
 		s.Message += fmt.Sprintf("; %d of them beyond what a PodDisruptionBudget allows", pdbViolations)
 	}
+	s.Message += fmt.Sprintf("; %s (kube-scheduler's pod group preemption: at the PodGroup's priority %d, over the whole cluster)",
+		fitsThen(g, proof), g.PodGroupPriorityValue())
 	return s, nil
 }
 
