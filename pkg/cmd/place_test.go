@@ -89,7 +89,7 @@ func TestPlaceOutputFormats(t *testing.T) {
 	}
 	code, out, _ = run(t, "", "admit", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot,
 		"-o", "jsonpath={.kind} {.verdict} {.admitted} {.checks[*].result}")
-	if want := "Admission Rejected false Passed Skipped Passed Failed"; code != ExitNo || out != want {
+	if want := "Admission Rejected false Passed Passed Passed Failed"; code != ExitNo || out != want {
 		t.Errorf("admit jsonpath: exit %d, output %q, want 3 and %q", code, out, want)
 	}
 }

@@ -37,6 +37,14 @@ type Gang struct {
 	MinResources corev1.ResourceList
 	// Queue is the queue the group names, for sources that have queues.
 	Queue string
+	// PodGroupPriority is a native PodGroup's spec.priority (the Priority
+	// admission plugin resolves it from spec.priorityClassName, else from
+	// the global default class): kube-scheduler requires every member's
+	// priority to equal it and preempts by it. Nil when the group carries
+	// none, which kube-scheduler counts as 0 (util.PodGroupPriority).
+	PodGroupPriority *int32
+	// PodGroupPriorityClassName is a native PodGroup's spec.priorityClassName.
+	PodGroupPriorityClassName string
 	// TopologyKey is a required topology: every member in one value of this
 	// node label (the group's own, or --topology-key).
 	TopologyKey string

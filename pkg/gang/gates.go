@@ -33,6 +33,9 @@ type GateResult struct {
 	// (coscheduling prints Go's rendering of a ResourceList): the figures
 	// compared, as kubectl prints quantities. Empty when Message is enough.
 	Detail string
+	// Fix says what would let the gate pass, when neither Message nor
+	// Detail says it; empty otherwise.
+	Fix string
 	// Shortfall is how much of each resource is missing when a resource
 	// check refused; nil otherwise.
 	Shortfall corev1.ResourceList
@@ -67,6 +70,9 @@ func (p *Placement) ApplyGate(r *GateResult) {
 	why := r.Message
 	if r.Detail != "" {
 		why = r.Detail
+	}
+	if r.Fix != "" {
+		why += "; to fix: " + r.Fix
 	}
 	p.Message = fmt.Sprintf("gang %s is held back by %s (%s): %s", p.Gang.Key(), r.Gate, r.Reason, why)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
@@ -308,3 +309,134 @@ func TestPlaceAppliesTheSourceGate(t *testing.T) {
 		t.Errorf("open queue with room: %s: %s; want Placed", p.Verdict, p.Message)
 	}
 }
+
+// TestNativeGate is kube-scheduler v1.37's validatePodGroup
+// (schedule_one_podgroup.go): every member, queued or scheduled, must have
+// the PodGroup's priority, the first queued member's scheduler and its
+// preemption policy; the first that does not fails the group with
+// kube-scheduler's words.
+func TestNativeGate(t *testing.T) {
+	member := func(name string) *testutil.PodWrapper {
+		return testutil.MakePod().Namespace("ml").Name(name).PodGroup("train")
+	}
+	never := corev1.PreemptNever
+	native := func(pgPriority *int32, members ...*corev1.Pod) *gang.Gang {
+		return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: 1, PodGroupPriority: pgPriority, Members: members}
+	}
+	p1500 := int32(1500)
+	tests := []struct {
+		name       string
+		gang       *gang.Gang
+		wantReason string
+		wantMsg    string
+		wantFix    string
+	}{
+		{name: "not a native gang", gang: &gang.Gang{Source: gang.SourceVolcano}},
+		{
+			name: "members at the PodGroup's priority",
+			gang: native(&p1500, member("a").Priority("high", 1500).Obj(), member("b").Priority("high", 1500).Obj()),
+		},
+		{
+			// The issue's case: the class is on the pod template only.
+			name:       "members with a class, the PodGroup with none",
+			gang:       native(nil, member("a").Priority("high", 1500).Obj(), member("b").Priority("high", 1500).Obj()),
+			wantReason: gang.ReasonPriorityMismatch,
+			wantMsg:    "all pods in a single pod group should have the same priority as the pod group's priority, got 1500 and 0",
+			wantFix:    `set the PodGroup's spec.priorityClassName to "high" (priority 1500)`,
+		},
+		{
+			name:       "a running member at another priority",
+			gang:       native(&p1500, member("a").Priority("high", 1500).Obj(), member("b").Node("n1").Obj()),
+			wantReason: gang.ReasonPriorityMismatch,
+			wantMsg:    "all pods in a single pod group should have the same priority as the pod group's priority, got 0 and 1500",
+			wantFix:    "every member must have the PodGroup's priority 1500",
+		},
+		{
+			name:       "members naming two schedulers",
+			gang:       native(nil, member("a").Obj(), func() *corev1.Pod { p := member("b").Obj(); p.Spec.SchedulerName = "other"; return p }()),
+			wantReason: gang.ReasonSchedulerNameMismatch,
+			wantMsg:    `all pods in a single pod group should have the same .spec.schedulerName set, got: "other" and ""`,
+			wantFix:    "same spec.schedulerName",
+		},
+		{
+			name:       "members with two preemption policies",
+			gang:       native(nil, member("a").Obj(), func() *corev1.Pod { p := member("b").Obj(); p.Spec.PreemptionPolicy = &never; return p }()),
+			wantReason: gang.ReasonPreemptionPolicyMismatch,
+			wantMsg:    "all pods in a single pod group should have the same preemption policy, got Never and PreemptLowerPriority",
+			wantFix:    "same preemptionPolicy",
+		},
+		{
+			// Gated members are judged as they will be once released.
+			name:       "gated members count",
+			gang:       native(nil, member("a").Priority("high", 1500).SchedulingGate("hold").Obj()),
+			wantReason: gang.ReasonPriorityMismatch,
+			wantMsg:    "got 1500 and 0",
+		},
+		{
+			// No member waits for a node: kube-scheduler runs no cycle.
+			name: "every member running",
+			gang: native(nil, member("a").Priority("high", 1500).Node("n1").Obj()),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gang.NativeGate(tc.gang)
+			if tc.gang.Source != gang.SourceNative {
+				if r != nil {
+					t.Fatalf("gate %+v for a %s gang, want none", r, tc.gang.Source)
+				}
+				return
+			}
+			if r.Gate != gang.GateNative || r.Check != gang.GateNative {
+				t.Errorf("gate %q check %q, want %q", r.Gate, r.Check, gang.GateNative)
+			}
+			if tc.wantReason == "" {
+				if !r.Passed {
+					t.Errorf("refused: %s: %s", r.Reason, r.Message)
+				}
+				return
+			}
+			if r.Passed || r.Reason != tc.wantReason || !strings.Contains(r.Message, tc.wantMsg) || !strings.Contains(r.Fix, tc.wantFix) ||
+				!strings.Contains(r.Detail, "SchedulerError") {
+				t.Errorf("got passed=%v %s: %q (detail %q, fix %q), want %s: %q, fix %q", r.Passed, r.Reason, r.Message, r.Detail, r.Fix, tc.wantReason, tc.wantMsg, tc.wantFix)
+			}
+		})
+	}
+}
+
+// A native gang kube-scheduler refuses is not placed, whatever fits: Place
+// says no with kube-scheduler's words and the fix.
+func TestPlaceNativePriorityMismatch(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2), PriorityClasses: []*schedulingv1.PriorityClass{testutil.MakePriorityClass("high", 1500)}}
+	pg := testutil.MakeNativePodGroup("ml", "train", 2).Obj()
+	snap.PodGroups = []*unstructured.Unstructured{pg}
+	for _, w := range testutil.GPUWorkers(2, "8") {
+		w.Spec.PriorityClassName, w.Spec.Priority = "high", ptr(int32(1500))
+		snap.Pods = append(snap.Pods, w)
+	}
+	g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := gang.Place(context.Background(), snap, g, gang.PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "gang ml/train is held back by PodGroupValidation (PriorityMismatch): kube-scheduler fails every cycle of the group with SchedulerError " +
+		"(at pod w-0): all pods in a single pod group should have the same priority as the pod group's priority, got 1500 and 0; " +
+		`to fix: set the PodGroup's spec.priorityClassName to "high" (priority 1500), the members' class`
+	if p.Verdict != gang.VerdictUnschedulable || p.UngatedVerdict != gang.VerdictPlaced || !strings.HasPrefix(p.Message, want) {
+		t.Errorf("verdict %s (ungated %s): %q\nwant Unschedulable: %q...", p.Verdict, p.UngatedVerdict, p.Message, want)
+	}
+
+	// The same group with the class: placed.
+	snap.PodGroups = []*unstructured.Unstructured{testutil.MakeNativePodGroup("ml", "train", 2).Field("high", "priorityClassName").Obj()}
+	if g, err = gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "train"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = gang.Place(context.Background(), snap, g, gang.PlaceOptions{}); err != nil || p.Verdict != gang.VerdictPlaced {
+		t.Errorf("with the class on the PodGroup: %v %v", p.Verdict, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -74,6 +74,10 @@ func ResolvePodGroup(snap *schedule.Snapshot, ref Ref) (*Gang, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A hand-made snapshot's PodGroup gets the priority admission gives it.
+	if err := ResolvePodGroupPriority(g, snap.PriorityClasses); err != nil {
+		return nil, err
+	}
 	g.Members = membersOf(snap.Pods, g.Source, g.Namespace, g.Name)
 	if rulesOf(g.Source).countsSucceeded {
 		g.Succeeded = membersOf(snap.SucceededPods, g.Source, g.Namespace, g.Name)

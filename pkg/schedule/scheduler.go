@@ -87,6 +87,7 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 		PersistentVolumes:      snap.PersistentVolumes,
 		StorageClasses:         snap.StorageClasses,
 		PodDisruptionBudgets:   snap.PodDisruptionBudgets,
+		NativePodGroups:        NativePodGroups(snap.PodGroups),
 		Workloads: framework.Workloads{
 			Services:               snap.Services,
 			ReplicationControllers: snap.ReplicationControllers,

@@ -45,11 +45,14 @@ func WhatIf(data []byte, source string, snap *schedule.Snapshot, opts Options) (
 
 // Create gives an expanded gang's members what creating them would: the
 // Priority admission plugin's priorities from the snapshot's
-// PriorityClasses, then the workloads' pod webhooks, in the API server's
+// PriorityClasses (a native PodGroup's too), then the workloads' pod webhooks, in the API server's
 // order; the members are then put in queue order. It changes g's members
 // and returns g.
 func Create(g *gang.Gang, snap *schedule.Snapshot) (*gang.Gang, error) {
 	if err := ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
+		return nil, err
+	}
+	if err := gang.ResolvePodGroupPriority(g, snap.PriorityClasses); err != nil {
 		return nil, err
 	}
 	ApplyWebhooks(g.Members)

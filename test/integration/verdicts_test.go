@@ -123,7 +123,7 @@ func TestGangOneVerdictQuota(t *testing.T) {
 		{"explain", "{.verdict} {.notEvaluated}", `Unverified ["` + unknown + `"]`},
 		{"admit", `{.verdict} {.checks[?(@.name=="ResourceQuota")].result}`, "Rejected NotEvaluated"},
 	} {
-		code, out, stderr := f.runAs(user, tc.verb, "-f", within, "-o", "jsonpath="+tc.jsonpath)
+		code, out, stderr := f.runImpersonating(user, tc.verb, "-f", within, "-o", "jsonpath="+tc.jsonpath)
 		if code != cmd.ExitNo || out != tc.want || !strings.Contains(stderr, "cannot list resourcequotas") {
 			t.Errorf("%s as %s: exit %d, output %q, stderr %q; want 3 and %q: the quota could not be read", tc.verb, user, code, out, stderr, tc.want)
 		}
@@ -185,9 +185,9 @@ func grantReader(t *testing.T, f *gangFixture, user string) {
 	f.must(err)
 }
 
-// runAs runs kubectl gang as user, through the admin's impersonation; RBAC
+// runImpersonating runs kubectl gang as user, through the admin's impersonation; RBAC
 // takes a moment to see a new binding, so an error exit is tried again.
-func (f *gangFixture) runAs(user string, args ...string) (code int, out, stderr string) {
+func (f *gangFixture) runImpersonating(user string, args ...string) (code int, out, stderr string) {
 	f.t.Helper()
 	for range 100 {
 		if code, out, stderr = f.run(append(args, "--as", user)...); code != cmd.ExitError {

@@ -173,5 +173,8 @@ func gateCheck(name string, r *gang.GateResult) Check {
 	if r.Detail != "" {
 		c.Message, c.SchedulerMessage = r.Detail, r.Message
 	}
+	if r.Fix != "" {
+		c.Message += "; to fix: " + r.Fix
+	}
 	return c
 }

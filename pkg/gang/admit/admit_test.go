@@ -3,6 +3,7 @@ package admit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,4 +75,38 @@ func volcanoQueue(name string) *unstructured.Unstructured {
 		"status":   map[string]any{"state": "Open"},
 	}}
 	return u
+}
+
+// A native gang kube-scheduler refuses (validatePodGroup: a member's
+// priority is not the PodGroup's) is rejected, though every member fits:
+// kube-scheduler would never schedule it.
+func TestNativePriorityMismatchRejected(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2),
+		PodGroups: []*unstructured.Unstructured{testutil.MakeNativePodGroup("ml", "train", 2).Obj()}}
+	for _, w := range testutil.GPUWorkers(2, "8") {
+		p := int32(1500)
+		w.Spec.PriorityClassName, w.Spec.Priority = "high", &p
+		snap.Pods = append(snap.Pods, w)
+	}
+	g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Gang(context.Background(), snap, g, gang.PlaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check *Check
+	for i := range a.Checks {
+		if a.Checks[i].Name == gang.GateNative {
+			check = &a.Checks[i]
+		}
+	}
+	want := "all pods in a single pod group should have the same priority as the pod group's priority, got 1500 and 0"
+	if a.Admitted() || check == nil || check.Result != ResultFailed || check.SchedulerMessage != want {
+		t.Fatalf("admitted %v, check %+v; want rejected, %s failed with %q", a.Admitted(), check, gang.GateNative, want)
+	}
+	if !strings.Contains(check.Message, "spec.priorityClassName") {
+		t.Errorf("message %q does not say the fix", check.Message)
+	}
 }

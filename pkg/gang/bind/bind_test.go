@@ -169,6 +169,18 @@ func TestGangStopsBeforeTheCommit(t *testing.T) {
 			MinMember: 3},
 		calls: map[string]int{"Allowed": 0, "GetPod": 0, "Bind": 0},
 	}, {
+		// kube-scheduler refuses the pod group (validatePodGroup): a
+		// SchedulerError is never a yes, so nothing is bound.
+		name: "members whose priority is not the PodGroup's",
+		snap: cluster(3, 3, member(0).Priority("high", 1500).Obj(), member(1).Priority("high", 1500).Obj(), member(2).Priority("high", 1500).Obj()),
+		want: outcome{Verdict: VerdictNotBound, Reason: ReasonUnschedulable,
+			Message: "gang ml/trio is held back by PodGroupValidation (PriorityMismatch): kube-scheduler fails every cycle of the group with SchedulerError (at pod m-0): " +
+				"all pods in a single pod group should have the same priority as the pod group's priority, got 1500 and 0; " +
+				`to fix: set the PodGroup's spec.priorityClassName to "high" (priority 1500), the members' class: the field is immutable, so recreate the PodGroup; ` +
+				"or give the members the PodGroup's class (none, priority 0)",
+			MinMember: 3},
+		calls: map[string]int{"Allowed": 0, "GetPod": 0, "Bind": 0},
+	}, {
 		name: "every member is bound already",
 		snap: cluster(3, 3, runningMembers...),
 		want: outcome{Verdict: VerdictBound, Message: "every member is bound already", MinMember: 3, BoundMembers: 3,

@@ -567,8 +567,11 @@ func TestExplainIgnoresPendingMemberBeingDeleted(t *testing.T) {
 
 const zoneKey = corev1.LabelTopologyZone
 
+// gangOf is a gang of no scheduler of its own (a -l selector's): its members
+// are scheduled, and preempt, pod by pod. Native gangs have rules of their
+// own (gang.NativeGate, the pod group preemption), tested apart.
 func gangOf(min int32, members []*corev1.Pod) *gang.Gang {
-	return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
+	return &gang.Gang{Source: gang.SourceSelector, Namespace: "ml", Name: "train", MinMember: min, Members: members}
 }
 
 // When preemption ranks several nodes equally (kube-scheduler then picks at
@@ -658,5 +661,25 @@ func TestExplainGangPreemptionFewestVictims(t *testing.T) {
 	// blocked member, from its window of the first nodes by name.
 	if !strings.Contains(e.Message, "preemption: found a potential placement for pod on node a-") {
 		t.Errorf("summary %q, want kube-scheduler's pick among the first nodes", e.Message)
+	}
+}
+
+// A native gang whose members' priority is not the PodGroup's is refused by
+// kube-scheduler before any member is tried (validatePodGroup): explain says
+// Unschedulable with its words, and the one suggestion is the fix, not a
+// preemption or more nodes.
+func TestExplainNativePriorityMismatch(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1)}
+	members := highWorkers(2) // priority 1000, the PodGroup none
+	g := &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: 2, Members: members}
+	e, err := Gang(context.Background(), snap, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictUnschedulable || !strings.Contains(e.Message, "all pods in a single pod group should have the same priority as the pod group's priority, got 1000 and 0") {
+		t.Errorf("%s: %s", e.Verdict, e.Message)
+	}
+	if len(e.Suggestions) != 1 || e.Suggestions[0].Kind != SuggestSourceGate || !strings.Contains(e.Suggestions[0].Message, `spec.priorityClassName to "high"`) {
+		t.Errorf("suggestions %+v, want only the fix", e.Suggestions)
 	}
 }

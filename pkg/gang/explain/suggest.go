@@ -172,6 +172,11 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		}
 		return []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: e.Gates, Message: msg}}, nil
 	}
+	if r := p.Gate; r != nil && r.Gate == gang.GateNative {
+		// kube-scheduler refuses the group before it tries any member:
+		// nothing else helps until the group itself is fixed.
+		return []Suggestion{{Kind: SuggestSourceGate, Message: fmt.Sprintf("kube-scheduler refuses the pod group before placing any member (%s, SchedulerError): %s", r.Reason, r.Fix)}}, nil
+	}
 	if r := p.Gate; r != nil && p.Blocker == nil {
 		// Every member fits: only the gate stands in the way.
 		msg := fmt.Sprintf("every member fits, but %s holds the gang back (%s)", r.Gate, r.Reason)

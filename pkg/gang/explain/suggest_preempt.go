@@ -27,9 +27,21 @@ import (
 // The victims are then removed from a copy of the snapshot and the gang
 // placed again: the suggestion is made only when it then fits. Nothing is
 // evicted.
-func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
+func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement, e *Explanation) (*Suggestion, error) {
+	if g.Source == gang.SourceNative {
+		// kube-scheduler preempts for a native gang as a whole, not
+		// member by member.
+		return x.preemptPodGroup(ctx, g, p, e)
+	}
 	if p.Blocker == nil || p.Blocker.NominatedNode == "" {
 		return nil, nil // kube-scheduler's own preemption found no room for the first
+	}
+	if group := x.wholeGroupVictim(g); group != "" {
+		// kube-scheduler evicts such a group whole, across nodes; the
+		// member-by-member dry run takes its pods one node at a time.
+		e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("preemption: the native PodGroup %s (disruptionMode All) is a candidate victim, "+
+			"which kube-scheduler evicts whole across its nodes; this what-if does not model that for pods that preempt one by one", group))
+		return nil, nil
 	}
 	// A pod alone gets kube-scheduler's own pick, the one its summary line
 	// names; a gang the cheapest over every node.
@@ -62,7 +74,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if sg := g.SubGroups; sg != nil && sg.TopologyKey != "" {
 		ok, err = x.preemptSubGroups(ctx, state, sg, p, unplacedOf(g, p), s, gone)
 	} else {
-		_, ok, err = preemptMembers(ctx, state, unplacedOf(g, p), s, gone)
+		_, ok, err = preemptMembers(ctx, state, gang.NativeGroupsOf(x.snap), unplacedOf(g, p), s, gone)
 	}
 	if err != nil || !ok {
 		return nil, err
@@ -118,12 +130,32 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 	return s, nil
 }
 
+// wholeGroupVictim names a native PodGroup with disruptionMode All that has
+// a bound pod of lower priority (its group's) than a pending member of g:
+// kube-scheduler's preemption would take it as one victim across its nodes.
+func (x *explainer) wholeGroupVictim(g *gang.Gang) string {
+	var top int32 = math.MinInt32
+	for _, pod := range g.Pending() {
+		top = max(top, corev1helpers.PodPriority(pod))
+	}
+	groups := gang.NativeGroupsOf(x.snap)
+	for _, pod := range x.snap.Pods {
+		if pod.Spec.NodeName == "" {
+			continue
+		}
+		if ng, key, ok := groups.Of(pod); ok && ng.DisruptAll && ng.Priority < top {
+			return key
+		}
+	}
+	return ""
+}
+
 // preemptMembers runs the preemption what-if for pods one after another on
 // state: a pod that fits once earlier victims are gone takes the first
 // feasible node, one that does not gets its own victims (added to s and
 // gone) and is assumed on the node preemption picks. It returns where each
 // pod went, and false when one finds no room even so.
-func preemptMembers(ctx context.Context, state *schedule.Scheduler, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) ([]gang.Assignment, bool, error) {
+func preemptMembers(ctx context.Context, state *schedule.Scheduler, groups gang.NativeGroups, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) ([]gang.Assignment, bool, error) {
 	var placed []gang.Assignment
 	// Members of one class share their cycles: after a member's victims go
 	// and it takes their node, the next is filtered again there only.
@@ -153,7 +185,7 @@ func preemptMembers(ctx context.Context, state *schedule.Scheduler, pods []*core
 		}
 		s.PDBViolations += res.PreemptionPDBViolations
 		for _, v := range res.PreemptionVictims {
-			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: corev1helpers.PodPriority(v)})
+			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: groups.VictimPriority(v)})
 			gone[v.Namespace+"/"+v.Name] = true
 		}
 		if err := seq.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
@@ -229,7 +261,7 @@ func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Schedu
 			}
 			fork.Confine(names)
 			t := &trial{s: &Suggestion{}, gone: map[string]bool{}}
-			placed, ok, err := preemptMembers(ctx, fork, units[u], t.s, t.gone)
+			placed, ok, err := preemptMembers(ctx, fork, gang.NativeGroupsOf(x.snap), units[u], t.s, t.gone)
 			if err != nil {
 				return false, err
 			}
@@ -274,7 +306,7 @@ func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Schedu
 	if len(free) == 0 {
 		return true, nil
 	}
-	_, ok, err := preemptMembers(ctx, state, free, s, gone)
+	_, ok, err := preemptMembers(ctx, state, gang.NativeGroupsOf(x.snap), free, s, gone)
 	return ok, err
 }
 

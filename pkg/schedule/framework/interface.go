@@ -206,6 +206,9 @@ type Handle interface {
 	Storage() StorageLister
 	// PodDisruptionBudgets returns the budgets of the snapshot.
 	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
+	// NativePodGroupOf returns the scheduling.k8s.io PodGroup a pod names,
+	// when the snapshot holds it.
+	NativePodGroupOf(pod *corev1.Pod) (NativePodGroup, bool)
 	// DRA returns the resource.k8s.io objects and the claims this working
 	// copy allocated; nil when the handle has none.
 	DRA() *DRA

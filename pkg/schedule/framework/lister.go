@@ -27,6 +27,7 @@ type SnapshotHandle struct {
 	storage       *storageIndex
 	pdbs          []*policyv1.PodDisruptionBudget
 	unreadStorage func(namespace string) []string
+	podGroups     map[string]NativePodGroup
 	workloads     Workloads
 	dra           *DRA
 	parallelizer  Parallelizer
@@ -46,6 +47,20 @@ type SnapshotObjects struct {
 	// UnreadableStorage, when set, names the storage kinds a live read
 	// could not list for a namespace (schedule.Snapshot.UnreadableIn).
 	UnreadableStorage func(namespace string) []string
+	// NativePodGroups are the scheduling.k8s.io PodGroups by
+	// namespace/name, as preemption reads them.
+	NativePodGroups map[string]NativePodGroup
+}
+
+// NativePodGroup is what kube-scheduler's preemption reads of a
+// scheduling.k8s.io PodGroup whose pods may be victims (GenericWorkload on).
+type NativePodGroup struct {
+	// Priority is the group's spec.priority, 0 when unset
+	// (util.PodGroupPriority): its pods are victims at this priority.
+	Priority int32
+	// DisruptAll: spec.disruptionMode is All; preemption evicts every
+	// scheduled pod of the group together or none.
+	DisruptAll bool
 }
 
 // NewSnapshotHandle indexes nodes (already holding their pods) and objects.
@@ -56,6 +71,7 @@ func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism i
 		storage:       newStorageIndex(objects),
 		pdbs:          objects.PodDisruptionBudgets,
 		unreadStorage: objects.UnreadableStorage,
+		podGroups:     objects.NativePodGroups,
 		workloads:     objects.Workloads,
 		parallelizer:  NewParallelizer(parallelism),
 	}
@@ -142,6 +158,17 @@ func (h *SnapshotHandle) Storage() StorageLister { return h.storage }
 
 // PodDisruptionBudgets returns the budgets.
 func (h *SnapshotHandle) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget { return h.pdbs }
+
+// NativePodGroupOf returns the scheduling.k8s.io PodGroup pod names in
+// spec.schedulingGroup, when the snapshot holds it.
+func (h *SnapshotHandle) NativePodGroupOf(pod *corev1.Pod) (NativePodGroup, bool) {
+	sg := pod.Spec.SchedulingGroup
+	if sg == nil || sg.PodGroupName == nil || h.podGroups == nil {
+		return NativePodGroup{}, false
+	}
+	g, ok := h.podGroups[pod.Namespace+"/"+*sg.PodGroupName]
+	return g, ok
+}
 
 // DRA returns the resource.k8s.io state of this working copy.
 func (h *SnapshotHandle) DRA() *DRA { return h.dra }

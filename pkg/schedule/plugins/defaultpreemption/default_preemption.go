@@ -249,7 +249,7 @@ func (pl *DefaultPreemption) eligibleToPreemptOthers(pod *corev1.Pod, nodeStatus
 	}
 	priority := corev1helpers.PodPriority(pod)
 	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < priority && terminatingByPreemption(pi.Pod) {
+		if p, _ := pl.victimPriority(pi.Pod); p < priority && terminatingByPreemption(pi.Pod) {
 			return false, ReasonTerminatingOnNominatedNode
 		}
 	}

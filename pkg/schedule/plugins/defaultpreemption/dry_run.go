@@ -147,31 +147,54 @@ var noVictims = framework.NewStatus(framework.UnschedulableAndUnresolvable, Reas
 // nodes without one are not copied for nothing (the outcome is the same).
 func (r *dryRun) hasPotentialVictim(ni *framework.NodeInfo) bool {
 	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < r.priority {
+		if p, _ := r.pl.victimPriority(pi.Pod); p < r.priority {
 			return true
 		}
 	}
 	return false
 }
 
+// victimPriority is the priority preemption weighs a pod at as a victim,
+// and whether it ranks as a pod group's (kube-scheduler v1.37 with
+// GenericWorkload on, preemption.NewPodVictim): a pod of a native PodGroup
+// the snapshot holds is a victim at its group's priority; every pod that
+// names a PodGroup ranks above plain pods of the same priority. A pod that
+// names a PodGroup exists only where the API server has GenericWorkload on,
+// and the scheduler is taken to have it on too.
+func (pl *DefaultPreemption) victimPriority(pod *corev1.Pod) (priority int32, group bool) {
+	group = pod.Spec.SchedulingGroup != nil
+	if ng, ok := pl.handle.NativePodGroupOf(pod); ok {
+		return ng.Priority, group
+	}
+	return corev1helpers.PodPriority(pod), group
+}
+
 // victim is a pod that preemption may evict.
 type victim struct {
 	pi       *framework.PodInfo
 	priority int32
-	start    time.Time
+	// group: the pod names a PodGroup (victimPriority).
+	group bool
+	start time.Time
 	// index is the pod's place on the node, the last tie-break.
 	index int
 }
 
 // moreImportant orders victims as kube-scheduler's MoreImportantVictim does
-// for single pods (GenericWorkload is off in v1.37): higher priority first,
-// then the one that started earlier. Where kube-scheduler's order is left to
+// for single pods: higher priority first, then a pod of a PodGroup before a
+// plain pod, then the one that started earlier. Where kube-scheduler's order is left to
 // chance (equal start times; pods not started yet get time.Now() as they are
 // met, so the first on the node counts as oldest) the pod first on the node
 // comes first.
 func moreImportant(a, b victim) int {
 	if a.priority != b.priority {
 		if a.priority > b.priority {
+			return -1
+		}
+		return 1
+	}
+	if a.group != b.group {
+		if a.group {
 			return -1
 		}
 		return 1
@@ -191,8 +214,8 @@ func moreImportant(a, b victim) int {
 func (r *dryRun) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, nodeInfo *framework.NodeInfo) ([]*corev1.Pod, int, *framework.Status) {
 	var potential []victim
 	for i, pi := range nodeInfo.Pods {
-		if p := corev1helpers.PodPriority(pi.Pod); p < r.priority {
-			potential = append(potential, victim{pi: pi, priority: p, start: startTime(pi.Pod, r.now), index: i})
+		if p, group := r.pl.victimPriority(pi.Pod); p < r.priority {
+			potential = append(potential, victim{pi: pi, priority: p, group: group, start: startTime(pi.Pod, r.now), index: i})
 		}
 	}
 	if len(potential) == 0 {
