@@ -103,6 +103,8 @@ func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []
 			break
 		}
 	}
+	// No pods (nothing to place): the default scheduler's profile.
+	name = cmp.Or(name, corev1.DefaultSchedulerName)
 	var names []string
 	for _, p := range f.profiles {
 		if p.Name == name {

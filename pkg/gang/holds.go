@@ -84,6 +84,6 @@ func (p *Placement) HoldGated() {
 	if n == 0 {
 		return
 	}
-	p.Verdict = VerdictGated
+	p.OnceReleased, p.Verdict = p.Verdict, VerdictGated
 	p.Message = fmt.Sprintf("%d pending member(s) waiting for scheduling gates: %v; once released: %s", n, GateNames(p.Gang.Pending()), p.Message)
 }

@@ -133,6 +133,9 @@ type DomainResult struct {
 type Placement struct {
 	Gang    *Gang
 	Verdict Verdict
+	// OnceReleased is, for a Gated placement (HoldGated), the verdict once
+	// the members' scheduling gates are removed.
+	OnceReleased Verdict
 	// MinMember is the gang's minimum.
 	MinMember int32
 	// Running are members already bound to nodes; they count toward the minimum.

@@ -168,6 +168,12 @@ func playGang(t *testing.T, c gangCase) (*v1alpha1.Placement, int, []string) {
 	if err := json.Unmarshal(out.Bytes(), &plan); err != nil {
 		t.Fatalf("place -o json: %v\n%s", err, out.String())
 	}
+	// The members are gated while place runs: the verdict to compare is
+	// the one once they are released.
+	if plan.Verdict != "Gated" {
+		t.Errorf("place said %s of gated members, want Gated (%s)", plan.Verdict, plan.Message)
+	}
+	plan.Verdict = plan.OnceReleased
 	for _, name := range c.order {
 		patch := []byte(`{"spec":{"schedulingGates":null}}`)
 		if _, err := cs.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {

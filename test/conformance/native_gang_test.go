@@ -201,7 +201,8 @@ func (b *nativeBed) kubeOutcome(group string, members int) (bound int, failures 
 
 // verdictJSON is the part of place, admit and bind -o json these tests read.
 type verdictJSON struct {
-	Verdict string `json:"verdict"`
+	Verdict      string `json:"verdict"`
+	OnceReleased string `json:"onceReleased"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 	Checks  []struct {
@@ -298,8 +299,10 @@ func TestNativePodGroupValidation(t *testing.T) {
 				if bound != len(c.members)+len(c.running) || len(failures) > 0 {
 					t.Fatalf("case is wrong: kube-scheduler bound %d, failures %q", bound, failures)
 				}
-				if o.placeCode != cmd.ExitOK || o.place.Verdict != "Placed" || o.admit.Verdict != "Admitted" {
-					t.Errorf("place exit %d %s (%s), admit %s: want Placed, Admitted", o.placeCode, o.place.Verdict, o.place.Message, o.admit.Verdict)
+				// The members are gated while place runs: Gated, exit 3,
+				// and Placed once released.
+				if o.placeCode != cmd.ExitNo || o.place.Verdict != "Gated" || o.place.OnceReleased != "Placed" || o.admit.Verdict != "Admitted" {
+					t.Errorf("place exit %d %s, once released %s (%s), admit %s: want Gated, Placed once released, Admitted", o.placeCode, o.place.Verdict, o.place.OnceReleased, o.place.Message, o.admit.Verdict)
 				}
 				return
 			}
@@ -307,8 +310,8 @@ func TestNativePodGroupValidation(t *testing.T) {
 				t.Fatalf("case is wrong: kube-scheduler bound %d, failures %q; want one SchedulerError", bound, failures)
 			}
 			kube := strings.TrimPrefix(failures[0], "SchedulerError: ")
-			if o.placeCode != cmd.ExitNo || o.place.Verdict != "Unschedulable" || !strings.Contains(o.place.Message, kube) {
-				t.Errorf("place exit %d %s: %q\nwant exit 3 Unschedulable with kube-scheduler's %q", o.placeCode, o.place.Verdict, o.place.Message, kube)
+			if o.placeCode != cmd.ExitNo || o.place.OnceReleased != "Unschedulable" || !strings.Contains(o.place.Message, kube) {
+				t.Errorf("place exit %d %s, once released %s: %q\nwant exit 3, Unschedulable once released, with kube-scheduler's %q", o.placeCode, o.place.Verdict, o.place.OnceReleased, o.place.Message, kube)
 			}
 			var check string
 			for _, ch := range o.admit.Checks {

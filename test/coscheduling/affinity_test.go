@@ -124,6 +124,12 @@ func playNeedEachOther(t *testing.T, ns string, ne testutil.NeedEachOther) (*v1a
 	if err := json.Unmarshal(out.Bytes(), &plan); err != nil {
 		t.Fatalf("place -o json: %v\n%s", err, out.String())
 	}
+	// The members are gated while place runs: the verdict to compare is
+	// the one once they are released.
+	if plan.Verdict != "Gated" {
+		t.Errorf("place said %s of gated members, want Gated (%s)", plan.Verdict, plan.Message)
+	}
+	plan.Verdict = plan.OnceReleased
 	for _, i := range rand.Perm(len(names)) {
 		patch := []byte(`{"spec":{"schedulingGates":null}}`)
 		if _, err := cs.CoreV1().Pods(ns).Patch(ctx, names[i], types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {

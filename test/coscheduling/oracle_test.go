@@ -193,8 +193,8 @@ func run(t *testing.T, s scenario) (string, bool) {
 	if plan.Verdict != "Gated" {
 		t.Errorf("%s: place said %s of gated members, want Gated (%s)", s, plan.Verdict, plan.Message)
 	}
-	placed := len(plan.Assignments) > 0
-	verdict := map[bool]string{true: "Placed", false: "Unschedulable"}[placed]
+	verdict := plan.OnceReleased
+	placed := verdict == "Placed"
 	switch {
 	case placed && bound != len(plan.Assignments):
 		t.Errorf("%s\nkubectl-gang: Placed, %d member(s) planned; Coscheduling bound %d\n%s", s, len(plan.Assignments), bound, plan.Message)

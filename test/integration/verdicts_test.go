@@ -117,7 +117,7 @@ func TestGangOneVerdictQuota(t *testing.T) {
 	// A user who may read what placement needs but not ResourceQuotas.
 	user := f.ns + "-reader"
 	grantReader(t, f, user)
-	const unknown = "ResourceQuotas could not be listed, so the quota headroom for the new members is unknown"
+	unknown := "the ResourceQuotas of namespace " + f.ns + " could not be listed, so the quota headroom for the new members is unknown"
 	for _, tc := range []struct{ verb, jsonpath, want string }{
 		{"place", "{.verdict} {.notEvaluated}", `Placed ["` + unknown + `"]`},
 		{"explain", "{.verdict} {.notEvaluated}", `Unverified ["` + unknown + `"]`},

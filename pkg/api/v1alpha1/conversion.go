@@ -189,6 +189,7 @@ func FromPlacement(p *gang.Placement) *Placement {
 	out := Placement{
 		Gang:         *refOf(p.Gang),
 		Verdict:      string(p.Verdict),
+		OnceReleased: string(p.OnceReleased),
 		MinMember:    p.MinMember,
 		MaxPlaceable: p.MaxPlaceable,
 		Assignments:  []Assignment{},

@@ -252,6 +252,9 @@ type Placement struct {
 	// Verdict is Placed, Unschedulable, or Gated (members carry scheduling
 	// gates; the plan is where they go once released).
 	Verdict string `json:"verdict"`
+	// OnceReleased is, for a Gated placement, the verdict once the gates
+	// are removed: Placed or Unschedulable.
+	OnceReleased string `json:"onceReleased,omitempty"`
 	// Conflict says why no topology domain can hold the gang: its members
 	// already run in several.
 	Conflict     string   `json:"conflict,omitempty"`
