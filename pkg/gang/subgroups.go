@@ -95,8 +95,8 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, sg *SubGroups
 		return nil, err
 	}
 	if p.exhausted {
-		total.noteNotEvaluated([]string{fmt.Sprintf("where the leaders of the %ss land: kube-scheduler picks at random among "+
-			"equally scored nodes, and more than %d combinations of those choices would have to be followed; only the first "+
+		total.noteNotEvaluated([]string{fmt.Sprintf("where the leaders of the %ss land: kube-scheduler takes any of "+
+			"the equally scored nodes, and more than %d combinations of those choices would have to be followed; only the first "+
 			"node by name was followed beyond them", sg.Unit, maxLeaderStates)})
 	}
 	// The gang's members in queue order, as the other placements list them.
@@ -189,7 +189,10 @@ func discarded(members []*corev1.Pod, a *attempt) *attempt {
 // their own the way their controllers and kube-scheduler do it. A unit's
 // leader (a JobSet child Job's completion index 0, a LeaderWorkerSet
 // group's leader) is created and scheduled alone: kube-scheduler puts it on
-// the best-scored node, at random among equal top scores (selectHost), and
+// the best-scored node, and which of equal top scores it takes is not up to
+// the snapshot (v1.37.1's framework.NewSortedScoredNodes breaks ties with a
+// Randomizer only extenders set, so the first node whose filters finished
+// wins: an order of goroutines and of the node list), and
 // its followers are created once it is bound, pinned to its value of the
 // key (JobSet's pod webhook, setNodeSelector; LWS's pod controller,
 // setNodeSelectorForWorkerPods). A leader that lands where its followers
@@ -350,7 +353,7 @@ func affinityTerms(pod *corev1.Pod) []corev1.PodAffinityTerm {
 }
 
 // run follows every unit from s, reserves the plan on s and says, on the
-// plan, what the choices kube-scheduler makes at random may do: when some
+// plan, what kube-scheduler's choices among equal scores may do: when some
 // path leaves a unit short and another does not, the placement is a coin
 // toss (not a plain yes: the risk is listed as not evaluated, with the
 // nodes and the remedy); when every path does, the plan says why where it
@@ -389,8 +392,8 @@ func (ls *leaderSearch) coinToss() string {
 		parts = append(parts, part)
 	}
 	good := slices.Sorted(slices.Values(ls.goodValues))
-	return fmt.Sprintf("a coin toss: kube-scheduler puts each %s's leader on the best-scored node, at random among equal "+
-		"scores, and its other pods must follow it to that node's %s; %s. To remove the risk, pin the pods to the values "+
+	return fmt.Sprintf("a coin toss: kube-scheduler puts each %s's leader on a node of the best score, any of equal "+
+		"scores (the first whose filters finish, which no snapshot shows), and its other pods must follow it to that node's %s; %s. To remove the risk, pin the pods to the values "+
 		"that hold them (a nodeSelector or node affinity on %s: %s), or score nodes so that the ones with room for the "+
 		"whole %s win (e.g. NodeResourcesFit's RequestedToCapacityRatio or MostAllocated counting the resource it needs)",
 		ls.sg.Unit, ls.sg.TopologyKey, strings.Join(parts, "; "), ls.sg.TopologyKey, strings.Join(good, ", "), ls.sg.Unit)
@@ -550,7 +553,7 @@ func (ls *leaderSearch) choice(st *step, i int) string {
 }
 
 // explore follows units k.. from state s; path holds the choices made
-// before and trail words those that were random.
+// before and trail words those that were a choice among equal scores.
 func (ls *leaderSearch) explore(k int, s *schedule.Scheduler, path, trail []string) (followOutcome, error) {
 	if k == len(ls.order) {
 		return followOutcome{ok: true, allOK: true}, nil

@@ -63,7 +63,7 @@ func placeSnapshot(t *testing.T, snap *schedule.Snapshot, manifest string) *gang
 // The case of issue #26: zone a has one node with 4 of 8 GPUs free, b a
 // node with 4 free and one with 8, c one node with 8. A Job of two 4-GPU
 // pods: kube-scheduler's default scoring reads cpu and memory only, so the
-// leader ties on all four nodes (selectHost picks one at random), and on
+// leader ties on all four nodes (kube-scheduler takes any of them), and on
 // a-0 its follower has nowhere to go in zone a: a coin toss, never a plain
 // yes. The plan is the first tie that works (b-0, the follower on b-1),
 // and the risk names a-0 and says what removes it.

@@ -148,8 +148,8 @@ spec:
 	}
 }
 
-// kube-scheduler puts a child Job's leader on the best-scored node (at
-// random among ties) and the followers must join it: with a one-node block
+// kube-scheduler puts a child Job's leader on the best-scored node (any of
+// equal scores) and the followers must join it: with a one-node block
 // first by name, the leader may take a-0 and its follower stays Pending,
 // so the answer is a coin toss naming a-0, whose plan uses block b. By the
 // affinities alone (no sub-groups), the leader takes a-0 and the follower
