@@ -96,8 +96,8 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, sg *SubGroups
 	}
 	if p.exhausted {
 		total.noteNotEvaluated([]string{fmt.Sprintf("where the leaders of the %ss land: kube-scheduler takes any of "+
-			"the equally scored nodes, and more than %d combinations of those choices would have to be followed; only the first "+
-			"node by name was followed beyond them", sg.Unit, maxLeaderStates)})
+			"the equally scored nodes, and following them all takes more than %d cycles of a leader or trials of its "+
+			"followers; beyond them only the first node by name was followed", sg.Unit, maxLeaderWork)})
 	}
 	// The gang's members in queue order, as the other placements list them.
 	rank := make(map[*corev1.Pod]int, len(pending))
@@ -109,17 +109,18 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, sg *SubGroups
 	return total, nil
 }
 
-// maxLeaderStates bounds the states leaderSearch explores (a unit's leader
-// cycle on one combination of earlier choices): beyond it, only the first
-// equally scored node is followed, and the placement says so.
-const maxLeaderStates = 1000
+// maxLeaderWork bounds what leaderSearch does (a leader's cycle on one
+// combination of earlier choices, or its followers tried after it on one
+// node): beyond it, only the first equally scored node is followed, and
+// the placement says so (not evaluated, never a plain yes).
+const maxLeaderWork = 200
 
 // subGroupPlacer is what one placement of sub-groups shares.
 type subGroupPlacer struct {
 	ctx context.Context
-	// states counts leaderSearch's states; exhausted is set once it passes
-	// maxLeaderStates.
-	states    int
+	// work counts leaderSearch's cycles and trials; exhausted is set once
+	// it passes maxLeaderWork.
+	work      int
 	exhausted bool
 }
 
@@ -129,6 +130,14 @@ type subGroupPlacer struct {
 // its members unplaced, with the blocker of its attempt. Members of no
 // unit come last, anywhere within. keys are the topology keys of the units
 // these are within.
+// spend counts one leader cycle or trial against maxLeaderWork.
+func (p *subGroupPlacer) spend() {
+	p.work++
+	if p.work > maxLeaderWork {
+		p.exhausted = true
+	}
+}
+
 func (p *subGroupPlacer) units(s *schedule.Scheduler, sg *SubGroups, members []*corev1.Pod, within, keys []string) (*attempt, error) {
 	order, groups, free := sg.Split(members)
 	var total *attempt
@@ -222,6 +231,12 @@ type leaderSearch struct {
 	valueOf        map[string]string
 	nodeSigs       map[*framework.NodeInfo]string
 	memo           map[string]followOutcome
+	// follows keeps, per unit shape, node and value signature, whether the
+	// followers follow (alike only); shapes are the units' shapes.
+	follows map[string]bool
+	shapes  map[int]string
+	// pos is each node's index in NodeInfos (the same in every fork).
+	pos map[string]int
 	// failures are the choices that leave a unit short, in the order
 	// found, once each; goodValues the values where a leader landed and
 	// its followers followed.
@@ -235,9 +250,11 @@ type followOutcome struct{ ok, allOK bool }
 
 func newLeaderSearch(p *subGroupPlacer, s *schedule.Scheduler, sg *SubGroups, order []string, groups map[string][]*corev1.Pod, within, keys []string) *leaderSearch {
 	ls := &leaderSearch{p: p, sg: sg, order: order, groups: groups, within: within, keys: keys,
-		valueOf: map[string]string{}, nodeSigs: map[*framework.NodeInfo]string{}, memo: map[string]followOutcome{}}
+		valueOf: map[string]string{}, nodeSigs: map[*framework.NodeInfo]string{}, memo: map[string]followOutcome{},
+		follows: map[string]bool{}, shapes: map[int]string{}, pos: map[string]int{}}
 	in := inSet(within)
-	for _, ni := range s.NodeInfos() {
+	for i, ni := range s.NodeInfos() {
+		ls.pos[ni.Name()] = i
 		if v, ok := ni.Node().Labels[sg.TopologyKey]; ok && (in == nil || in[ni.Name()]) {
 			ls.valueOf[ni.Name()] = v
 		}
@@ -452,11 +469,18 @@ type step struct {
 	ties            []string
 	trials          []*trial
 	running         *trial
+	// s, k, followers and quick are what trialAt needs; shared holds the
+	// trials of alike nodes.
+	s         *schedule.Scheduler
+	k         int
+	followers []*corev1.Pod
+	quick     bool
+	shared    map[string]*trial
 	// values are the signatures of the values, for the state keys.
 	values map[string]string
 }
 
-func (ls *leaderSearch) step(k int, s *schedule.Scheduler) (*step, error) {
+func (ls *leaderSearch) step(k int, s *schedule.Scheduler, quick bool) (*step, error) {
 	ctx := ls.p.ctx
 	members := ls.groups[ls.order[k]]
 	leader, followers := ls.leaderOf(members)
@@ -497,35 +521,72 @@ func (ls *leaderSearch) step(k int, s *schedule.Scheduler) (*step, error) {
 	if ls.p.exhausted {
 		st.ties = st.ties[:1]
 	}
-	shared := map[string]*trial{}
-	for _, node := range st.ties {
-		key := node
-		if ls.alike {
-			key = ls.nodeSig(s, node) + "\x00" + st.values[ls.valueOf[node]]
-		}
-		if t, ok := shared[key]; ok {
-			st.trials = append(st.trials, &trial{a: t.a, g: t.g, good: t.good, value: ls.valueOf[node]})
-			continue
-		}
-		g, err := s.Fork()
-		if err != nil {
-			return nil, err
-		}
-		if err := g.Reserve(leader, node); err != nil {
-			return nil, err
-		}
-		a := &attempt{assignments: []Assignment{{Pod: leader, Node: node, Score: res.SelectedScore, Claims: claimsOf(g, leader)}}, scoreSum: res.SelectedScore}
-		a.noteNotEvaluated(res.NotEvaluated)
-		fa, err := ls.followers(g, followers, node)
-		if err != nil {
-			return nil, err
-		}
-		a.add(fa)
-		t := &trial{a: a, g: g, good: len(fa.unplaced) == 0, value: ls.valueOf[node]}
-		shared[key] = t
-		st.trials = append(st.trials, t)
-	}
+	st.s, st.k, st.followers, st.quick = s, k, followers, quick
+	st.trials, st.shared = make([]*trial, len(st.ties)), map[string]*trial{}
 	return st, nil
+}
+
+// trialAt is the trial of the leader on st's i-th tie, made on first use.
+func (ls *leaderSearch) trialAt(st *step, i int) (*trial, error) {
+	if st.trials[i] != nil {
+		return st.trials[i], nil
+	}
+	ctx, s, node, leader := ls.p.ctx, st.s, st.ties[i], st.leader[0]
+	key := node
+	if ls.alike {
+		key = ls.nodeSig(s, node) + "\x00" + st.values[ls.valueOf[node]]
+	}
+	if t, ok := st.shared[key]; ok {
+		st.trials[i] = &trial{a: t.a, g: t.g, good: t.good, value: ls.valueOf[node]}
+		return st.trials[i], nil
+	}
+	// Whether the followers follow is the same for a unit of the same
+	// shape on an alike node of an alike value, in any state: kept across
+	// states (alike only).
+	cached := ""
+	if ls.alike {
+		cached = ls.shape(st.k) + "\x00" + key
+	}
+	if good, ok := ls.follows[cached]; ok && st.quick {
+		st.trials[i] = &trial{good: good, value: ls.valueOf[node]}
+		st.shared[key] = st.trials[i]
+		return st.trials[i], nil
+	}
+	ls.p.spend()
+	g, err := s.Fork()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Reserve(leader, node); err != nil {
+		return nil, err
+	}
+	var fa *attempt
+	switch {
+	case st.quick && ls.alike && ls.sg.Inner == nil:
+		// Only whether they follow: tried within the value, where they
+		// are pinned anyway.
+		fa, err = placeWithin(ctx, g, ls.nodesOf(ls.valueOf[node]), st.followers)
+	default:
+		fa, err = ls.followers(g, st.followers, node)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &trial{g: g, good: len(fa.unplaced) == 0, value: ls.valueOf[node]}
+	if !st.quick {
+		t.a = &attempt{assignments: []Assignment{{Pod: leader, Node: node, Score: st.res.SelectedScore, Claims: claimsOf(g, leader)}}, scoreSum: st.res.SelectedScore}
+		t.a.noteNotEvaluated(st.res.NotEvaluated)
+		t.a.add(fa)
+	} else if ls.alike {
+		// The leader alone stands for its unit in later states: it keeps
+		// later leaders out of its value (byValue).
+		t.g = nil
+	}
+	if cached != "" {
+		ls.follows[cached] = t.good
+	}
+	st.trials[i], st.shared[key] = t, t
+	return t, nil
 }
 
 // stateKey names the state after units ..k-1 took the values (byValue) or
@@ -566,11 +627,8 @@ func (ls *leaderSearch) explore(k int, s *schedule.Scheduler, path, trail []stri
 	if o, ok := ls.memo[key]; ok {
 		return o, nil
 	}
-	ls.p.states++
-	if ls.p.states > maxLeaderStates {
-		ls.p.exhausted = true
-	}
-	st, err := ls.step(k, s)
+	ls.p.spend()
+	st, err := ls.step(k, s, true)
 	if err != nil {
 		return followOutcome{}, err
 	}
@@ -588,7 +646,7 @@ func (ls *leaderSearch) explore(k int, s *schedule.Scheduler, path, trail []stri
 			ls.fail(fmt.Sprintf("%s/%s finds no node", st.leader[0].Namespace, st.leader[0].Name), trail)
 		}
 	default:
-		if out, err = ls.follow(k, st, path, trail); err != nil {
+		if out, err = ls.follow(k, s, st, path, trail); err != nil {
 			return followOutcome{}, err
 		}
 	}
@@ -598,8 +656,23 @@ func (ls *leaderSearch) explore(k int, s *schedule.Scheduler, path, trail []stri
 
 // follow is explore's step for a leader that fits: its bad nodes recorded,
 // then every good node's state followed (once per state key).
-func (ls *leaderSearch) follow(k int, st *step, path, trail []string) (followOutcome, error) {
+func (ls *leaderSearch) follow(k int, s *schedule.Scheduler, st *step, path, trail []string) (followOutcome, error) {
 	leader := st.leader[0]
+	if n := ls.untried(st); n > 1 && n > maxLeaderWork-ls.p.work {
+		// More nodes than the work left can try: none is, beyond the
+		// first (the placement says the choice was not followed).
+		ls.p.exhausted = true
+	}
+	for i := range st.ties {
+		if ls.p.exhausted && i > 0 && st.trials[i] == nil {
+			// Out of work: the nodes not tried yet are not followed.
+			st.ties, st.trials = st.ties[:i], st.trials[:i]
+			break
+		}
+		if _, err := ls.trialAt(st, i); err != nil {
+			return followOutcome{}, err
+		}
+	}
 	for _, t := range st.trials {
 		if t.good && !slices.Contains(ls.goodValues, t.value) {
 			ls.goodValues = append(ls.goodValues, t.value)
@@ -625,7 +698,19 @@ func (ls *leaderSearch) follow(k int, st *step, path, trail []string) (followOut
 		if len(st.ties) > 1 {
 			more = append(slices.Clone(trail), fmt.Sprintf("%s/%s on %s", leader.Namespace, leader.Name, ls.nodesAndValues(st.ties[i:i+1])))
 		}
-		rest, err := ls.explore(k+1, t.g, next, more)
+		g := t.g
+		if g == nil {
+			// A quick trial: the leader alone stands for its unit, which
+			// keeps later leaders out of its value (byValue).
+			var err error
+			if g, err = s.Fork(); err != nil {
+				return followOutcome{}, err
+			}
+			if err := g.Reserve(leader, st.ties[i]); err != nil {
+				return followOutcome{}, err
+			}
+		}
+		rest, err := ls.explore(k+1, g, next, more)
 		if err != nil {
 			return followOutcome{}, err
 		}
@@ -635,12 +720,27 @@ func (ls *leaderSearch) follow(k int, st *step, path, trail []string) (followOut
 	return out, nil
 }
 
+// untried counts the trials st's ties need that are not known yet.
+func (ls *leaderSearch) untried(st *step) int {
+	if !ls.alike {
+		return len(st.ties)
+	}
+	keys := map[string]bool{}
+	for _, node := range st.ties {
+		key := ls.nodeSig(st.s, node) + "\x00" + st.values[ls.valueOf[node]]
+		if _, known := ls.follows[ls.shape(st.k)+"\x00"+key]; !known {
+			keys[key] = true
+		}
+	}
+	return len(keys)
+}
+
 // short words the nodes of the top score where the leader's followers
 // cannot follow, if any, and returns them.
 func (ls *leaderSearch) short(st *step) (string, []string) {
 	var bad []string
 	for i, t := range st.trials {
-		if !t.good {
+		if t != nil && !t.good {
 			bad = append(bad, st.ties[i])
 		}
 	}
@@ -667,7 +767,7 @@ func (ls *leaderSearch) plan(k int, s *schedule.Scheduler, path []string) (*atte
 	if k == len(ls.order) {
 		return &attempt{}, nil
 	}
-	st, err := ls.step(k, s)
+	st, err := ls.step(k, s, false)
 	if err != nil {
 		return nil, err
 	}
@@ -685,8 +785,24 @@ func (ls *leaderSearch) plan(k int, s *schedule.Scheduler, path []string) (*atte
 		}
 		return joined(a, rest), nil
 	default:
+		// The first good node whose state lets every later unit be placed,
+		// else the first good one, else the first; nodes known to strand
+		// the followers (alike, from explore) are not tried again.
 		chosen, firstGood := -1, -1
-		for i, tr := range st.trials {
+		for i := range st.ties {
+			if ls.alike {
+				key := ls.nodeSig(s, st.ties[i]) + "\x00" + st.values[ls.valueOf[st.ties[i]]]
+				if good, ok := ls.follows[ls.shape(k)+"\x00"+key]; ok && !good {
+					continue
+				}
+			}
+			if ls.p.exhausted && firstGood >= 0 {
+				break
+			}
+			tr, err := ls.trialAt(st, i)
+			if err != nil {
+				return nil, err
+			}
 			if !tr.good {
 				continue
 			}
@@ -700,6 +816,17 @@ func (ls *leaderSearch) plan(k int, s *schedule.Scheduler, path []string) (*atte
 		}
 		if chosen < 0 {
 			chosen = max(firstGood, 0)
+		}
+		if _, err := ls.trialAt(st, chosen); err != nil {
+			return nil, err
+		}
+		if !st.trials[chosen].good && !ls.p.exhausted {
+			// Every node leaves the rest short: all tried, for the words.
+			for i := range st.ties {
+				if _, err := ls.trialAt(st, i); err != nil {
+					return nil, err
+				}
+			}
 		}
 		t, choice = st.trials[chosen], ls.choice(st, chosen)
 	}
@@ -743,8 +870,7 @@ func (ls *leaderSearch) followers(g *schedule.Scheduler, followers []*corev1.Pod
 // name and value: alike nodes have the same. A node with pods that have
 // pod (anti-)affinity terms or claims on volumes is like no other.
 func (ls *leaderSearch) nodeSig(s *schedule.Scheduler, node string) string {
-	i := slices.IndexFunc(s.NodeInfos(), func(ni *framework.NodeInfo) bool { return ni.Name() == node })
-	return ls.sigOf(s.NodeInfos()[i])
+	return ls.sigOf(s.NodeInfos()[ls.pos[node]])
 }
 
 func (ls *leaderSearch) sigOf(ni *framework.NodeInfo) string {
@@ -778,6 +904,41 @@ func (ls *leaderSearch) valueSigs(s *schedule.Scheduler) map[string]string {
 		out[v] = strings.Join(sigs, "\x01")
 	}
 	return out
+}
+
+// shape is what of unit k's members placement reads within a value, but
+// the labels that name the unit (alike only: their pod terms are on the
+// keys alone): equal for the child Jobs of one replicated Job.
+func (ls *leaderSearch) shape(k int) string {
+	if sh, ok := ls.shapes[k]; ok {
+		return sh
+	}
+	var b strings.Builder
+	for _, pod := range ls.groups[ls.order[k]] {
+		spec := pod.Spec.DeepCopy()
+		if spec.Affinity != nil {
+			spec.Affinity = &corev1.Affinity{NodeAffinity: spec.Affinity.NodeAffinity}
+		}
+		spec.Hostname, spec.NodeName = "", ""
+		for i := range spec.Containers {
+			spec.Containers[i].Env, spec.Containers[i].Command, spec.Containers[i].Args = nil, nil, nil
+		}
+		fmt.Fprintf(&b, "%s|%v|%v\x01", pod.Labels[ls.sg.LeaderLabel], *framework.ComputePodResource(pod).Resource, spec.String())
+	}
+	ls.shapes[k] = b.String()
+	return ls.shapes[k]
+}
+
+// nodesOf are the nodes of value v (within).
+func (ls *leaderSearch) nodesOf(v string) []string {
+	var names []string
+	for n, nv := range ls.valueOf {
+		if nv == v {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // nodesAndValues words nodes with their values of the key, the nodes of
