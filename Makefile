@@ -13,11 +13,15 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/kubectl-gang/kubectl-gang/pkg/version.Version=$(VERSION)
 UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
 
-# Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler, and
-# hack/build-schedplugins.sh scheduler-plugins' kube-scheduler (Coscheduling).
+# Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler,
+# hack/build-schedplugins.sh scheduler-plugins' kube-scheduler (Coscheduling),
+# and hack/build-controllers.sh kube-controller-manager and the JobSet
+# controller.
 K8S_BIN_DIR = $(shell hack/build-k8s.sh)
 SCHEDPLUGINS_BIN = $(shell hack/build-schedplugins.sh)
-TEST_ENV = KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" KUBECTL_GANG_SCHEDPLUGINS_BIN="$(SCHEDPLUGINS_BIN)"
+CONTROLLERS_DIR = $(shell hack/build-controllers.sh)
+TEST_ENV = KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" KUBECTL_GANG_SCHEDPLUGINS_BIN="$(SCHEDPLUGINS_BIN)" \
+	KUBECTL_GANG_CONTROLLERS_BIN="$(CONTROLLERS_DIR)"
 
 .PHONY: all build install test test-unit test-integration test-conformance test-binaries bench bench-e2e verify demo release clean
 
@@ -35,12 +39,14 @@ DEMO_ARGS ?= explain podgroup/llm-pretrain -n ml-research --snapshot examples/gp
 demo: build
 	@$(BIN)/kubectl-gang $(DEMO_ARGS) || [ $$? -eq 3 ]
 
-# test-binaries builds etcd, kube-apiserver, kube-scheduler and
-# scheduler-plugins' kube-scheduler from the Go module proxy into the cache
-# once (about 13 minutes on 2 cores), then reuses them.
+# test-binaries builds etcd, kube-apiserver, kube-scheduler,
+# scheduler-plugins' kube-scheduler, kube-controller-manager and the JobSet
+# controller from the Go module proxy into the cache once (about 18 minutes
+# on 2 cores), then reuses them.
 test-binaries:
 	@hack/build-k8s.sh >/dev/null
 	@hack/build-schedplugins.sh >/dev/null
+	@hack/build-controllers.sh >/dev/null
 
 test: test-binaries
 	$(TEST_ENV) $(GO) test -count=1 ./...

@@ -16,7 +16,7 @@ go vet ./...
 # staticcheck, pinned, from the Go module proxy (cached after the first run).
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-for mod in . hack/k8s hack/krew hack/schedplugins; do
+for mod in . hack/k8s hack/krew hack/schedplugins hack/jobset; do
   [[ -f "$mod/go.mod" ]] || continue
   before=$(cat "$mod/go.mod" "$mod/go.sum")
   # hack/schedplugins pins Kubernetes 1.33 staging versions the checksum

@@ -388,7 +388,7 @@ func TestShippedExamples(t *testing.T) {
 	// The LeaderWorkerSet example: the second group preempts within one
 	// block, as the README shows it.
 	code, out, _ = run(t, "", "explain", "-f", "../../examples/lws-exclusive.yaml", "--snapshot", exampleSnapshot)
-	if code != ExitNo || !strings.Contains(out, "(of the\n    values no other LeaderWorkerSet group holds, the one with the most room)") ||
+	if code != ExitNo || !strings.Contains(out, "(of\n    the values no other LeaderWorkerSet group holds, the one with the most room)") ||
 		!strings.Contains(out, "  - preempting 2 lower-priority pod(s) would make room: ml-research/sweep-lr-0 (priority 100, batch-low),\n    ml-research/sweep-lr-1 (priority 100, batch-low) on gpu-b-07; then 8 member(s) fit at once (verified)") {
 		t.Errorf("explain lws-exclusive.yaml: exit %d, output %q", code, out)
 	}
@@ -399,8 +399,9 @@ func TestShippedExamples(t *testing.T) {
 	}
 	// The JobSet example's explanation, as the README shows it.
 	code, out, _ = run(t, "", "explain", "-f", "../../examples/jobset-exclusive.yaml", "--snapshot", exampleSnapshot)
-	if code != ExitNo || !strings.Contains(out, "  - adding 1 node(s) like gpu-b-04 (allocatable 95.69 cpu, 1130.9Gi memory, 8 nvidia.com/gpu) to the cluster would make\n    room; then 8 member(s) fit at once (verified)") ||
-		!strings.Contains(out, "  - short 8 nvidia.com/gpu in network.topology.kubernetes.io/block=us-east-1b-block-2, where the blocked child Job's\n    other members go:") {
+	if code != ExitNo || !strings.Contains(out, "  - adding 3 node(s) like gpu-a-04 (allocatable 95.69 cpu, 1130.9Gi memory, 8 nvidia.com/gpu) to the cluster would make\n    room; then 8 member(s) fit at once (verified)") ||
+		!strings.Contains(out, "  - short 24 nvidia.com/gpu in network.topology.kubernetes.io/block=us-east-1a-block-2, where the blocked child Job's\n    other members go:") ||
+		!strings.Contains(out, "default/pretrain-workers-1-0, the leader of its child Job, goes to one of gpu-a-04\n") {
 		t.Errorf("explain jobset-exclusive.yaml: exit %d, output %q", code, out)
 	}
 	// The fine-tuning Job fits in zone a, but the namespace's quota would

@@ -164,6 +164,10 @@ type Placement struct {
 	// Blocker is the cycle of the first member that did not fit in the best
 	// attempt: its FailedScheduling message says what stopped it.
 	Blocker *schedule.Result
+	// Why says what no single cycle shows of why the gang cannot be
+	// placed: a sub-group's leader goes where the rest cannot follow
+	// (docs/design.md#gangs). Empty otherwise.
+	Why string
 	// BlockerAfter are the assignments the blocker's cycle ran after (the
 	// members placed before it; for sub-groups placed whole, those of its
 	// own sub-group too, which the plan leaves out).
@@ -368,6 +372,10 @@ type attempt struct {
 	// risk, for a one-pass source, is the attempt's dependence on the
 	// queue's order (placeOnePass).
 	risk *orderRisk
+	// why says, when the attempt cannot place the gang for a reason no
+	// single cycle shows (a sub-group's leader put where the rest cannot
+	// follow), what happens.
+	why string
 }
 
 // noteNotEvaluated adds what a cycle did not evaluate, once each.
@@ -1025,6 +1033,10 @@ func (p *Placement) finish(best *attempt, need, running int) {
 	if sg := p.Gang.SubGroups; sg != nil && sg.Whole && best != nil {
 		whole, total := wholeUnits(sg, p.Gang.Members, best.unplaced)
 		fmt.Fprintf(&b, " (each %s whole or none: %d of %d fit)", sg.Unit, whole, total)
+	}
+	if best != nil && best.why != "" {
+		p.Why = best.why
+		fmt.Fprintf(&b, "; %s", best.why)
 	}
 	if p.Blocker != nil {
 		fmt.Fprintf(&b, "; %s/%s: %s", p.Blocker.Pod.Namespace, p.Blocker.Pod.Name, p.Blocker.Message)

@@ -99,9 +99,12 @@ func blockNodes(sizes ...int) []*corev1.Node {
 
 // A JobSet with exclusive placement puts each child Job alone in one value
 // of the key: the affinities JobSet's pod webhook injects enforce it, and
-// placement looks for a block per Job. Two Jobs of two 8-GPU pods take one
-// block each; a third finds only a one-node block, whose second pod has
-// nowhere to go though a-2 is free: block a is another Job's.
+// each Job's leader goes first, to a node of the top score, its follower
+// after it in its block. On empty nodes every node ties, so the leader may
+// take c-0, where its follower has no room: a coin toss, never a plain
+// yes; the plan is the first tie that works. A third Job finds only
+// block c, whose second pod has nowhere to go though a-2 is free: block a
+// is another Job's.
 func TestJobSetExclusivePlacement(t *testing.T) {
 	nodes := blockNodes(3, 2, 1)
 	jobSet := func(jobs int) string {
@@ -133,11 +136,10 @@ spec:
 	for _, a := range p.Assignments {
 		got = append(got, a.Pod.Name+"->"+a.Node)
 	}
-	// Each Job gets the block that holds it most tightly: the first b, the
-	// second a (c cannot hold two).
-	want := []string{"js-w-0-0->b-0", "js-w-0-1->b-1", "js-w-1-0->a-0", "js-w-1-1->a-1"}
-	if diff := cmp.Diff(want, got); diff != "" || p.Verdict != gang.VerdictPlaced {
-		t.Errorf("two Jobs: %s (-want +got):\n%s", p.Verdict, diff)
+	want := []string{"js-w-0-0->a-0", "js-w-0-1->a-1", "js-w-1-0->b-0", "js-w-1-1->b-1"}
+	if diff := cmp.Diff(want, got); diff != "" || p.Verdict != gang.VerdictPlaced || p.Verified() ||
+		!strings.Contains(strings.Join(p.AllNotEvaluated(), "\n"), "may land on c-0 ("+block+"=c), where the rest cannot follow") {
+		t.Errorf("two Jobs: %s, verified %v, %v (-want +got):\n%s", p.Verdict, p.Verified(), p.AllNotEvaluated(), diff)
 	}
 	p = place(3)
 	if p.Verdict != gang.VerdictUnschedulable || p.MaxPlaceable != 5 || p.Blocker == nil || p.Blocker.Pod.Name != "js-w-2-1" ||
@@ -146,11 +148,13 @@ spec:
 	}
 }
 
-// kube-scheduler puts a child Job's leader on the best-scored node (at
-// random among ties) and the followers must join it; placement searches
-// the blocks instead, so a one-node block first by name does not sink a
-// Job that a two-node block holds.
-func TestJobSetExclusiveSearchesBlocks(t *testing.T) {
+// kube-scheduler puts a child Job's leader on the best-scored node (any of
+// equal scores) and the followers must join it: with a one-node block
+// first by name, the leader may take a-0 and its follower stays Pending,
+// so the answer is a coin toss naming a-0, whose plan uses block b. By the
+// affinities alone (no sub-groups), the leader takes a-0 and the follower
+// has nowhere to go.
+func TestJobSetExclusiveFollowsTheLeader(t *testing.T) {
 	nodes := blockNodes(1, 2)
 	g := whatIf(t, []byte(`apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
@@ -170,11 +174,10 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Verdict != gang.VerdictPlaced || p.Assignments[0].Node != "b-0" || p.Assignments[1].Node != "b-1" {
-		t.Errorf("%s: %s", p.Verdict, p.Message)
+	if p.Verdict != gang.VerdictPlaced || p.Verified() || p.Assignments[0].Node != "b-0" || p.Assignments[1].Node != "b-1" ||
+		!strings.Contains(strings.Join(p.AllNotEvaluated(), "\n"), "may land on a-0 ("+block+"=a)") {
+		t.Errorf("%s, verified %v: %s %v", p.Verdict, p.Verified(), p.Message, p.AllNotEvaluated())
 	}
-	// By the affinities alone (no search), the leader takes a-0 and the
-	// follower has nowhere to go.
 	g.SubGroups = nil
 	if p, err = gang.Place(context.Background(), snap, g, gang.PlaceOptions{}); err != nil || p.Verdict != gang.VerdictUnschedulable {
 		t.Errorf("without the search: %v, %v", p.Verdict, err)

@@ -171,11 +171,14 @@ func (m *builder) addJobSet(obj *unstructured.Unstructured, ns, name, what strin
 		jobsBefore += int(replicas(i))
 		groupBefore[group] += int(replicas(i))
 	}
-	// Placement looks for a value of the key per child Job; Jobs with
-	// another key (rare) are left to their affinities alone.
+	// Placement follows each child Job's leader (completion index 0) to
+	// every node kube-scheduler may put it on, its followers after it
+	// (gang.SubGroups); Jobs with another key (rare) are left to their
+	// affinities alone.
 	if len(keys) > 0 {
 		m.subGroups = append(m.subGroups, subGroupsOf{what: what, sg: &gang.SubGroups{Unit: "child Job", Label: jobSetJobKey,
-			TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey}})
+			TopologyKey: slices.Min(slices.Collect(maps.Keys(keys))), Annotation: JobSetExclusiveKey,
+			LeaderLabel: jobCompletionIndex, LeaderValue: "0"}})
 	}
 	return nil
 }

@@ -92,9 +92,13 @@ type lwsGroup struct {
 // on the sub-group key, as the webhook does.
 //
 // Each group is placed whole or not at all (the unit of LWS's gang
-// scheduling providers, whose PodGroup per group asks for size members),
-// searched a value of the exclusive key each, and sub-groups a value of
-// theirs within it (gang.SubGroups). The gang's minimum stays every pod:
+// scheduling providers, whose PodGroup per group asks for size members);
+// with exclusive-topology its leader is placed first, on every node
+// kube-scheduler may pick for it, and its workers after it in the
+// leader's value (LWS's pod controller creates the workers' StatefulSet
+// only once the leader is bound, with a nodeSelector for that value:
+// setNodeSelectorForWorkerPods), and sub-groups likewise within it
+// (gang.SubGroups). The gang's minimum stays every pod:
 // the question -f answers is whether the whole set fits.
 func (m *builder) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, what string) error {
 	if err := checkVersion(obj, schema.GroupVersion{Group: LeaderWorkerSetGroup, Version: lwsVersion}, what); err != nil {
@@ -151,7 +155,8 @@ func (m *builder) addLeaderWorkerSet(obj *unstructured.Unstructured, ns, name, w
 			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	sg := &gang.SubGroups{Unit: "LeaderWorkerSet group", Label: lwsGroupKey, TopologyKey: exclusive, Whole: true}
+	sg := &gang.SubGroups{Unit: "LeaderWorkerSet group", Label: lwsGroupKey, TopologyKey: exclusive, Whole: true,
+		LeaderLabel: lwsWorkerIndexKey, LeaderValue: "0"}
 	if subExclusive != "" {
 		sg.Inner = &gang.SubGroups{Unit: "LeaderWorkerSet sub-group", Label: lwsSubGroupKey, TopologyKey: subExclusive, Annotation: LWSSubGroupExclusive}
 	}

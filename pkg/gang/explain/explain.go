@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -389,6 +390,8 @@ func gangVerdict(p *gang.Placement, v gang.Validity, gatedMembers int, gates []s
 		return VerdictSchedulable, p.Message
 	case p.Gate != nil:
 		return VerdictUnschedulable, p.Message
+	case p.Blocker != nil && p.Why != "":
+		return VerdictUnschedulable, strings.TrimSuffix(p.Blocker.Message, ".") + "; " + p.Why
 	case p.Blocker != nil:
 		return VerdictUnschedulable, p.Blocker.Message
 	case !v.Valid:
