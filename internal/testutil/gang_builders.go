@@ -191,13 +191,20 @@ type NeedEachOther struct {
 func MakeNeedEachOther(r *rand.Rand, ns, prefix string) NeedEachOther {
 	var out NeedEachOther
 	zones := 2 + r.IntN(3)
+	// Every zone alike: the launcher's nodes tie, and where it lands among
+	// them (kube-scheduler's node order, which a plan does not know; a gap
+	// of docs/design.md) must not decide the outcome.
+	perZone := 1 + r.IntN(3)
+	var nodeGPUs []string
+	for range perZone {
+		nodeGPUs = append(nodeGPUs, []string{"8", "8", "4", "0"}[r.IntN(4)])
+	}
 	for z := range zones {
-		for n := range 1 + r.IntN(3) {
+		for n := range perZone {
 			name := fmt.Sprintf("%sz%d-%d", prefix, z, n)
-			gpus := []string{"8", "8", "4", "0"}[r.IntN(4)]
 			out.Nodes = append(out.Nodes, MakeNode().Name(name).Label(corev1.LabelTopologyZone, fmt.Sprintf("%sz%d", prefix, z)).
 				Label(corev1.LabelHostname, name).
-				Capacity(Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": gpus, "pods": "110"}).Obj())
+				Capacity(Res{"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": nodeGPUs[n], "pods": "110"}).Obj())
 		}
 	}
 	name := func(role string) string { return fmt.Sprintf("%s-%04x", role, r.IntN(0x10000)) }
