@@ -203,9 +203,9 @@ func (b *nativeBed) kubeOutcome(group string, members int) (bound int, failures 
 type verdictJSON struct {
 	Verdict      string `json:"verdict"`
 	OnceReleased string `json:"onceReleased"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-	Checks  []struct {
+	Reason       string `json:"reason"`
+	Message      string `json:"message"`
+	Checks       []struct {
 		Name             string `json:"name"`
 		Result           string `json:"result"`
 		SchedulerMessage string `json:"schedulerMessage"`
