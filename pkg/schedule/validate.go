@@ -33,11 +33,6 @@ import (
 func ValidateResources(pod *corev1.Pod) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	// validatePodSpec: a pod has at least one container (a truncated
-	// manifest often has none).
-	if len(pod.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(spec.Child("containers"), ""))
-	}
 	for i := range pod.Spec.InitContainers {
 		errs = append(errs, validateRequirements(&pod.Spec.InitContainers[i].Resources, containerResourceName, spec.Child("initContainers").Index(i).Child("resources"))...)
 	}

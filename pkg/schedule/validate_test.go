@@ -25,8 +25,6 @@ func TestValidateResources(t *testing.T) {
 		want string // "" for a valid pod
 	}{
 		{"plain cpu and gpu", container(testutil.Res{"cpu": "2"}, testutil.Res{"nvidia.com/gpu": "8"}), ""},
-		// A truncated manifest: the template ends before its containers.
-		{"no containers", func(p *corev1.Pod) { p.Spec.Containers = nil }, `spec.containers: Required value`},
 		{"negative cpu", container(testutil.Res{"cpu": "-1"}, nil),
 			`spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`},
 		{"request above limit", container(testutil.Res{"memory": "2Gi"}, testutil.Res{"memory": "1Gi"}),

@@ -323,6 +323,11 @@ func (m *builder) setPodGroup(pg *unstructured.Unstructured, what string) error 
 func (m *builder) addPod(pod *corev1.Pod) error {
 	// What the API server would default when the pod is created.
 	schedule.DefaultPod(pod)
+	if len(pod.Spec.Containers) == 0 {
+		// validatePodSpec: a pod has a container; a truncated manifest
+		// (the template ends before them) often has none.
+		return fmt.Errorf("pod %s/%s: spec.containers: Required value", pod.Namespace, pod.Name)
+	}
 	if errs := schedule.ValidateResources(pod); len(errs) > 0 {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, errs.ToAggregate())
 	}

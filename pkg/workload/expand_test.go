@@ -319,15 +319,24 @@ metadata: {name: a}
 apiVersion: v1
 kind: Pod
 metadata: {name: p, labels: {scheduling.x-k8s.io/pod-group: b}}
+spec: {containers: [{name: c, image: i}]}
 `, wantErr: `pod ml/p names podgroups.scheduling.x-k8s.io "b", but the manifests' PodGroup is "a"`},
+		{name: "a truncated Job: the template ends before its containers", yaml: `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: cut}
+spec: {parallelism: 2, completions: 2, template: {spec: {restartPolicy: Never}}}
+`, wantErr: `pod ml/cut-0: spec.containers: Required value`},
 		{name: "two namespaces", yaml: `
 apiVersion: v1
 kind: Pod
 metadata: {name: a, namespace: dev}
+spec: {containers: [{name: c, image: i}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: b, namespace: prod}
+spec: {containers: [{name: c, image: i}]}
 `, wantErr: `Pod "b" is in namespace "prod", the other objects in "dev": a gang lives in one namespace`},
 		{name: "unsupported kind", yaml: "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: t}\n",
 			wantErr: `Workflow "t": kind Workflow of argoproj.io/v1alpha1 is not supported with -f; give Pods, a PodGroup, Jobs, Deployments, ReplicaSets, StatefulSets, Volcano Jobs, JobSets, LeaderWorkerSets, Kubeflow training jobs (PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob, MPIJob), RayClusters, RayJobs or Kubeflow Trainer TrainJobs (with their ClusterTrainingRuntime or TrainingRuntime), and the ResourceClaimTemplates and ResourceClaims (resource.k8s.io/v1) they use`},
@@ -348,6 +357,7 @@ spec: {template: {spec: {containers: [{name: c, image: i}]}}}
 apiVersion: v1
 kind: Pod
 metadata: {name: a-0}
+spec: {containers: [{name: c, image: i}]}
 `, wantErr: "the manifests make two pods named ml/a-0"},
 		{name: "no name", yaml: "apiVersion: v1\nkind: Pod\nmetadata: {labels: {a: b}}\n", wantErr: "Pod has no metadata.name"},
 		{name: "bad field type", yaml: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: many}\n",
