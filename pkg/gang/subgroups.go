@@ -113,7 +113,7 @@ func placeSubGroups(ctx context.Context, base *schedule.Scheduler, sg *SubGroups
 // combination of earlier choices, or its followers tried after it on one
 // node): beyond it, only the first equally scored node is followed, and
 // the placement says so (not evaluated, never a plain yes).
-const maxLeaderWork = 200
+const maxLeaderWork = 64
 
 // subGroupPlacer is what one placement of sub-groups shares.
 type subGroupPlacer struct {
