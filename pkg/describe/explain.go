@@ -463,11 +463,7 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		w.para("  ", placedLater(p))
 	}
 	if q := p.QueueOrder; q != nil {
-		var names []string
-		for _, pod := range q.NeedOthers {
-			names = append(names, pod.Namespace+"/"+pod.Name)
-		}
-		w.para("  Queue order:  ", fmt.Sprintf("%d of minimum %d fit when the cycle takes %s first", q.Worst, p.MinMember, strings.Join(names, ", ")))
+		w.para("  Queue order:  ", fmt.Sprintf("%d of minimum %d fit when the cycle takes %s first", q.Worst, p.MinMember, strings.Join(gang.PodKeys(q.NeedOthers), ", ")))
 	}
 	if len(e.Domains) == 0 {
 		return nil

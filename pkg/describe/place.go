@@ -68,9 +68,5 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 // placedLater says which members were tried again after the members
 // queued behind them, which they need (docs/design.md#gangs).
 func placedLater(p *gang.Placement) string {
-	var names []string
-	for _, pod := range p.PlacedLater {
-		names = append(names, pod.Namespace+"/"+pod.Name)
-	}
-	return fmt.Sprintf("Order: %s fit only once members queued behind them were placed, and were tried again after them", strings.Join(names, ", "))
+	return fmt.Sprintf("Order: %s fit only once members queued behind them were placed, and were tried again after them", strings.Join(gang.PodKeys(p.PlacedLater), ", "))
 }

@@ -84,6 +84,15 @@ func Ungated(pod *corev1.Pod) *corev1.Pod {
 	return c
 }
 
+// PodKeys names pods namespace/name, in their order.
+func PodKeys(pods []*corev1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, pod := range pods {
+		out = append(out, pod.Namespace+"/"+pod.Name)
+	}
+	return out
+}
+
 // GateNames lists the scheduling gates of pods, sorted, each once.
 func GateNames(pods []*corev1.Pod) []string {
 	var out []string

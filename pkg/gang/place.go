@@ -1084,13 +1084,9 @@ func (r *QueueOrderRisk) message(p *Placement) string {
 
 // podNames words pods as namespace/name, the first three and a count.
 func podNames(pods []*corev1.Pod) string {
-	var names []string
-	for i, pod := range pods {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(pods)-3))
-			break
-		}
-		names = append(names, pod.Namespace+"/"+pod.Name)
+	names := PodKeys(pods)
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
 	}
 	return strings.Join(names, ", ")
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -208,9 +207,9 @@ func FromPlacement(p *gang.Placement) *Placement {
 		out.Assignments = append(out.Assignments, Assignment{Pod: a.Pod.Namespace + "/" + a.Pod.Name, Node: a.Node, Score: a.Score, Claims: claimAllocations(a.Claims)})
 	}
 	out.NotEvaluated = p.AllNotEvaluated()
-	out.PlacedLater = podKeys(p.PlacedLater)
+	out.PlacedLater = gang.PodKeys(p.PlacedLater)
 	if q := p.QueueOrder; q != nil {
-		out.QueueOrder = &QueueOrder{NeedOthers: podKeys(q.NeedOthers), Worst: q.Worst}
+		out.QueueOrder = &QueueOrder{NeedOthers: gang.PodKeys(q.NeedOthers), Worst: q.Worst}
 	}
 	for _, pod := range p.Unplaced {
 		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
@@ -227,15 +226,6 @@ func FromPlacement(p *gang.Placement) *Placement {
 		out.Members = append(out.Members, MemberPlan{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Score: m.Score, Status: string(m.Status)})
 	}
 	return &out
-}
-
-// podKeys names pods namespace/name.
-func podKeys(pods []*corev1.Pod) []string {
-	var out []string
-	for _, pod := range pods {
-		out = append(out, pod.Namespace+"/"+pod.Name)
-	}
-	return out
 }
 
 // FromBindReport converts bind's result.
