@@ -13,7 +13,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -185,77 +184,27 @@ func playGang(t *testing.T, c gangCase) (*v1alpha1.Placement, int, []string) {
 	return &plan, bound, msgs
 }
 
-// settleGang waits until every member is bound or PodScheduled=False, and
-// that has held for 3 s.
+// settleGang waits until kube-scheduler is done with the members
+// (testbed.Env.Settle).
 func settleGang(t *testing.T, ns string, members []string) (int, []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second+settleFor)
-	defer cancel()
-	last, stableSince := -1, time.Time{}
-	for {
-		bound, settled := 0, 0
-		var messages []string
-		for _, name := range members {
-			pod, err := env.Clientset().CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatalf("get member: %v", err)
-			}
-			if pod.Spec.NodeName != "" {
-				bound++
-				settled++
-				continue
-			}
-			for _, cond := range pod.Status.Conditions {
-				if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-					settled++
-					messages = append(messages, name+": "+cond.Message)
-				}
-			}
-		}
-		done := settled == len(members)
-		switch {
-		case !done || bound != last:
-			last, stableSince = bound, time.Now()
-		case bound == len(members) || time.Since(stableSince) > settleFor:
-			return bound, messages
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("members of %s not settled: %d bound, %d settled of %d", ns, bound, settled, len(members))
-		case <-time.After(100 * time.Millisecond):
-		}
+	bound, msgs, err := env.Settle(t.Context(), ns, members, settleFor, 40*time.Second+settleFor)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return bound, msgs
 }
 
-// cleanupGang deletes the case's pods, PodGroup (its finalizer taken off:
-// no controller removes it here), nodes and namespace.
+// cleanupGang deletes the case's PodGroup (its finalizer taken off: no
+// controller removes it here), then its pods, nodes and namespace.
 func cleanupGang(t *testing.T, ns string, nodes *[]string) {
 	ctx := context.WithoutCancel(t.Context())
-	cs := env.Clientset()
-	zero := int64(0)
-	_ = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
 	pgs := dynamic.NewForConfigOrDie(env.Config).Resource(nativePodGroups).Namespace(ns)
 	_, _ = pgs.Patch(ctx, "gang", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	_ = pgs.Delete(ctx, "gang", metav1.DeleteOptions{})
-	for _, n := range *nodes {
-		_ = cs.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{})
+	if err := env.DeleteScenario(ctx, ns, *nodes); err != nil {
+		t.Error(err)
 	}
-	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		left := err != nil || len(pods.Items) > 0
-		for _, n := range *nodes {
-			if _, err := cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				left = true
-			}
-		}
-		if !left {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("gang case %s not cleaned up in 30s", ns)
 }
 
 // settleFor is how long the members' state must hold before the outcome

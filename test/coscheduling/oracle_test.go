@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -214,70 +212,19 @@ func run(t *testing.T, s scenario) (string, bool) {
 // returns how many are bound and the PodScheduled messages of the others.
 func settle(t *testing.T, ns string, members []string) (int, []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	last, stableSince := -1, time.Time{}
-	for {
-		bound, settled := 0, 0
-		var messages []string
-		list, err := env.Clientset().CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "scheduling.x-k8s.io/pod-group=gang"})
-		if err != nil {
-			t.Fatalf("list members: %v", err)
-		}
-		for _, pod := range list.Items {
-			if pod.Spec.NodeName != "" {
-				bound++
-				settled++
-				continue
-			}
-			for _, c := range pod.Status.Conditions {
-				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-					settled++
-					messages = append(messages, c.Message)
-				}
-			}
-		}
-		done := settled == len(members)
-		switch {
-		case !done || bound != last:
-			last, stableSince = bound, time.Now()
-		case bound == len(members) || time.Since(stableSince) > permitWait+time.Second:
-			return bound, messages
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("members of %s not settled: %d bound, %d settled of %d", ns, bound, settled, len(members))
-		case <-time.After(200 * time.Millisecond):
-		}
+	bound, messages, err := env.Settle(t.Context(), ns, members, permitWait+time.Second, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return bound, messages
 }
 
 // cleanup deletes the scenario's pods, nodes and namespace, and waits for
 // the pods and nodes to be gone.
 func cleanup(t *testing.T, ns string, nodes []string) {
-	ctx := context.WithoutCancel(t.Context())
-	cs := env.Clientset()
-	zero := int64(0)
-	_ = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
-	for _, n := range nodes {
-		_ = cs.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{})
+	if err := env.DeleteScenario(context.WithoutCancel(t.Context()), ns, nodes); err != nil {
+		t.Fatal(err)
 	}
-	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		left := err != nil || len(pods.Items) > 0
-		for _, n := range nodes {
-			if _, err := cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				left = true
-			}
-		}
-		if !left {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("scenario %s not cleaned up in 30s", ns)
 }
 
 var (
