@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+
 	"cmp"
 	"slices"
 
@@ -93,6 +95,14 @@ type Snapshot struct {
 	PodGroups []*unstructured.Unstructured
 	// Queues holds Volcano Queues.
 	Queues []*unstructured.Unstructured
+	// VolcanoConfig is the configuration Volcano's scheduler runs with
+	// (--volcano-config, else the scheduler's ConfigMap a live read found);
+	// nil: Volcano's default configuration (volcano.Default) applies
+	// (docs/design.md#volcano). VolcanoConfigUnread, when set, says why the
+	// live read could not read the ConfigMap (no permission): the
+	// configuration is then unknown, and no Volcano verdict is a plain yes.
+	VolcanoConfig       *volcano.Config
+	VolcanoConfigUnread string
 	// Unreadable names the optional kinds a live read was not allowed to
 	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
 	// absence means "unknown", not "none". Not written to snapshot files.
@@ -109,6 +119,15 @@ type Snapshot struct {
 	// a deleted node are orphans kube-scheduler ignores too. Not written to
 	// snapshot files.
 	Partial string
+}
+
+// Volcano is the Volcano scheduler's configuration: VolcanoConfig, else
+// Volcano's default.
+func (s *Snapshot) Volcano() *volcano.Config {
+	if s.VolcanoConfig != nil {
+		return s.VolcanoConfig
+	}
+	return volcano.Default()
 }
 
 // IsUnreadable reports whether the live read could not list resource.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v2"
 )
@@ -192,14 +193,15 @@ func (a Arguments) String(key, def string) string {
 	return def
 }
 
-// Default is ChartDefault, parsed.
-func Default() *Config {
+// Default is ChartDefault, parsed; one value shared by every caller, not
+// to be changed.
+var Default = sync.OnceValue(func() *Config {
 	c, err := Parse([]byte(ChartDefault), ChartDefaultSource)
 	if err != nil {
 		panic(err) // a constant
 	}
 	return c
-}
+})
 
 // Parse reads a volcano-scheduler.conf as Volcano's UnmarshalSchedulerConf
 // does: YAML, unknown fields ignored, every action a known one, proportion
