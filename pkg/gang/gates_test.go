@@ -117,161 +117,10 @@ func TestCoschedulingGate(t *testing.T) {
 	}
 }
 
-func TestVolcanoEnqueueGate(t *testing.T) {
-	// 16 CPUs and 16 GPUs in all; Volcano's overcommit sees 19.2 CPUs.
-	nodes := []*corev1.Node{
-		testutil.MakeNode().Name("n1").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
-		testutil.MakeNode().Name("n2").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
-	}
-	running := func(name, node string, r testutil.Res) *corev1.Pod {
-		return testutil.MakePod().Namespace("ml").Name(name).Node(node).Req(r).Obj()
-	}
-	vgang := func(pg *testutil.PodGroupWrapper, minResources testutil.Res) *gang.Gang {
-		g := &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", Queue: "q", PodGroup: pg.Obj(), MinMember: 2}
-		if minResources != nil {
-			g.MinResources = minResources.List()
-		}
-		return g
-	}
-	pg := func() *testutil.PodGroupWrapper { return testutil.MakeVolcanoPodGroup("ml", "train", 2).Queue("q") }
-	queue := testutil.MakeVolcanoQueue("q")
-	tests := []struct {
-		name      string
-		gang      *gang.Gang
-		queue     *unstructured.Unstructured
-		nodes     []*framework.NodeInfo
-		queuePods []*corev1.Pod
-		want      *gang.GateResult
-	}{
-		{
-			name:  "not a Volcano gang",
-			gang:  &gang.Gang{Source: gang.SourceCoscheduling},
-			nodes: nodeInfos(nodes),
-		},
-		{
-			name:  "already enqueued",
-			gang:  vgang(pg().Phase("Inqueue"), testutil.Res{"cpu": "100"}),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Passed: true, Message: "podgroup is Inqueue: it has passed Volcano's enqueue step",
-				Figures: map[string]string{"queue": "q"}},
-		},
-		{
-			name:  "queue missing",
-			gang:  vgang(pg().Phase("Pending"), nil),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Reason: "QueueNotFound", Message: `queue "q" not found: Volcano does not enqueue the group`,
-				Figures: map[string]string{"queue": "q"}},
-		},
-		{
-			name:  "no minResources",
-			gang:  vgang(pg(), nil),
-			queue: testutil.MakeVolcanoQueue("q").State("Closed").Obj(),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Passed: true, Message: "no minResources: Volcano enqueues the group without a resource check",
-				Figures: map[string]string{"queue": "q"}},
-		},
-		{
-			name:  "fits",
-			gang:  vgang(pg(), testutil.Res{"cpu": "4", "nvidia.com/gpu": "4"}),
-			queue: queue.Obj(),
-			nodes: nodeInfos(nodes, running("busy", "n1", testutil.Res{"cpu": "6"})),
-			queuePods: []*corev1.Pod{running("busy", "n1", testutil.Res{"cpu": "6"}),
-				testutil.MakePod().Namespace("ml").Name("waiting").Req(testutil.Res{"cpu": "6"}).Obj()},
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Passed: true, Figures: map[string]string{"queue": "q",
-				"minResources": "cpu=4, nvidia.com/gpu=4", "clusterIdle": "cpu=13200m, memory=82463372083, nvidia.com/gpu=19200m",
-				"queueCapability": "cpu=16, memory=64Gi, nvidia.com/gpu=16", "queueAllocated": "cpu=6"}},
-		},
-		{
-			name:  "cluster overused",
-			gang:  vgang(pg(), testutil.Res{"cpu": "8", "memory": "1Gi"}),
-			queue: queue.Obj(),
-			nodes: nodeInfos(nodes, running("a", "n1", testutil.Res{"cpu": "6"}), running("b", "n2", testutil.Res{"cpu": "6"})),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Reason: "ClusterOverused", Message: "resource in cluster is overused: overused cpu",
-				Shortfall: testutil.Res{"cpu": "800m"}.List(),
-				Figures: map[string]string{"queue": "q", "minResources": "cpu=8, memory=1Gi",
-					"clusterIdle": "cpu=7200m, memory=82463372083, nvidia.com/gpu=19200m"}},
-		},
-		{
-			name:  "queue closed",
-			gang:  vgang(pg(), testutil.Res{"cpu": "1"}),
-			queue: testutil.MakeVolcanoQueue("q").State("Closed").Obj(),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Reason: "QueueNotOpen", Message: `queue "q" is Closed, not Open`,
-				Figures: map[string]string{"queue": "q", "minResources": "cpu=1",
-					"clusterIdle": "cpu=19200m, memory=82463372083, nvidia.com/gpu=19200m"}},
-		},
-		{
-			name:      "queue capability exhausted",
-			gang:      vgang(pg(), testutil.Res{"cpu": "2", "nvidia.com/gpu": "4"}),
-			queue:     testutil.MakeVolcanoQueue("q").State("").Capability(testutil.Res{"cpu": "4", "nvidia.com/gpu": "2"}).Obj(),
-			nodes:     nodeInfos(nodes, running("a", "n1", testutil.Res{"cpu": "3"})),
-			queuePods: []*corev1.Pod{running("a", "n1", testutil.Res{"cpu": "3"})},
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Reason: "QueueInsufficient",
-				Message:   "queue resource quota insufficient: insufficient cpu, insufficient nvidia.com/gpu",
-				Shortfall: testutil.Res{"cpu": "1", "nvidia.com/gpu": "2"}.List(),
-				Figures: map[string]string{"queue": "q", "minResources": "cpu=2, nvidia.com/gpu=4",
-					"clusterIdle":     "cpu=16200m, memory=82463372083, nvidia.com/gpu=19200m",
-					"queueCapability": "cpu=4, memory=64Gi, nvidia.com/gpu=2", "queueAllocated": "cpu=3"}},
-		},
-		{
-			name:  "without capability the cluster bounds the queue",
-			gang:  vgang(pg(), testutil.Res{"cpu": "17"}),
-			queue: queue.Obj(),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Reason: "QueueInsufficient",
-				Message: "queue resource quota insufficient: insufficient cpu", Shortfall: testutil.Res{"cpu": "1"}.List(),
-				Figures: map[string]string{"queue": "q", "minResources": "cpu=17",
-					"clusterIdle":     "cpu=19200m, memory=82463372083, nvidia.com/gpu=19200m",
-					"queueCapability": "cpu=16, memory=64Gi, nvidia.com/gpu=16", "queueAllocated": ""}},
-		},
-		{
-			name:  "a guarantee raises the bound",
-			gang:  vgang(pg(), testutil.Res{"cpu": "17"}),
-			queue: testutil.MakeVolcanoQueue("q").Guarantee(testutil.Res{"cpu": "18"}).Obj(),
-			nodes: nodeInfos(nodes),
-			want: &gang.GateResult{Gate: "VolcanoEnqueue", Check: "VolcanoQueue", Passed: true,
-				Figures: map[string]string{"queue": "q", "minResources": "cpu=17",
-					"clusterIdle":     "cpu=19200m, memory=82463372083, nvidia.com/gpu=19200m",
-					"queueCapability": "cpu=18, memory=64Gi, nvidia.com/gpu=16", "queueAllocated": ""}},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := gang.VolcanoEnqueueGate(tt.gang, tt.queue, tt.nodes, tt.queuePods)
-			if diff := testutil.Diff(tt.want, got); diff != "" {
-				t.Errorf("VolcanoEnqueueGate (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestVolcanoQueuePods(t *testing.T) {
-	groups := []*unstructured.Unstructured{
-		testutil.MakeVolcanoPodGroup("ml", "a", 1).Queue("q").Obj(),
-		testutil.MakeVolcanoPodGroup("ml", "b", 1).Obj(), // default queue
-		testutil.MakeCoschedulingPodGroup("ml", "c", 1).Obj(),
-	}
-	inA := testutil.MakePod().Namespace("ml").Name("a-0").VolcanoGroup("a").Obj()
-	inB := testutil.MakePod().Namespace("ml").Name("b-0").VolcanoGroup("b").Obj()
-	otherNS := testutil.MakePod().Namespace("dev").Name("a-0").VolcanoGroup("a").Obj()
-	inC := testutil.MakePod().Namespace("ml").Name("c-0").CoschedulingGroup("c").Obj()
-	pods := []*corev1.Pod{inA, inB, otherNS, inC}
-	for _, tt := range []struct {
-		queue string
-		want  []*corev1.Pod
-	}{{"q", []*corev1.Pod{inA}}, {"default", []*corev1.Pod{inB}}, {"none", nil}} {
-		t.Run(tt.queue, func(t *testing.T) {
-			if diff := testutil.Diff(tt.want, gang.VolcanoQueuePods(groups, pods, tt.queue)); diff != "" {
-				t.Errorf("VolcanoQueuePods (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // Place applies the gang's own gate as its scheduler would: a Volcano gang
 // whose queue cannot take its minResources is not placed although every
 // member fits, and says why; without Queues in the snapshot nothing holds
-// it back.
+// it back, and nothing is verified either (issue #24: never a plain yes).
 func TestPlaceAppliesTheSourceGate(t *testing.T) {
 	nodes := []*corev1.Node{
 		testutil.MakeNode().Name("n1").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
@@ -296,8 +145,8 @@ func TestPlaceAppliesTheSourceGate(t *testing.T) {
 		}
 		return p
 	}
-	if p := place(); p.Verdict != gang.VerdictPlaced || p.Gate != nil {
-		t.Errorf("no Queues: %s, gate %+v; want Placed", p.Verdict, p.Gate)
+	if p := place(); p.Verdict != gang.VerdictPlaced || p.Gate != nil || p.Verified() {
+		t.Errorf("no Queues: %s, gate %+v, verified %v; want Placed, not verified", p.Verdict, p.Gate, p.Verified())
 	}
 	small := testutil.MakeVolcanoQueue("q").State("").Capability(testutil.Res{"cpu": "2", "nvidia.com/gpu": "2"}).Obj()
 	p := place(small)

@@ -78,7 +78,7 @@ func TestMembersThatNeedEachOther(t *testing.T) {
 		wantMessage: "Volcano's allocate action tries a job's tasks once each per session, in task order",
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := placeMembers(context.Background(), mustScheduler(t, &schedule.Snapshot{Nodes: nodes}), tt.gang, PlaceOptions{})
+			p, _, err := placeMembers(context.Background(), mustScheduler(t, &schedule.Snapshot{Nodes: nodes}), tt.gang, PlaceOptions{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestVerdictDoesNotDependOnMemberOrder(t *testing.T) {
 				order := append([]*corev1.Pod(nil), members...)
 				r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 				g := &Gang{Source: source, Namespace: "ml", Name: "g", MinMember: min, Members: order}
-				p, err := placeMembers(context.Background(), base, g, PlaceOptions{})
+				p, _, err := placeMembers(context.Background(), base, g, PlaceOptions{}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

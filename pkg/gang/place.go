@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // Verdict is a placement's outcome.
@@ -376,6 +377,21 @@ type attempt struct {
 	// single cycle shows (a sub-group's leader put where the rest cannot
 	// follow), what happens.
 	why string
+	// budget is the source's own check of each member before it is tried
+	// (Volcano's queue share at allocation); nil for none.
+	budget memberBudget
+}
+
+// memberBudget is a gang scheduler's own check of each member during
+// placement, besides the nodes: Volcano's allocate action admits a task
+// only within its queue's share (docs/design.md#volcano). One budget
+// serves one attempt; fork makes a fresh one for another.
+type memberBudget interface {
+	fork() memberBudget
+	// admit says why pod may not be placed now, or "".
+	admit(pod *corev1.Pod) string
+	// take records pod placed.
+	take(pod *corev1.Pod)
 }
 
 // noteNotEvaluated adds what a cycle did not evaluate, once each.
@@ -411,15 +427,35 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // call every verb and every what-if places through, so the gate and the
 // source's validity rules always apply.
 func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
-	p, err := placeMembers(ctx, base, g, opts)
+	var vs *volcanoState
+	if g.Source == SourceVolcano {
+		vs = openVolcano(snap, g, base.NodeInfos())
+	}
+	p, best, err := placeMembers(ctx, base, g, opts, vs.memberBudget())
 	if err != nil {
 		return nil, err
 	}
-	p.SourceGate = SourceGate(snap, g, base.NodeInfos())
+	if vs != nil {
+		p.SourceGate = vs.gate(g)
+		if n := vs.notEvaluated; len(n) > 0 && p.SourceGate.Passed {
+			p.NotEvaluated = append(p.NotEvaluated, n...)
+		}
+	} else {
+		p.SourceGate = SourceGate(snap, g, base.NodeInfos())
+	}
 	p.ApplyGate(p.SourceGate)
 	// A gang its source's validity rules refuse is not tried either
 	// (docs/design.md#one-verdict-per-question).
 	p.applyValidity()
+	if vs != nil {
+		var refused []volcano.Refusal
+		if best != nil {
+			if vb, ok := best.budget.(*volcanoBudget); ok {
+				refused = vb.refused()
+			}
+		}
+		vs.finish(p, refused)
+	}
 	return p, nil
 }
 
@@ -439,6 +475,9 @@ type placing struct {
 	succeeded int
 	minMember int32
 	source    Source
+	// budget is the source's check of each member (memberBudget); each
+	// attempt forks it.
+	budget memberBudget
 }
 
 // whole is the attempt on the whole cluster.
@@ -453,14 +492,15 @@ func (pl *placing) whole() (domainsOutcome, error) {
 	return domainsOutcome{best: a, running: len(pl.running), need: int(pl.minMember) - len(pl.running) - pl.succeeded}, err
 }
 
-// placeMembers is the placement without the source's gate.
-func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
+// placeMembers is the placement without the source's gate; it also
+// returns the attempt the verdict came from (nil for none).
+func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions, budget memberBudget) (*Placement, *attempt, error) {
 	// A member being deleted still holds its node, which the snapshot
 	// accounts for, but no longer counts toward the minimum, as in
 	// validity; succeeded members count as running ones do (only sources
 	// that count them keep them).
 	pl := &placing{ctx: ctx, base: base, pending: g.PendingUngated(), members: g.Pending(), attempts: opts.Attempts,
-		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source}
+		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source, budget: budget}
 	p := &Placement{Gang: g, MinMember: g.MinMember, Running: pl.running, Succeeded: pl.succeeded}
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var out domainsOutcome
@@ -489,21 +529,25 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 		out, err = pl.whole()
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.Domains, p.Conflict = out.domains, out.conflict
 	p.finish(out.best, out.need, out.running)
-	return p, nil
+	return p, out.best, nil
 }
 
 // placeOn places the pending members on s, a fork of base, as the gang's
 // source's scheduler takes them (placeWith, placeOnePass); fresh makes
 // another scheduler like s as it is before the placement.
 func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string) (*attempt, error) {
-	if rulesOf(pl.source).onePass != "" {
-		return placeOnePass(pl.ctx, s, fresh, domain, pl.pending)
+	var budget memberBudget
+	if pl.budget != nil {
+		budget = pl.budget.fork()
 	}
-	return placeWith(pl.ctx, s, domain, pl.pending)
+	if rulesOf(pl.source).onePass != "" {
+		return placeOnePass(pl.ctx, s, fresh, domain, pl.pending, budget)
+	}
+	return placeSeq(pl.ctx, s, s.NewSequence(), domain, pl.pending, budget)
 }
 
 // placeWith places the pending members on s, each reserved before the
@@ -517,12 +561,13 @@ func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Schedu
 // Permit), so the plan never depends on the names that order the queue.
 // Members placed on a later pass are the attempt's later.
 func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
-	return placeSeq(ctx, s, s.NewSequence(), domain, pending)
+	return placeSeq(ctx, s, s.NewSequence(), domain, pending, nil)
 }
 
-// placeSeq is placeWith on a sequence of s.
-func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, domain string, pending []*corev1.Pod) (*attempt, error) {
-	a := &attempt{domain: domain}
+// placeSeq is placeWith on a sequence of s, each member checked by budget
+// (nil: none) before it is tried.
+func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
+	a := &attempt{domain: domain, budget: budget}
 	todo := pending
 	for pass := 0; ; pass++ {
 		failed, progress, err := a.pass(ctx, s, seq, todo, pass > 0)
@@ -543,6 +588,11 @@ func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence
 func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, todo []*corev1.Pod, later bool) (failed []*corev1.Pod, progress bool, err error) {
 	a.blocker, a.before = nil, nil
 	for _, pod := range todo {
+		if a.budget != nil && a.budget.admit(pod) != "" {
+			// The source's scheduler does not try it: no node is asked.
+			failed = append(failed, pod)
+			continue
+		}
 		res, err := seq.Schedule(ctx, pod)
 		if err != nil {
 			return nil, false, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
@@ -559,6 +609,9 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 		score := res.SelectedScore
 		if err := seq.Reserve(ctx, pod, res.SelectedNode); err != nil {
 			return nil, false, err
+		}
+		if a.budget != nil {
+			a.budget.take(pod)
 		}
 		var claims []*resourcev1.ResourceClaim
 		if s.DRA().UsesDevices(pod) {
@@ -583,9 +636,13 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 // when the queue takes those members first, the order in which they need
 // the most (the attempt's risk). fresh makes a scheduler like s before the
 // placement, for the members whose fit alone the placement did not show.
-func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod) (*attempt, error) {
+func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
 	seq := s.NewSequence()
-	a, err := placeSeq(ctx, s, seq, domain, pending)
+	var worstBudget memberBudget
+	if budget != nil {
+		worstBudget = budget.fork()
+	}
+	a, err := placeSeq(ctx, s, seq, domain, pending, budget)
 	if err != nil || !slices.ContainsFunc(pending, mayNeedOthers) {
 		return a, err
 	}
@@ -638,7 +695,7 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*sch
 			rest = append(rest, pod)
 		}
 	}
-	worst := &attempt{domain: domain}
+	worst := &attempt{domain: domain, budget: worstBudget}
 	if _, _, err := worst.pass(ctx, w, w.NewSequence(), append(first, rest...), false); err != nil {
 		return nil, err
 	}

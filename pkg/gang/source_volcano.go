@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -43,25 +42,11 @@ var volcanoRules = sourceRules{
 	nameOf:  func(pod *corev1.Pod) string { return pod.Annotations[VolcanoGroupAnnotation] },
 	setName: setVolcanoGroup,
 	read:    readVolcano,
+	// Volcano's session (enqueue, the queue share at allocation, task
+	// readiness) is opened by PlaceOn (openVolcano); the gate alone, for
+	// SourceGate, is its enqueue step.
 	gate: func(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult {
-		const listed = "queues." + schedule.VolcanoGroup
-		if why := ""; snap.IsUnreadable(listed) || len(snap.Queues) == 0 {
-			// Every Volcano installation has the default queue, so its
-			// absence from the snapshot is no reason to hold the gang back.
-			why = "the snapshot holds no Volcano Queues"
-			if snap.IsUnreadable(listed) {
-				why = "Volcano Queues could not be listed"
-			}
-			return &GateResult{Gate: GateVolcanoEnqueue, Check: checkVolcanoQueue, Passed: true, NotEvaluated: why,
-				Message: fmt.Sprintf("not evaluated: %s, so queue %q's state and capability are unknown; it does not hold the gang back", why, g.Queue)}
-		}
-		var queue *unstructured.Unstructured
-		for _, u := range snap.Queues {
-			if u.GetName() == g.Queue {
-				queue = u
-			}
-		}
-		return VolcanoEnqueueGate(g, queue, nodes, VolcanoQueuePods(snap.PodGroups, snap.Pods, g.Queue))
+		return openVolcano(snap, g, nodes).gate(g)
 	},
 	minimumField: "spec.minMember",
 	missing:      "is Volcano installed?",
@@ -153,29 +138,4 @@ func readVolcano(p *fields.Reader, g *Gang) error {
 			Value: fmt.Sprintf("%d sub-group policies", len(sub)), Reason: NotEvaluatedSubGroupPolicy})
 	}
 	return nil
-}
-
-// VolcanoQueuePods returns the pods of the Volcano PodGroups in podGroups
-// whose queue is queue (spec.queue, "default" when unset), for VolcanoEnqueueGate.
-func VolcanoQueuePods(podGroups []*unstructured.Unstructured, pods []*corev1.Pod, queue string) []*corev1.Pod {
-	inQueue := map[string]bool{}
-	for _, u := range podGroups {
-		if u.GroupVersionKind().Group != schedule.VolcanoGroup {
-			continue
-		}
-		q, _, _ := unstructured.NestedString(u.Object, "spec", "queue")
-		if q == "" {
-			q = VolcanoDefaultQueue
-		}
-		if q == queue {
-			inQueue[u.GetNamespace()+"/"+u.GetName()] = true
-		}
-	}
-	var out []*corev1.Pod
-	for _, pod := range pods {
-		if name := pod.Annotations[VolcanoGroupAnnotation]; name != "" && inQueue[pod.Namespace+"/"+name] {
-			out = append(out, pod)
-		}
-	}
-	return out
 }

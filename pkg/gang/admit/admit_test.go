@@ -14,9 +14,9 @@ import (
 )
 
 // A snapshot without Volcano Queues (a saved file, or a kind the user may
-// not list) leaves the queue check not evaluated; it never rejects the gang,
-// since every Volcano installation has the default queue. With the queue in
-// the snapshot, a missing queue still rejects.
+// not list) leaves the queue check not evaluated: it does not reject the
+// gang (every Volcano installation has the default queue) and does not
+// admit it either. With the queue in the snapshot, a missing queue rejects.
 func TestVolcanoGangWithoutQueues(t *testing.T) {
 	nodes := testutil.GPUNodes("zone-a", 2)
 	pg := testutil.MakeVolcanoPodGroup("ml", "train", 2).MinResources(testutil.Res{"cpu": "2"}).Obj()
@@ -32,8 +32,11 @@ func TestVolcanoGangWithoutQueues(t *testing.T) {
 		want       Result
 		admitted   bool
 	}{
-		{"no Queues in the snapshot", false, nil, ResultSkipped, true},
-		{"Queues may not be listed", true, nil, ResultSkipped, true},
+		// Without Queues the queue's state and share are unknown: never a
+		// plain yes (issue #24); what needs no Queue (overcommit) is still
+		// checked (TestVolcanoOvercommitWithoutQueues).
+		{"no Queues in the snapshot", false, nil, ResultSkipped, false},
+		{"Queues may not be listed", true, nil, ResultSkipped, false},
 		{"another queue only", false, []*unstructured.Unstructured{volcanoQueue("other")}, ResultFailed, false},
 		{"the default queue", false, []*unstructured.Unstructured{volcanoQueue("default")}, ResultPassed, true},
 	} {

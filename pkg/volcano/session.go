@@ -1,0 +1,881 @@
+package volcano
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Queue states (scheduling.QueueState).
+const (
+	QueueOpen = "Open"
+)
+
+// PodGroup phases (scheduling.PodGroupPhase).
+const (
+	PhasePending = "Pending"
+	PhaseInqueue = "Inqueue"
+	PhaseRunning = "Running"
+)
+
+// Queue is a Volcano Queue as the scheduler reads it.
+type Queue struct {
+	Name string
+	// Weight is spec.weight (the CRD defaults it to 1).
+	Weight     int32
+	Capability corev1.ResourceList
+	Guarantee  corev1.ResourceList
+	// Deserved is spec.deserved, which only the capacity plugin reads.
+	Deserved corev1.ResourceList
+	// State is status.state; a queue whose status the controller has not
+	// written yet ("") is taken as Open, as the controller opens new queues.
+	State    string
+	Priority int32
+	// Parent is spec.parent (hierarchical queues of the capacity plugin).
+	Parent string
+}
+
+// Open reports whether the queue takes jobs.
+func (q *Queue) Open() bool { return q.State == "" || q.State == QueueOpen }
+
+// QueueFrom reads a Queue object.
+func QueueFrom(u *unstructured.Unstructured) (*Queue, error) {
+	q := &Queue{Name: u.GetName(), Weight: 1}
+	var err error
+	get := func(path ...string) corev1.ResourceList {
+		if err != nil {
+			return nil
+		}
+		m, found, e := unstructured.NestedStringMap(u.Object, path...)
+		if e != nil || !found {
+			if e != nil {
+				err = fmt.Errorf("queue %s: %s: %w", u.GetName(), strings.Join(path, "."), e)
+			}
+			return nil
+		}
+		rl, e := parseList(m)
+		if e != nil {
+			err = fmt.Errorf("queue %s: %s: %w", u.GetName(), strings.Join(path, "."), e)
+		}
+		return rl
+	}
+	q.Capability = get("spec", "capability")
+	q.Guarantee = get("spec", "guarantee", "resource")
+	q.Deserved = get("spec", "deserved")
+	if err != nil {
+		return nil, err
+	}
+	if w, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "weight"); found {
+		if n, ok := asInt(w); ok && n > 0 {
+			q.Weight = int32(n)
+		}
+	}
+	if p, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "priority"); found {
+		if n, ok := asInt(p); ok {
+			q.Priority = int32(n)
+		}
+	}
+	q.State, _, _ = unstructured.NestedString(u.Object, "status", "state")
+	q.Parent, _, _ = unstructured.NestedString(u.Object, "spec", "parent")
+	return q, nil
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		return int64(n), n == math.Trunc(n)
+	}
+	return 0, false
+}
+
+// Status is a task's status as Volcano's scheduler sees it.
+type Status string
+
+// Task statuses (pkg/scheduler/api/types.go).
+const (
+	Pending   Status = "Pending"
+	Allocated Status = "Allocated"
+	Pipelined Status = "Pipelined"
+	Binding   Status = "Binding"
+	Bound     Status = "Bound"
+	Running   Status = "Running"
+	Releasing Status = "Releasing"
+	Succeeded Status = "Succeeded"
+	Failed    Status = "Failed"
+	Unknown   Status = "Unknown"
+)
+
+// IsAllocated is AllocatedStatus: the statuses that hold a node.
+func (s Status) IsAllocated() bool {
+	return s == Bound || s == Binding || s == Running || s == Allocated
+}
+
+// Task is one member of a job.
+type Task struct {
+	Namespace, Name string
+	// Role is the task's name in the job (volcano.sh/task-spec).
+	Role    string
+	Status  Status
+	Request *Resource
+	// Gated: the pod carries scheduling gates other than Volcano's own.
+	Gated bool
+}
+
+// Job is a Volcano PodGroup and its tasks (JobInfo).
+type Job struct {
+	Namespace, Name string
+	Queue           string
+	// Phase is status.phase ("" is Pending).
+	Phase         string
+	MinMember     int32
+	MinTaskMember map[string]int32
+	// MinResources is spec.minResources; nil when unset.
+	MinResources corev1.ResourceList
+	// Priority is the PodGroup's priority (its priorityClassName's value).
+	Priority int32
+	// Created orders jobs of equal priority (creation time, RFC 3339), then the name.
+	Created string
+	Tasks   []*Task
+}
+
+// Key is namespace/name.
+func (j *Job) Key() string { return j.Namespace + "/" + j.Name }
+
+// IsPending is JobInfo.IsPending.
+func (j *Job) IsPending() bool { return j.Phase == "" || j.Phase == PhasePending }
+
+func (j *Job) minResources() *Resource {
+	if j.MinResources == nil {
+		return &Resource{}
+	}
+	return NewResource(j.MinResources)
+}
+
+// allocated is JobInfo.Allocated: the requests of the tasks that hold a node.
+func (j *Job) allocated() *Resource {
+	r := &Resource{}
+	for _, t := range j.Tasks {
+		if t.Status.IsAllocated() {
+			r.Add(t.Request)
+		}
+	}
+	return r
+}
+
+func (j *Job) allocatedCount() int32 {
+	var n int32
+	for _, t := range j.Tasks {
+		if t.Status.IsAllocated() {
+			n++
+		}
+	}
+	return n
+}
+
+// gatedRequest is GetSchGatedPodResources.
+func (j *Job) gatedRequest() *Resource {
+	r := &Resource{}
+	for _, t := range j.Tasks {
+		if t.Gated {
+			r.Add(t.Request)
+		}
+	}
+	return r
+}
+
+// deductGated is DeductSchGatedResources.
+func (j *Job) deductGated(res *Resource) *Resource {
+	g := j.gatedRequest()
+	if g.IsEmpty() {
+		return res
+	}
+	out := res.Clone()
+	out.MilliCPU = max(out.MilliCPU-g.MilliCPU, 0)
+	out.Memory = max(out.Memory-g.Memory, 0)
+	for name, v := range res.Scalars {
+		if gv, ok := g.Scalars[name]; ok {
+			out.Scalars[name] = max(v-gv, 0)
+		}
+	}
+	return out
+}
+
+// inqueueResource is util.GetInqueueResource: minResources less what the
+// job holds already, in the dimensions minResources names.
+func (j *Job) inqueueResource() *Resource {
+	minRes := NewResource(j.MinResources)
+	alloc := j.allocated()
+	out := &Resource{}
+	for name := range j.MinResources {
+		switch {
+		case name == corev1.ResourceCPU:
+			out.MilliCPU = max(minRes.MilliCPU-alloc.MilliCPU, 0)
+		case name == corev1.ResourceMemory:
+			out.Memory = max(minRes.Memory-alloc.Memory, 0)
+		default:
+			if v := minRes.Scalars[name] - alloc.Scalars[name]; v > 0 {
+				out.addScalar(name, v)
+			}
+		}
+	}
+	return out
+}
+
+// reserved is what the job holds of its queue's and the cluster's
+// enqueue room (the inqueue sums of proportion, capacity and overcommit):
+// an Inqueue job's minResources (less what it holds), and a Running job's
+// when it holds at least its minimum.
+func (j *Job) reserved(overcommit bool) *Resource {
+	if j.MinResources == nil {
+		return nil
+	}
+	switch {
+	case j.Phase == PhaseInqueue:
+		if overcommit {
+			// overcommit adds the whole minResources of an Inqueue job.
+			return j.deductGated(j.minResources())
+		}
+		return j.deductGated(j.inqueueResource())
+	case j.Phase == PhaseRunning && j.allocatedCount() >= j.MinMember:
+		return j.deductGated(j.inqueueResource())
+	}
+	return nil
+}
+
+// elastic is GetElasticResources: what the job holds beyond minResources.
+func (j *Job) elastic() *Resource {
+	return exceededPart(j.allocated(), j.minResources())
+}
+
+// QueueAttr is one queue's figures in a session (proportion's or
+// capacity's queueAttr).
+type QueueAttr struct {
+	Name   string
+	Weight int32
+	// Deserved is the queue's share of the cluster (proportion: divided by
+	// weight among queues with demand; capacity: spec.deserved).
+	Deserved  *Resource
+	Allocated *Resource
+	// Request is what the queue's tasks hold or wait for.
+	Request *Resource
+	// Inqueue is the room enqueued jobs reserve; Elastic what running jobs
+	// hold beyond their minResources.
+	Inqueue, Elastic *Resource
+	// RealCapability is the cluster less other queues' guarantees, raised
+	// to the queue's own guarantee, capped at its capability.
+	RealCapability *Resource
+	Capability     *Resource
+	Guarantee      *Resource
+	Share          float64
+	// Jobs are the queue's jobs, for advice: the keys of those holding
+	// (allocated) or reserving (inqueue) its room.
+	Holders []string
+}
+
+func (a *QueueAttr) clone() *QueueAttr {
+	out := *a
+	out.Deserved, out.Allocated, out.Request = a.Deserved.Clone(), a.Allocated.Clone(), a.Request.Clone()
+	out.Inqueue, out.Elastic = a.Inqueue.Clone(), a.Elastic.Clone()
+	return &out
+}
+
+// updateShare is updateQueueAttrShare: the largest allocated/deserved.
+func (a *QueueAttr) updateShare() {
+	a.Share = 0
+	for _, name := range a.Deserved.Names() {
+		if s := share(a.Allocated.Get(name), a.Deserved.Get(name)); s > a.Share {
+			a.Share = s
+		}
+	}
+}
+
+func share(l, r float64) float64 {
+	if r == 0 {
+		if l == 0 {
+			return 0
+		}
+		return 1
+	}
+	return l / r
+}
+
+// The queue plugins this model runs.
+const (
+	pluginProportion = "proportion"
+	pluginCapacity   = "capacity"
+	pluginOvercommit = "overcommit"
+	pluginGang       = "gang"
+)
+
+// DefaultOvercommitFactor is the overcommit plugin's default factor.
+const DefaultOvercommitFactor = 1.2
+
+// Session is one Volcano scheduling session over a cluster: the queue
+// figures its plugins compute when the session opens (OnSessionOpen).
+type Session struct {
+	Config *Config
+	Queues map[string]*Queue
+	Jobs   []*Job
+	// Total is the cluster's allocatable (TotalResource); Used what the
+	// nodes' pods request.
+	Total, Used *Resource
+	// QueuePlugin is "proportion", "capacity" or "" (none configured).
+	QueuePlugin string
+	// OvercommitFactor is the overcommit plugin's factor; 0 when the plugin
+	// is not configured.
+	OvercommitFactor float64
+	// NotEvaluated lists what the configuration enables that this model
+	// does not run and that could refuse a job (sorted).
+	NotEvaluated []string
+	attrs        map[string]*QueueAttr
+	// overcommit's idle and inqueue sums.
+	idle, inqueue *Resource
+}
+
+// unmodelled are plugins that can refuse a job or a node this model does
+// not run, with the point that does it.
+var unmodelled = []struct {
+	plugin string
+	point  Point
+	what   string
+}{
+	{"extender", PointJobEnqueued, "the extender plugin's enqueue, readiness and node filters"},
+	{"resourcequota", PointJobEnqueued, "the resourcequota plugin's enqueue check"},
+	{"sla", PointJobEnqueued, "the sla plugin's enqueue check"},
+	{"tdm", PointPredicate, "the tdm plugin's node filter"},
+	{"numaaware", PointPredicate, "the numaaware plugin's node filter"},
+	{"deviceshare", PointPredicate, "the deviceshare plugin's device filter"},
+	{"nodegroup", PointPredicate, "the nodegroup plugin's node filter"},
+	{"usage", PointPredicate, "the usage plugin's load filter"},
+	{"resource-strategy-fit", PointPredicate, "the resource-strategy-fit plugin's node filter"},
+}
+
+// Open opens a session: every queue with a job gets its figures, as the
+// configured queue plugin (proportion or capacity) computes them.
+func Open(cfg *Config, queues []*Queue, jobs []*Job, total, used *Resource) *Session {
+	s := &Session{Config: cfg, Queues: map[string]*Queue{}, Jobs: jobs, Total: total, Used: used, attrs: map[string]*QueueAttr{}}
+	for _, q := range queues {
+		s.Queues[q.Name] = q
+	}
+	switch {
+	case cfg.Plugin(pluginProportion) != nil:
+		s.QueuePlugin = pluginProportion
+	case cfg.Plugin(pluginCapacity) != nil:
+		s.QueuePlugin = pluginCapacity
+		if cfg.Enabled(pluginCapacity, PointHierarchy) {
+			s.NotEvaluated = append(s.NotEvaluated, "the capacity plugin's hierarchical queues (enableHierarchy)")
+		}
+	}
+	if cfg.Plugin(pluginOvercommit) != nil {
+		s.OvercommitFactor = cfg.PluginArguments(pluginOvercommit).Float64("overcommit-factor", DefaultOvercommitFactor)
+		if s.OvercommitFactor < 1 {
+			s.OvercommitFactor = DefaultOvercommitFactor // overcommit's OnSessionOpen
+		}
+	}
+	for _, u := range unmodelled {
+		if cfg.Enabled(u.plugin, u.point) {
+			s.NotEvaluated = append(s.NotEvaluated, u.what)
+		}
+	}
+	slices.Sort(s.NotEvaluated)
+	s.openQueues()
+	s.openOvercommit()
+	return s
+}
+
+// Attr is a queue's figures; nil when the queue has no job in the session.
+func (s *Session) Attr(queue string) *QueueAttr { return s.attrs[queue] }
+
+// openQueues is proportion's (or capacity's buildQueueAttrs) OnSessionOpen.
+func (s *Session) openQueues() {
+	if s.QueuePlugin == "" {
+		return
+	}
+	totalGuarantee := &Resource{}
+	for _, name := range slices.Sorted(maps.Keys(s.Queues)) {
+		if q := s.Queues[name]; len(q.Guarantee) > 0 {
+			totalGuarantee.Add(NewResource(q.Guarantee))
+		}
+	}
+	for _, job := range s.Jobs {
+		q, ok := s.Queues[job.Queue]
+		if !ok {
+			continue
+		}
+		attr, ok := s.attrs[job.Queue]
+		if !ok {
+			attr = &QueueAttr{Name: q.Name, Weight: q.Weight, Deserved: &Resource{}, Allocated: &Resource{}, Request: &Resource{},
+				Elastic: &Resource{}, Inqueue: &Resource{}, Guarantee: &Resource{}}
+			if s.QueuePlugin == pluginCapacity {
+				attr.Deserved = NewResource(q.Deserved)
+			}
+			if len(q.Capability) > 0 {
+				attr.Capability = NewResource(q.Capability)
+				if attr.Capability.MilliCPU <= 0 {
+					attr.Capability.MilliCPU = math.MaxFloat64
+				}
+				if attr.Capability.Memory <= 0 {
+					attr.Capability.Memory = math.MaxFloat64
+				}
+			}
+			if len(q.Guarantee) > 0 {
+				attr.Guarantee = NewResource(q.Guarantee)
+			}
+			real := exceededPart(s.Total, totalGuarantee).Add(attr.Guarantee)
+			if attr.Capability == nil {
+				attr.Capability = &Resource{}
+			} else {
+				real.MinDimension(attr.Capability, Infinity)
+			}
+			attr.RealCapability = real
+			s.attrs[job.Queue] = attr
+		}
+		holds := false
+		for _, t := range job.Tasks {
+			switch {
+			case t.Status.IsAllocated():
+				attr.Allocated.Add(t.Request)
+				attr.Request.Add(t.Request)
+				holds = true
+			case t.Status == Pending:
+				attr.Request.Add(t.Request)
+			}
+		}
+		if r := job.reserved(false); r != nil {
+			attr.Inqueue.Add(r)
+			holds = holds || !r.IsEmpty()
+		}
+		attr.Elastic.Add(job.elastic())
+		if holds {
+			attr.Holders = append(attr.Holders, job.Key())
+		}
+	}
+	if s.QueuePlugin == pluginCapacity {
+		for _, attr := range s.attrs {
+			attr.Deserved.MinDimension(attr.RealCapability, Infinity)
+			attr.Deserved = maxOf(attr.Deserved, attr.Guarantee)
+			attr.updateShare()
+		}
+		return
+	}
+	// proportion: the remaining capacity is divided by weight among the
+	// queues whose request is not met, each capped by its real capability
+	// and its request and raised to its guarantee, until nothing remains
+	// or nothing changes.
+	names := slices.Sorted(maps.Keys(s.attrs))
+	remaining := s.Total.Clone()
+	meet := map[string]bool{}
+	for {
+		var totalWeight int32
+		for _, n := range names {
+			if !meet[n] {
+				totalWeight += s.attrs[n].Weight
+			}
+		}
+		if totalWeight == 0 {
+			break
+		}
+		oldRemaining := remaining.Clone()
+		increased, decreased := &Resource{}, &Resource{}
+		for _, n := range names {
+			attr := s.attrs[n]
+			if meet[n] {
+				continue
+			}
+			old := attr.Deserved.Clone()
+			attr.Deserved.Add(remaining.Clone().Multi(float64(attr.Weight) / float64(totalWeight)))
+			attr.Deserved.MinDimension(attr.RealCapability, Infinity)
+			attr.Deserved.MinDimension(attr.Request, Zero)
+			attr.Deserved = maxOf(attr.Deserved, attr.Guarantee)
+			attr.updateShare()
+			if attr.Request.LessEqual(attr.Deserved, Zero) || attr.Deserved.equal(old) {
+				meet[n] = true
+			}
+			inc, dec := attr.Deserved.diff(old, Zero)
+			increased.Add(inc)
+			decreased.Add(dec)
+		}
+		remaining = exceededPart(remaining.Clone().Add(decreased), increased)
+		if remaining.IsEmpty() || remaining.equal(oldRemaining) {
+			break
+		}
+	}
+}
+
+// openOvercommit is the overcommit plugin's OnSessionOpen.
+func (s *Session) openOvercommit() {
+	if s.OvercommitFactor == 0 {
+		return
+	}
+	s.idle = s.Total.Clone().Multi(s.OvercommitFactor).Sub(s.Used)
+	s.inqueue = &Resource{}
+	for _, job := range s.Jobs {
+		if r := job.reserved(true); r != nil {
+			s.inqueue.Add(r)
+		}
+	}
+}
+
+// Verdict is one plugin's decision on a job.
+type Verdict struct {
+	// Passed: the step lets the job on.
+	Passed bool
+	// Plugin names the plugin (or action) that decided: overcommit,
+	// proportion, capacity, enqueue.
+	Plugin string
+	// Reason is a CamelCase word for a refusal.
+	Reason string
+	// Message is Volcano's own words where it writes them (events, conditions), with kubectl-gang's figures.
+	Message string
+	// Shortfall is how much of each resource was missing.
+	Shortfall corev1.ResourceList
+	// Figures are the numbers compared, by name.
+	Figures map[string]string
+	// Ahead are the pending jobs enqueued before this one in the same
+	// session that reserve room it needed.
+	Ahead []string
+}
+
+// The reasons a step refuses a job.
+const (
+	ReasonQueueNotFound     = "QueueNotFound"
+	ReasonQueueNotOpen      = "QueueNotOpen"
+	ReasonClusterOverused   = "ClusterOverused"
+	ReasonQueueInsufficient = "QueueInsufficient"
+	ReasonQueueOverused     = "QueueOverused"
+)
+
+// Enqueue is the enqueue action for job, as it runs in a session where
+// the other Pending jobs are taken in Volcano's order (queues by priority,
+// then share; a queue's jobs by priority, then creation time), one job per
+// queue in turn, each enqueued one reserving its minResources before the
+// next (JobEnqueued). job must be one of s.Jobs.
+func (s *Session) Enqueue(job *Job) Verdict {
+	if _, ok := s.Queues[job.Queue]; !ok {
+		return Verdict{Plugin: "enqueue", Reason: ReasonQueueNotFound,
+			Message: fmt.Sprintf("queue %q not found: Volcano enqueues and allocates no job of a queue that does not exist", job.Queue)}
+	}
+	if !job.IsPending() {
+		return Verdict{Passed: true, Plugin: "enqueue", Message: fmt.Sprintf("podgroup is %s: it has passed Volcano's enqueue step", job.Phase)}
+	}
+	if !s.Config.HasAction("enqueue") {
+		return Verdict{Passed: true, Plugin: "enqueue", Message: "the configuration runs no enqueue action: allocate takes Pending jobs as Inqueue"}
+	}
+	// Work on copies: the session's figures stay those of its opening.
+	inqueue := map[string]*Resource{}
+	for n, a := range s.attrs {
+		inqueue[n] = a.Inqueue.Clone()
+	}
+	var clusterInqueue *Resource
+	if s.inqueue != nil {
+		clusterInqueue = s.inqueue.Clone()
+	}
+	var ahead []string
+	for _, j := range s.enqueueOrder() {
+		v := s.enqueueable(j, inqueue, clusterInqueue)
+		if j == job {
+			if !v.Passed {
+				v.Ahead = ahead
+			}
+			return v
+		}
+		if v.Passed && j.MinResources != nil {
+			r := j.deductGated(j.minResources())
+			if a := inqueue[j.Queue]; a != nil {
+				a.Add(r)
+			}
+			if clusterInqueue != nil {
+				clusterInqueue.Add(r)
+			}
+			ahead = append(ahead, j.Key())
+		}
+	}
+	return Verdict{Passed: true, Plugin: "enqueue"}
+}
+
+// enqueueOrder is the order the enqueue action takes Pending jobs in.
+func (s *Session) enqueueOrder() []*Job {
+	byQueue := map[string][]*Job{}
+	for _, j := range s.Jobs {
+		if _, ok := s.Queues[j.Queue]; ok && j.IsPending() {
+			byQueue[j.Queue] = append(byQueue[j.Queue], j)
+		}
+	}
+	queues := slices.Sorted(maps.Keys(byQueue))
+	slices.SortStableFunc(queues, func(a, b string) int {
+		if c := cmp.Compare(s.Queues[b].Priority, s.Queues[a].Priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(s.share(a), s.share(b))
+	})
+	for _, q := range queues {
+		slices.SortStableFunc(byQueue[q], func(a, b *Job) int {
+			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Created, b.Created), cmp.Compare(a.Key(), b.Key()))
+		})
+	}
+	var out []*Job
+	for i := 0; ; i++ {
+		added := false
+		for _, q := range queues {
+			if i < len(byQueue[q]) {
+				out = append(out, byQueue[q][i])
+				added = true
+			}
+		}
+		if !added {
+			return out
+		}
+	}
+}
+
+func (s *Session) share(queue string) float64 {
+	if a := s.attrs[queue]; a != nil {
+		return a.Share
+	}
+	return 0
+}
+
+// enqueueable is the enqueue action's test for one job: a job without
+// minResources is enqueued without asking the plugins; otherwise
+// JobEnqueueable asks them tier by tier (overcommit, then the queue
+// plugin, in the configuration's order), and the first that rejects
+// decides.
+func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInqueue *Resource) Verdict {
+	if job.MinResources == nil {
+		return Verdict{Passed: true, Plugin: "enqueue", Message: "no minResources: Volcano's enqueue action enqueues the group without asking its plugins"}
+	}
+	minReq := job.minResources()
+	figures := map[string]string{"minResources": minReq.String()}
+	for _, tier := range s.Config.Tiers {
+		for _, p := range tier.Plugins {
+			if p.EnabledJobEnqueued == nil || !*p.EnabledJobEnqueued {
+				continue
+			}
+			switch p.Name {
+			case pluginOvercommit:
+				want := clusterInqueue.Clone().Add(minReq)
+				figures["clusterIdle"] = s.idle.String()
+				figures["clusterInqueue"] = clusterInqueue.String()
+				figures["overcommitFactor"] = fmt.Sprint(s.OvercommitFactor)
+				if ok, names := want.LessEqualIn(s.idle, minReq); !ok {
+					return Verdict{Plugin: pluginOvercommit, Reason: ReasonClusterOverused, Figures: figures,
+						Message:   formatResourceNames("resource in cluster is overused", "overused", names),
+						Shortfall: want.Shortfall(s.idle, names)}
+				}
+			case pluginProportion, pluginCapacity:
+				if p.Name != s.QueuePlugin {
+					continue
+				}
+				q := s.Queues[job.Queue]
+				if !q.Open() {
+					return Verdict{Plugin: p.Name, Reason: ReasonQueueNotOpen, Figures: figures,
+						Message: fmt.Sprintf("queue %q is %s, not Open: %s rejects every job of it", q.Name, q.State, p.Name)}
+				}
+				attr := s.attrs[job.Queue]
+				want := minReq.Clone().Add(attr.Allocated).Add(inqueue[job.Queue]).Sub(attr.Elastic)
+				figures["queueCapability"] = attr.RealCapability.String()
+				figures["queueAllocated"] = attr.Allocated.String()
+				figures["queueInqueue"] = inqueue[job.Queue].String()
+				figures["queueElastic"] = attr.Elastic.String()
+				if ok, names := want.LessEqualIn(attr.RealCapability, minReq); !ok {
+					return Verdict{Plugin: p.Name, Reason: ReasonQueueInsufficient, Figures: figures,
+						Message:   formatResourceNames("queue resource quota insufficient", "insufficient", names),
+						Shortfall: want.Shortfall(attr.RealCapability, names)}
+				}
+			}
+		}
+	}
+	return Verdict{Passed: true, Plugin: "enqueue", Figures: figures}
+}
+
+// Budget is the allocate action's queue check for one job's tasks in a
+// session: each task must pass the queue plugin's Allocatable (the queue
+// Open, and its allocated plus the task within its deserved share
+// (proportion) or its real capability (capacity)), and once the job is
+// ready each further task needs the queue not overused (proportion's
+// Overused: deserved <= allocated), as allocate pops the queue again per
+// task. A Budget is used by one placement; Fork starts another.
+type Budget struct {
+	s     *Session
+	job   *Job
+	attr  *QueueAttr
+	queue *Queue
+	// allocatable and overused say which checks the configuration enables.
+	allocatable, overused bool
+	// taken is what this placement allocated so far.
+	taken *Resource
+	// refused counts the tasks the queue refused.
+	Refused []Refusal
+}
+
+// Refusal is one task the queue check refused.
+type Refusal struct {
+	Task    string
+	Reason  string
+	Message string
+}
+
+// Budget returns job's queue check, or nil when the configuration has
+// none (no queue plugin, or its allocatable and overused points off).
+func (s *Session) Budget(job *Job) *Budget {
+	attr, q := s.attrs[job.Queue], s.Queues[job.Queue]
+	if attr == nil || q == nil {
+		return nil
+	}
+	b := &Budget{s: s, job: job, attr: attr, queue: q, taken: &Resource{},
+		allocatable: s.Config.Enabled(s.QueuePlugin, PointAllocatable),
+		overused:    s.QueuePlugin == pluginProportion && s.Config.Enabled(pluginProportion, PointOverused)}
+	if !b.allocatable && !b.overused {
+		return nil
+	}
+	return b
+}
+
+// Fork is a fresh budget for another placement of the same job.
+func (b *Budget) Fork() *Budget {
+	out := *b
+	out.taken, out.Refused = &Resource{}, nil
+	return &out
+}
+
+// Overused reports whether the queue is overused before anything is
+// allocated: allocate skips it for the whole session.
+func (b *Budget) Overused() bool {
+	return b.overused && b.attr.Deserved.LessEqual(b.attr.Allocated, Zero)
+}
+
+// Admit decides whether the task (its request) may be allocated now; ready
+// says the job has reached its minimum already. It returns "" or why not.
+func (b *Budget) Admit(task string, req *Resource, ready bool) string {
+	allocated := b.attr.Allocated.Clone().Add(b.taken)
+	if b.overused && (ready || b.taken.IsEmpty()) && b.attr.Deserved.LessEqual(allocated, Zero) {
+		msg := fmt.Sprintf("queue %s is overused: it holds %s of its deserved %s", b.queue.Name, allocated, b.attr.Deserved)
+		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueOverused, Message: msg})
+		return msg
+	}
+	if !b.allocatable {
+		return ""
+	}
+	if !b.queue.Open() {
+		msg := fmt.Sprintf("queue %s is %s, not Open: %s allocates no task in it", b.queue.Name, b.queue.State, b.s.QueuePlugin)
+		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueNotOpen, Message: msg})
+		return msg
+	}
+	limit, limitName := b.attr.Deserved, "deserved share"
+	if b.s.QueuePlugin == pluginCapacity {
+		limit, limitName = b.attr.RealCapability, "capability"
+	}
+	future := allocated.Clone().Add(req)
+	if ok, names := future.LessEqualIn(limit, req); !ok {
+		msg := fmt.Sprintf("queue %s's %s is %s: it holds %s and the task asks %s (%s)", b.queue.Name, limitName,
+			onlyNames(limit, names), onlyNames(allocated, names), onlyNames(req, names), formatResourceNames("", "insufficient", names)[2:])
+		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueInsufficient, Message: msg})
+		return msg
+	}
+	return ""
+}
+
+// Take records an allocated task.
+func (b *Budget) Take(req *Resource) { b.taken.Add(req) }
+
+// Attr is the queue's figures.
+func (b *Budget) Attr() *QueueAttr { return b.attr }
+
+// Limit is what the check compares against: the deserved share
+// (proportion) or the real capability (capacity), and its name.
+func (b *Budget) Limit() (*Resource, string) {
+	if b.s.QueuePlugin == pluginCapacity {
+		return b.attr.RealCapability, "capability"
+	}
+	return b.attr.Deserved, "deserved share"
+}
+
+func onlyNames(r *Resource, names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		q := quantity(corev1.ResourceName(n), r.Get(corev1.ResourceName(n)))
+		parts[i] = n + "=" + q.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatResourceNames is Volcano's util.FormatResourceNames.
+func formatResourceNames(prefix, verb string, names []string) string {
+	if len(names) == 0 {
+		return prefix
+	}
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = verb + " " + name
+	}
+	return prefix + ": " + strings.Join(parts, ", ")
+}
+
+// Readiness is the gang plugin's JobReadyFn for a job whose tasks have the
+// statuses given: CheckTaskReady (each task's minTaskMember allocated,
+// succeeded, or pending without requests, when minMember is at least their
+// sum) and IsReady (ready tasks plus pending best-effort ones reach
+// minMember).
+type Readiness struct {
+	Ready bool
+	// Count is ReadyTaskNum + PendingBestEffortTaskNum.
+	Count int32
+	// Short are the tasks below their minTaskMember: "ps: 0 of 1".
+	Short []string
+}
+
+// Ready decides readiness with status giving each task's status after a
+// placement (Allocated for the placed ones).
+func (j *Job) Ready(status func(*Task) Status) Readiness {
+	var r Readiness
+	roles := map[string]int32{}
+	var taskMinTotal int32
+	for _, v := range j.MinTaskMember {
+		taskMinTotal += v
+	}
+	for _, t := range j.Tasks {
+		st := status(t)
+		switch {
+		case st.IsAllocated() || st == Succeeded:
+			r.Count++
+			roles[t.Role]++
+		case st == Pending && t.Request.IsEmpty():
+			r.Count++
+			roles[t.Role]++
+		}
+	}
+	if j.MinMember >= taskMinTotal {
+		for _, role := range slices.Sorted(maps.Keys(j.MinTaskMember)) {
+			if want := j.MinTaskMember[role]; roles[role] < want {
+				r.Short = append(r.Short, fmt.Sprintf("%s: %d of %d", role, roles[role], want))
+			}
+		}
+	}
+	r.Ready = len(r.Short) == 0 && r.Count >= j.MinMember
+	return r
+}
+
+// parseList parses a map of quantities.
+func parseList(m map[string]string) (corev1.ResourceList, error) {
+	out := corev1.ResourceList{}
+	for k, v := range m {
+		q, err := parseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[corev1.ResourceName(k)] = q
+	}
+	return out, nil
+}
