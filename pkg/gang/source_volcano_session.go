@@ -287,7 +287,7 @@ func (st *volcanoState) finish(p *Placement, refused []volcano.Refusal) {
 	if ready.Ready {
 		return
 	}
-	p.ApplyGate(&GateResult{Gate: GateVolcanoJobReady, Check: HoldValidity, Reason: ReasonTaskNotReady,
+	p.ApplyGate(&GateResult{Gate: GateVolcanoJobReady, Check: GateVolcanoJobReady, Reason: ReasonTaskNotReady,
 		Message: fmt.Sprintf("%d/%d tasks in gang unschedulable: minTaskMember not met (%s), so the gang plugin's JobReady is false and allocate discards the session's statement",
 			max(0, g.MinMember-ready.Count), total, strings.Join(ready.Short, "; ")),
 		Fix: "make room for the short tasks' members (they are the blocker), or lower their minTaskMember"})

@@ -118,6 +118,11 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	default:
 		a.Checks = append(a.Checks, gateCheck(gate.Check, gate))
 	}
+	if hold := p.Gate; hold != nil && hold != p.SourceGate && hold.Gate != gang.HoldValidity && hold.Gate != gang.HoldResourceQuota {
+		// A hold of the source's own after placement (Volcano's queue
+		// share at allocation, its task readiness): a check of its own.
+		a.Checks = append(a.Checks, gateCheck(hold.Gate, hold))
+	}
 	a.Checks = append(a.Checks, quotaCheck(gang.Quota(snap, g)))
 
 	a.Placement = p
