@@ -361,9 +361,9 @@ func TestShippedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snapshots := map[string]string{"dra-job.yaml": "../../examples/dra-cluster.yaml"}
+	snapshots := map[string]string{"dra-job.yaml": "../../examples/dra-cluster.yaml", "vcjob.yaml": "../../examples/volcano-cluster.yaml"}
 	for _, f := range files {
-		if base := filepath.Base(f); base == "gpu-cluster.yaml" || base == "dra-cluster.yaml" {
+		if base := filepath.Base(f); base == "gpu-cluster.yaml" || base == "dra-cluster.yaml" || base == "volcano-cluster.yaml" {
 			continue
 		}
 		snap := cmp.Or(snapshots[filepath.Base(f)], exampleSnapshot)

@@ -181,7 +181,7 @@ func TestVolcanoQueuesShareTheCluster(t *testing.T) {
 		words       string
 	}{
 		{"1", ExitOK, "Placed", "placed"},
-		{"3", ExitNo, "Unschedulable", "1/2 tasks in gang unschedulable: 1 task(s) refused by queue default: queue default's deserved share is nvidia.com/gpu=8"},
+		{"3", ExitNo, "Unschedulable", "1/2 tasks in gang unschedulable: 1 of them refused by queue default: queue default's deserved share is nvidia.com/gpu=8"},
 	} {
 		snapshot := filepath.Join(dir, "w"+tc.otherWeight+".yaml")
 		content := volcanoNodes + `- {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: default}, spec: {weight: 1}, status: {state: Open}}

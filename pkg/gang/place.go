@@ -14,7 +14,6 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // Verdict is a placement's outcome.
@@ -435,6 +434,18 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	if err != nil {
 		return nil, err
 	}
+	var hold *GateResult
+	if vs != nil && p.Verdict != VerdictPlaced {
+		if vb, ok := best.budgetOf().(*volcanoBudget); ok && len(vb.refused()) > 0 {
+			// The queue refused members: the hold says so with the figures
+			// of the placement it allowed, and the plan kept is where the
+			// members would go on the nodes alone, as for any gate.
+			hold = vs.allocateHold(p, vb.refused())
+			if p, _, err = placeMembers(ctx, base, g, opts, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if vs != nil {
 		p.SourceGate = vs.gate(g)
 		if n := vs.notEvaluated; len(n) > 0 && p.SourceGate.Passed {
@@ -447,16 +458,21 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	// A gang its source's validity rules refuse is not tried either
 	// (docs/design.md#one-verdict-per-question).
 	p.applyValidity()
-	if vs != nil {
-		var refused []volcano.Refusal
-		if best != nil {
-			if vb, ok := best.budget.(*volcanoBudget); ok {
-				refused = vb.refused()
-			}
-		}
-		vs.finish(p, refused)
+	if hold != nil && p.Gate == nil {
+		p.ApplyGate(hold)
+	}
+	if vs != nil && p.Gate == nil {
+		vs.applyReadiness(p)
 	}
 	return p, nil
+}
+
+// budgetOf is the attempt's member budget (nil for none or no attempt).
+func (a *attempt) budgetOf() memberBudget {
+	if a == nil {
+		return nil
+	}
+	return a.budget
 }
 
 // placing is what every attempt of one placement shares: the scheduler

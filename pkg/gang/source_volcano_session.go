@@ -243,34 +243,44 @@ func (vb *volcanoBudget) refused() []volcano.Refusal {
 	return out
 }
 
-// finish applies what Volcano decides after allocating: a gang whose
-// members the queue check refused so that it misses its minimum is held
-// back by the allocate action, and a gang that reaches minMember but not a
-// task's minTaskMember is not ready (JobReadyFn): its statement is
-// discarded. Both in Volcano's words: "N/M tasks in gang unschedulable".
-func (st *volcanoState) finish(p *Placement, refused []volcano.Refusal) {
+// allocateHold is the allocate action's queue check holding a gang back:
+// the placement the queue allowed (p) misses the minimum because the queue
+// refused members, in Volcano's words ("N/M tasks in gang unschedulable"),
+// with the queue's figures and the groups that hold its room.
+func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *GateResult {
 	g := p.Gang
-	total := int32(len(st.job.Tasks))
-	if p.Verdict != VerdictPlaced && len(refused) > 0 && p.Gate == nil {
-		attr := st.budget.Attr()
-		limit, limitName := st.budget.Limit()
-		unready := max(0, g.MinMember-p.MaxPlaceable)
-		r := refused[0]
-		reason := r.Reason
-		if reason == "" {
-			reason = volcano.ReasonQueueInsufficient
-		}
-		res := &GateResult{Gate: GateVolcanoAllocate, Check: checkVolcanoQueue, Reason: reason,
-			Message: fmt.Sprintf("%d/%d tasks in gang unschedulable: %d task(s) refused by queue %s: %s", unready, total, len(refused), g.Queue, r.Message),
-			Figures: map[string]string{"queue": g.Queue, "configuration": st.session.Config.Source, limitKey(limitName): limit.String(),
-				"queueAllocated": attr.Allocated.String(), "queueRequest": attr.Request.String()}}
-		if len(attr.Holders) > 0 {
-			res.Figures["queueHolders"] = strings.Join(attr.Holders, ", ")
-		}
-		res.Fix = fmt.Sprintf("the queue's %s must hold the gang's minimum: raise queue %s's weight or capability, or wait for the groups that hold it", limitName, g.Queue)
-		p.ApplyGate(res)
-		return
+	attr := st.budget.Attr()
+	limit, limitName := st.budget.Limit()
+	r := refused[0]
+	res := &GateResult{Gate: GateVolcanoAllocate, Check: GateVolcanoAllocate, Reason: r.Reason,
+		Message: fmt.Sprintf("%d/%d tasks in gang unschedulable: %d of them refused by queue %s: %s",
+			max(0, g.MinMember-p.MaxPlaceable), len(st.job.Tasks), len(refused), g.Queue, r.Message),
+		Figures: map[string]string{"queue": g.Queue, "configuration": st.session.Config.Source, limitKey(limitName): limit.String(),
+			"queueAllocated": attr.Allocated.String(), "queueRequest": attr.Request.String(), "admitted": fmt.Sprint(p.MaxPlaceable)}}
+	holders := "the other queues' demand to drop (no group of this queue holds any of it)"
+	if len(attr.Holders) > 0 {
+		res.Figures["queueHolders"] = strings.Join(attr.Holders, ", ")
+		holders = strings.Join(attr.Holders, ", ")
 	}
+	switch r.Reason {
+	case volcano.ReasonQueueNotOpen:
+		res.Fix = fmt.Sprintf("open queue %s (vcctl queue operate -n %s -a open), or submit to another queue", g.Queue, g.Queue)
+	case volcano.ReasonQueueOverused:
+		res.Fix = fmt.Sprintf("queue %s holds its deserved share already: wait for %s, or raise the queue's weight (its share among the queues with demand) or guarantee", g.Queue, holders)
+	default:
+		if limitName == "capability" {
+			res.Fix = fmt.Sprintf("raise queue %s's capability, or wait for %s", g.Queue, holders)
+		} else {
+			res.Fix = fmt.Sprintf("raise queue %s's weight (its share among the queues with demand), capability or guarantee, or wait for %s", g.Queue, holders)
+		}
+	}
+	return res
+}
+
+// applyReadiness is the gang plugin's JobReadyFn on a placed gang: one
+// that reaches minMember but not a task's minTaskMember is not ready, and
+// allocate discards the session's statement.
+func (st *volcanoState) applyReadiness(p *Placement) {
 	if p.Verdict != VerdictPlaced {
 		return
 	}
@@ -289,7 +299,7 @@ func (st *volcanoState) finish(p *Placement, refused []volcano.Refusal) {
 	}
 	p.ApplyGate(&GateResult{Gate: GateVolcanoJobReady, Check: GateVolcanoJobReady, Reason: ReasonTaskNotReady,
 		Message: fmt.Sprintf("%d/%d tasks in gang unschedulable: minTaskMember not met (%s), so the gang plugin's JobReady is false and allocate discards the session's statement",
-			max(0, g.MinMember-ready.Count), total, strings.Join(ready.Short, "; ")),
+			max(0, p.Gang.MinMember-ready.Count), len(st.job.Tasks), strings.Join(ready.Short, "; ")),
 		Fix: "make room for the short tasks' members (they are the blocker), or lower their minTaskMember"})
 }
 

@@ -1,8 +1,10 @@
 package volcano
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -301,7 +303,11 @@ func (r *Resource) Shortfall(o *Resource, names []string) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, n := range names {
 		name := corev1.ResourceName(n)
-		out[name] = quantity(name, r.Get(name)-o.Get(name))
+		v := r.Get(name) - o.Get(name)
+		if framework.IsScalarResourceName(name) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) {
+			v = math.Ceil(v/1000-1e-9) * 1000 // whole devices: no one frees 0.4 of a GPU
+		}
+		out[name] = quantity(name, v)
 	}
 	return out
 }
@@ -335,10 +341,28 @@ func (r *Resource) String() string {
 	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
 	parts := make([]string, len(names))
 	for i, n := range names {
-		q := rl[corev1.ResourceName(n)]
-		parts[i] = n + "=" + q.String()
+		parts[i] = n + "=" + formatValue(corev1.ResourceName(n), r.Get(corev1.ResourceName(n)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// formatValue renders one dimension for people: cpu and memory as kubectl
+// prints quantities; a scalar in its own units, with two decimals when a
+// share divided it ("15.33" GPUs, not "15334m").
+func formatValue(name corev1.ResourceName, v float64) string {
+	switch {
+	case name == corev1.ResourceCPU, name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage,
+		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+		q := quantity(name, v)
+		return q.String()
+	case name == corev1.ResourcePods:
+		return fmt.Sprint(int64(math.Round(v)))
+	}
+	units := v / 1000
+	if math.Abs(units-math.Round(units)) < 1e-6 {
+		return fmt.Sprint(int64(math.Round(units)))
+	}
+	return strconv.FormatFloat(units, 'f', 2, 64)
 }
 
 func rank(name string) int {

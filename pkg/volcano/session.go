@@ -779,8 +779,8 @@ func (b *Budget) Admit(task string, req *Resource, ready bool) string {
 	}
 	future := allocated.Clone().Add(req)
 	if ok, names := future.LessEqualIn(limit, req); !ok {
-		msg := fmt.Sprintf("queue %s's %s is %s: it holds %s and the task asks %s (%s)", b.queue.Name, limitName,
-			onlyNames(limit, names), onlyNames(allocated, names), onlyNames(req, names), formatResourceNames("", "insufficient", names)[2:])
+		msg := fmt.Sprintf("queue %s's %s is %s; %s allocated in it (with the job's tasks before this one) and this task's %s exceed it",
+			b.queue.Name, limitName, onlyNames(limit, names), onlyNames(allocated, names), onlyNames(req, names))
 		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueInsufficient, Message: msg})
 		return msg
 	}
@@ -805,8 +805,7 @@ func (b *Budget) Limit() (*Resource, string) {
 func onlyNames(r *Resource, names []string) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
-		q := quantity(corev1.ResourceName(n), r.Get(corev1.ResourceName(n)))
-		parts[i] = n + "=" + q.String()
+		parts[i] = n + "=" + formatValue(corev1.ResourceName(n), r.Get(corev1.ResourceName(n)))
 	}
 	return strings.Join(parts, ", ")
 }

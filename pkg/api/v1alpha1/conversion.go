@@ -214,6 +214,18 @@ func FromPlacement(p *gang.Placement) *Placement {
 	for _, pod := range p.Unplaced {
 		out.Unplaced = append(out.Unplaced, pod.Namespace+"/"+pod.Name)
 	}
+	if r := p.Gate; r != nil {
+		out.HeldBy = &Hold{Gate: r.Gate, Reason: r.Reason, Message: r.Message, Fix: r.Fix, Figures: r.Figures}
+		if r.Detail != "" {
+			out.HeldBy.Message = r.Detail
+		}
+		for name, q := range r.Shortfall {
+			if out.HeldBy.Shortfall == nil {
+				out.HeldBy.Shortfall = map[string]string{}
+			}
+			out.HeldBy.Shortfall[string(name)] = q.String()
+		}
+	}
 	for _, d := range p.Domains {
 		do := Domain{Value: d.Value, Nodes: int64(d.Nodes), Running: int64(d.Running), Placed: int64(d.Placed), Complete: d.Complete, Skipped: d.Skipped, ScoreSum: d.ScoreSum}
 		if d.Skipped == "" || d.Placed > 0 {

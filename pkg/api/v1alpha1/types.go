@@ -288,6 +288,29 @@ type Placement struct {
 	// per cycle and the gang fits only when the cycle takes the members
 	// others need first: the verdict is then Unschedulable.
 	QueueOrder *QueueOrder `json:"queueOrder,omitempty"`
+	// HeldBy is set when the gang's own scheduler holds it back whatever
+	// fits on the nodes: coscheduling's PreFilter, Volcano's enqueue step,
+	// its queue share at allocation, its task readiness, kube-scheduler's
+	// pod group validation, a quota, a source validity rule.
+	HeldBy *Hold `json:"heldBy,omitempty"`
+}
+
+// Hold is a gang scheduler's own refusal, with what it compared.
+type Hold struct {
+	// Gate names the check: VolcanoEnqueue, VolcanoAllocate, VolcanoJobReady,
+	// CoschedulingPreFilter, PodGroupValidation, Validity, ResourceQuota.
+	Gate   string `json:"gate"`
+	Reason string `json:"reason"`
+	// Message is the scheduler's own words, with the figures.
+	Message string `json:"message"`
+	// Fix says what would let the check pass.
+	Fix string `json:"fix,omitempty"`
+	// Shortfall is how much of each resource was missing.
+	Shortfall map[string]string `json:"shortfall,omitempty"`
+	// Figures are the numbers compared, by name (a Volcano queue's
+	// deserved share, allocated, capability, the groups holding it, the
+	// configuration used).
+	Figures map[string]string `json:"figures,omitempty"`
 }
 
 // QueueOrder says which members fit only once others are placed, and how

@@ -180,17 +180,13 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if r := p.Gate; r != nil && p.Blocker == nil {
 		// Every member fits: only the gate stands in the way.
 		msg := fmt.Sprintf("every member fits, but %s holds the gang back (%s)", r.Gate, r.Reason)
-		switch r.Reason {
-		case gang.ReasonResourceGap:
-			msg += ": lower spec.minResources to what the nodes have free, or free the shortfall"
-		case gang.ReasonNotEnoughSiblings:
-			msg += ": create the missing member pods, or lower spec.minMember"
-		case gang.ReasonQueueInsufficient, gang.ReasonClusterOverused:
-			msg += fmt.Sprintf(": room in queue %q (its capability, or what its other groups use) or in the cluster", g.Queue)
-		case gang.ReasonQueueNotFound, gang.ReasonQueueNotOpen:
-			msg += fmt.Sprintf(": create or open queue %q", g.Queue)
-		case gang.ReasonNotEnoughPodsOfTask:
-			msg += ": create the missing pods of the task, or lower its spec.minTaskMember"
+		switch {
+		case r.Fix != "":
+			// The gate's own fix, in its scheduler's terms (which queue
+			// limit, by how much, who holds it).
+			msg += ": " + r.Fix
+		default:
+			msg += gateAdvice(g, r.Reason)
 		}
 		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
 	}
@@ -303,4 +299,21 @@ func verdictOf(n *Node, plugin string) framework.Code {
 		return framework.Success
 	}
 	return framework.Skip
+}
+
+// gateAdvice is what makes a gate without a fix of its own pass, by reason.
+func gateAdvice(g *gang.Gang, reason string) string {
+	switch reason {
+	case gang.ReasonResourceGap:
+		return ": lower spec.minResources to what the nodes have free, or free the shortfall"
+	case gang.ReasonNotEnoughSiblings:
+		return ": create the missing member pods, or lower spec.minMember"
+	case gang.ReasonQueueInsufficient, gang.ReasonClusterOverused:
+		return fmt.Sprintf(": room in queue %q (its capability, or what its other groups use) or in the cluster", g.Queue)
+	case gang.ReasonQueueNotFound, gang.ReasonQueueNotOpen:
+		return fmt.Sprintf(": create or open queue %q", g.Queue)
+	case gang.ReasonNotEnoughPodsOfTask:
+		return ": create the missing pods of the task, or lower its spec.minTaskMember"
+	}
+	return ""
 }
