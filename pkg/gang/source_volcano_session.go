@@ -119,6 +119,11 @@ func openVolcano(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) 
 	}
 	st.session = volcano.Open(cfg, queues, jobs, total, used)
 	st.notEvaluated = append(st.notEvaluated, st.session.NotEvaluated...)
+	if !cfg.Enabled("gang", volcano.PointJobReady) {
+		// Without the gang plugin's JobReadyFn allocate commits every task
+		// it places: no minimum holds the job together.
+		st.notEvaluated = append(st.notEvaluated, "the configuration ("+cfg.Source+") runs no gang plugin JobReady: Volcano binds the tasks that fit one by one, so the gang's minimum is not Volcano's")
+	}
 	st.enqueue = st.session.Enqueue(st.job)
 	st.budget = st.session.Budget(st.job)
 	return st
@@ -281,7 +286,7 @@ func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *G
 // that reaches minMember but not a task's minTaskMember is not ready, and
 // allocate discards the session's statement.
 func (st *volcanoState) applyReadiness(p *Placement) {
-	if p.Verdict != VerdictPlaced {
+	if p.Verdict != VerdictPlaced || !st.session.Config.Enabled("gang", volcano.PointJobReady) {
 		return
 	}
 	placed := map[string]bool{}

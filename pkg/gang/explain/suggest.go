@@ -191,6 +191,20 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
 	}
 	var out []Suggestion
+	if r := p.Gate; r != nil {
+		// The gate and the nodes both stand in the way: the gate first,
+		// since nothing starts while it holds; the changes below are
+		// proven with the gate applied to the changed cluster.
+		fix := r.Fix
+		if fix == "" {
+			fix = strings.TrimPrefix(gateAdvice(g, r.Reason), ": ")
+		}
+		msg := fmt.Sprintf("%s holds the gang back (%s) besides the members that do not fit", r.Gate, r.Reason)
+		if fix != "" {
+			msg += ": " + fix
+		}
+		out = append(out, Suggestion{Kind: SuggestSourceGate, Message: msg})
+	}
 	if s := x.shortfall(ctx, g, p, e); s != nil {
 		out = append(out, *s)
 	}
