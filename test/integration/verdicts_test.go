@@ -43,6 +43,17 @@ func TestGangOneVerdictLive(t *testing.T) {
 	for i := range 2 {
 		f.create(f.pod(fmt.Sprintf("tasks-worker-%d", i), small).VolcanoGroup("tasks").Annotation("volcano.sh/task-spec", "worker").Obj())
 	}
+	// Volcano gangs judged by Volcano's session (issue #24): one whose
+	// queue's capability (1 cpu) lets the allocate action take one of its
+	// two members (proportion's queueAllocatable), and one that fits its
+	// queue; the API server holds the Queues, so the yes is a plain one.
+	f.createObject(volcanoQueues, testutil.MakeVolcanoQueue(f.ns+"-tight").Capability(testutil.Res{"cpu": "1"}).Obj())
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "tight", 2).Queue(f.ns+"-tight").Obj())
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "vfits", 2).Queue(f.ns+"-q").Obj())
+	for i := range 2 {
+		f.create(f.pod(fmt.Sprintf("tight-%d", i), testutil.Res{"cpu": "1"}).VolcanoGroup("tight").Obj())
+		f.create(f.pod(fmt.Sprintf("vfits-%d", i), small).VolcanoGroup("vfits").Obj())
+	}
 
 	type answer struct {
 		code    int
@@ -60,6 +71,10 @@ func TestGangOneVerdictLive(t *testing.T) {
 		{"gated", "podgroup/gated", answer{cmd.ExitNo, "Gated"}, answer{cmd.ExitNo, "Gated"}, answer{cmd.ExitOK, "Admitted"}, answer{cmd.ExitNo, "NotBound"}},
 		{"a task below its minTaskMember", "podgroups.scheduling.volcano.sh/tasks",
 			answer{cmd.ExitNo, "Unschedulable"}, answer{cmd.ExitNo, "Unschedulable"}, answer{cmd.ExitNo, "Rejected"}, answer{cmd.ExitNo, "NotBound"}},
+		{"a Volcano queue's share at allocation", "podgroups.scheduling.volcano.sh/tight",
+			answer{cmd.ExitNo, "Unschedulable"}, answer{cmd.ExitNo, "Unschedulable"}, answer{cmd.ExitNo, "Rejected"}, answer{cmd.ExitNo, "NotBound"}},
+		{"a Volcano gang that fits its queue", "podgroups.scheduling.volcano.sh/vfits",
+			answer{cmd.ExitOK, "Placed"}, answer{cmd.ExitOK, "Schedulable"}, answer{cmd.ExitOK, "Admitted"}, answer{cmd.ExitOK, "DryRun"}},
 		{"missing PodGroup", "podgroup/none", answer{cmd.ExitUsage, ""}, answer{cmd.ExitUsage, ""}, answer{cmd.ExitUsage, ""}, answer{cmd.ExitUsage, ""}},
 	}
 	for _, tt := range tests {
