@@ -124,6 +124,10 @@ func (o *SnapshotOptions) Run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if why := snap.VolcanoConfigUnread; why != "" {
+		// The file records it too (docs/design.md#volcanos-configuration).
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", why)
+	}
 	var obj runtime.Object
 	if o.Summary {
 		obj = summaryTable(snap)
@@ -214,6 +218,18 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 			names[i] = q.GetName()
 		}
 		row("queues."+schedule.VolcanoGroup, len(s.Queues), abbreviate(names, 3))
+	}
+	if cm := s.VolcanoConfigMap; cm != nil {
+		name := cm.Namespace + "/" + cm.Name
+		_, standIn := cm.Annotations[snapshot.UnreadableAnnotation]
+		switch {
+		case standIn:
+			row("configmaps", 0, name+": Volcano's scheduler configuration, not readable")
+		case s.VolcanoConfigUnread != "":
+			row("configmaps", 1, name+": Volcano's scheduler configuration, invalid")
+		default:
+			row("configmaps", 1, name+": Volcano's scheduler configuration")
+		}
 	}
 	return t
 }

@@ -103,6 +103,10 @@ type Snapshot struct {
 	// configuration is then unknown, and no Volcano verdict is a plain yes.
 	VolcanoConfig       *volcano.Config
 	VolcanoConfigUnread string
+	// VolcanoConfigMap is the scheduler's ConfigMap as the live read found
+	// it (or a stand-in that records why it could not be read), kept so that
+	// a snapshot file carries it; nothing in the pipeline reads it.
+	VolcanoConfigMap *corev1.ConfigMap
 	// Unreadable names the optional kinds a live read was not allowed to
 	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
 	// absence means "unknown", not "none". Not written to snapshot files.

@@ -55,6 +55,24 @@ type Explanation struct {
 	Blocking     []Blocking   `json:"blocking,omitempty"`
 	Domains      []DomainHold `json:"domains,omitempty"`
 	Suggestions  []Suggestion `json:"suggestions"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was judged with.
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
+}
+
+// VolcanoConfiguration says which configuration of Volcano's scheduler (its
+// volcano-scheduler.conf: actions, plugins, their arguments) a Volcano gang
+// was judged with (docs/design.md#volcanos-configuration).
+type VolcanoConfiguration struct {
+	// Source is where it came from: "file PATH" (--volcano-config),
+	// "ConfigMap NAMESPACE/NAME" (read from the cluster, or "... (from the
+	// snapshot FILE)"), or Volcano's default configuration (the chart's).
+	// Empty when Unread is set.
+	Source string `json:"source,omitempty"`
+	// Unread says why the scheduler's configuration could not be known
+	// (no permission to read its ConfigMap, or a ConfigMap Volcano itself
+	// would not load): what depends on it is not evaluated.
+	Unread string `json:"unread,omitempty"`
 }
 
 // Node is one node of the explanation.
@@ -288,6 +306,10 @@ type Placement struct {
 	// per cycle and the gang fits only when the cycle takes the members
 	// others need first: the verdict is then Unschedulable.
 	QueueOrder *QueueOrder `json:"queueOrder,omitempty"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was placed with (unset inside an Admission,
+	// which says it once, beside its checks).
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
 }
 
 // QueueOrder says which members fit only once others are placed, and how
@@ -395,6 +417,9 @@ type Admission struct {
 	Checks    []Check       `json:"checks"`
 	Placement Placement     `json:"placement"`
 	Ungate    *UngateReport `json:"ungate,omitempty"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was judged with.
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
 }
 
 // Check is one admission check.
