@@ -28,8 +28,9 @@ var snapshotLong = templates.LongDesc(`
 	PersistentVolumeClaims, PersistentVolumes, StorageClasses, the Dynamic
 	Resource Allocation ResourceSlices, DeviceClasses, ResourceClaims and
 	ResourceClaimTemplates, the workloads default spreading reads, and the
-	native, Volcano and coscheduling PodGroups and Volcano Queues that exist) as
-	one v1 List, for offline use with --snapshot and for bug reports.
+	native, Volcano and coscheduling PodGroups and Volcano Queues that exist, and
+	Volcano's scheduler ConfigMap, --volcano-config-map) as one v1 List, for
+	offline use with --snapshot and for bug reports.
 
 	The live read is paginated, consistent (never a stale cache), in parallel,
 	in protobuf for built-in kinds. --summary prints what was read instead.`)

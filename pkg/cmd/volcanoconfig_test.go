@@ -250,3 +250,25 @@ func TestVolcanoConfigPrecedence(t *testing.T) {
 		}
 	}
 }
+
+// snapshot --summary says whether the file holds Volcano's configuration,
+// and a file saved by a user refused it warns as the live read did.
+func TestVolcanoConfigSnapshotSummary(t *testing.T) {
+	dir := t.TempDir()
+	withCM := writeTestFile(t, dir, "with-cm.yaml", volcanoSnapshot+volcanoConfigMapItem)
+	refused := writeTestFile(t, dir, "refused.yaml", volcanoSnapshot+refusedConfigMapItem)
+	for _, tt := range []struct{ file, row, stderr string }{
+		{withCM, "configmaps   1   volcano-system/volcano-scheduler-configmap: Volcano's scheduler configuration\n", ""},
+		{refused, "configmaps   0   volcano-system/volcano-scheduler-configmap: Volcano's scheduler configuration, not readable\n",
+			"Warning: cannot get ConfigMap volcano-system/volcano-scheduler-configmap (Forbidden)\n"},
+	} {
+		code, out, stderr := run(t, "", "snapshot", "--snapshot", tt.file, "--summary")
+		if code != 0 || stderr != tt.stderr || !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(tt.row), " ")) {
+			t.Errorf("%s: exit %d, stderr %q, want %q; summary lacks %q:\n%s", filepath.Base(tt.file), code, stderr, tt.stderr, tt.row, out)
+		}
+	}
+	_, out, _ := run(t, "", "snapshot", "--snapshot", withCM, "-o", "yaml")
+	if !strings.Contains(out, "kind: ConfigMap") || !strings.Contains(out, "volcano-scheduler.conf") {
+		t.Errorf("the snapshot written from the file lacks the ConfigMap:\n%s", out)
+	}
+}

@@ -97,7 +97,9 @@ var succeededPods = fields.OneTermEqualSelector("status.phase", string(corev1.Po
 // simply absent. Kinds the pipeline can do without (PodGroups, Queues, quotas,
 // budgets, volumes, device claims) that the user may not list give a warning,
 // not an error. The Dynamic Resource Allocation kinds are read at
-// resource.k8s.io/v1, or at v1beta2 on a server that serves no v1.
+// resource.k8s.io/v1, or at v1beta2 on a server that serves no v1. A
+// cluster that serves Volcano has its scheduler's ConfigMap read too
+// (readVolcanoConfig).
 func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Snapshot, []string, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
