@@ -99,8 +99,10 @@ type Snapshot struct {
 	// (--volcano-config, else the scheduler's ConfigMap a live read found);
 	// nil: Volcano's default configuration (volcano.Default) applies
 	// (docs/design.md#volcano). VolcanoConfigUnread, when set, says why the
-	// live read could not read the ConfigMap (no permission): the
-	// configuration is then unknown, and no Volcano verdict is a plain yes.
+	// live read could not read the ConfigMap (no permission), or why what
+	// it holds is not what Volcano runs (a configuration Volcano would not
+	// load, docs/design.md#volcanos-configuration): the configuration is
+	// then unknown, and no Volcano verdict is a plain yes.
 	VolcanoConfig       *volcano.Config
 	VolcanoConfigUnread string
 	// VolcanoConfigMap is the scheduler's ConfigMap as the live read found
