@@ -86,7 +86,7 @@ func ReadVolcanoConfig(path string, stdin io.Reader) (*volcano.Config, error) {
 	// sigs.k8s.io cannot convert) gets volcano.Parse's own error below.
 	if yaml.Unmarshal(data, &head) == nil && head.Kind != "" {
 		if head.Kind != "ConfigMap" || head.APIVersion != "v1" {
-			return nil, &InputError{Source: where, Err: fmt.Errorf("a %s %s, not a volcano-scheduler.conf or a v1 ConfigMap holding one", head.APIVersion, head.Kind)}
+			return nil, &InputError{Source: where, Err: fmt.Errorf("a %s, not a volcano-scheduler.conf or a v1 ConfigMap holding one", strings.TrimSpace(head.APIVersion+" "+head.Kind))}
 		}
 		conf, ok := head.Data[volcano.ConfigMapKey]
 		if !ok {
