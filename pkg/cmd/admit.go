@@ -165,10 +165,18 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 				strings.Join(others, ", "))})
 		}
 	}
+	vc := o.volcanoConfiguration(snap, g)
 	err = o.printResult(output{kind: v1alpha1.KindAdmission, namespace: g.Namespace, name: g.Name,
-		object: func() any { return v1alpha1.FromAdmission(a, ungated) },
-		human:  func(d describe.Options) error { return describe.Admission(o.Out, a, ungated, d) },
-		names:  func() []string { return gangNames(g) }})
+		object: func() any {
+			obj := v1alpha1.FromAdmission(a, ungated)
+			obj.VolcanoConfiguration = vc
+			return obj
+		},
+		human: func(d describe.Options) error {
+			d.Volcano = volcanoLine(vc)
+			return describe.Admission(o.Out, a, ungated, d)
+		},
+		names: func() []string { return gangNames(g) }})
 	return exitNoUnless(err, a.Admitted() && (ungated == nil || len(ungated.Changed) == 0) && !releasedNothing)
 }
 

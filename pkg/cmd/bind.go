@@ -152,6 +152,9 @@ func (o *BindOptions) run(ctx context.Context) error {
 	if err != nil {
 		return interruptedOr(ctx, err)
 	}
+	// Not in the report (bind reports what it wrote), but a Volcano gang's
+	// configuration that could not be read is said, as place says it.
+	o.volcanoConfiguration(snap, g)
 	client, err := o.client()
 	if err != nil {
 		return err

@@ -171,11 +171,17 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	} else {
 		ns, name = e.Pod.Namespace, e.Pod.Name
 	}
+	vc := o.volcanoConfiguration(snap, e.Gang)
 	err = o.printResult(output{kind: v1alpha1.KindExplanation, namespace: ns, name: name,
-		object: func() any { return v1alpha1.FromExplanation(e) },
+		object: func() any {
+			obj := v1alpha1.FromExplanation(e)
+			obj.VolcanoConfiguration = vc
+			return obj
+		},
 		human: func(d describe.Options) error {
 			d.Color = !o.NoColor && printers.AllowsColorOutput(o.Out)
 			d.MaxRows = o.MaxRows
+			d.Volcano = volcanoLine(vc)
 			return describe.Explanation(o.Out, e, d)
 		},
 		names: func() []string {

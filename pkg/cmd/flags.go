@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -41,6 +42,13 @@ type SnapshotFlags struct {
 	// kinds the user may not list cluster-wide in these instead
 	// (snapshot.LiveOptions.Namespaces).
 	Namespaces []string
+	// VolcanoConfigMap is --volcano-config-map: NAMESPACE/NAME of the
+	// ConfigMap Volcano's scheduler reads its configuration from; empty:
+	// the chart's.
+	VolcanoConfigMap string
+	// SkipVolcanoConfig, set by a verb given --volcano-config, leaves that
+	// ConfigMap unread.
+	SkipVolcanoConfig bool
 }
 
 // NewSnapshotFlags returns SnapshotFlags with kubectl's connection flags.
@@ -60,6 +68,19 @@ func (f *SnapshotFlags) AddFlags(flags *pflag.FlagSet) {
 	flags.Float32Var(&f.QPS, "qps", f.QPS, "Requests per second to the API server; 0 sets no client-side limit and leaves it to the server's API Priority and Fairness (requests in flight stay bounded).")
 	flags.IntVar(&f.Burst, "burst", f.Burst, "Requests the client may send in a burst above --qps (with --qps above 0).")
 	flags.Int64Var(&f.PageSize, "page-size", f.PageSize, "Objects per LIST request when reading a live snapshot.")
+	flags.StringVar(&f.VolcanoConfigMap, "volcano-config-map", f.VolcanoConfigMap, "NAMESPACE/NAME of the ConfigMap Volcano's scheduler reads its volcano-scheduler.conf from, read from a cluster that serves Volcano and kept in snapshots (default "+snapshot.DefaultVolcanoConfigMap.String()+").")
+}
+
+// volcanoConfigMap is --volcano-config-map, parsed; zero when not given.
+func (f *SnapshotFlags) volcanoConfigMap() (types.NamespacedName, error) {
+	if f.VolcanoConfigMap == "" {
+		return types.NamespacedName{}, nil
+	}
+	name, err := snapshot.ParseConfigMapName(f.VolcanoConfigMap)
+	if err != nil {
+		return name, usageErrorf("invalid --volcano-config-map: %v", err)
+	}
+	return name, nil
 }
 
 // Validate checks the flags without I/O.
@@ -73,7 +94,8 @@ func (f *SnapshotFlags) Validate() error {
 	if f.PageSize < 1 {
 		return usageErrorf("--page-size must be at least 1, got %d", f.PageSize)
 	}
-	return nil
+	_, err := f.volcanoConfigMap()
+	return err
 }
 
 // Offline reports whether the snapshot comes from saved objects.
@@ -117,8 +139,12 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 		warnings []string
 		err      error
 	)
+	volcanoConfigMap, err := f.volcanoConfigMap()
+	if err != nil {
+		return nil, err
+	}
 	if f.Offline() {
-		snap, warnings, err = snapshot.LoadFiles(f.Path, streams.In)
+		snap, warnings, err = snapshot.LoadFilesWith(f.Path, streams.In, snapshot.FileOptions{VolcanoConfigMap: volcanoConfigMap})
 	} else {
 		var cfg *rest.Config
 		if cfg, err = f.RESTConfig(); err != nil {
@@ -129,7 +155,8 @@ func (f *SnapshotFlags) Load(ctx context.Context, streams genericiooptions.IOStr
 			return fmt.Sprintf("reading the cluster: %d of %d lists done, %d objects",
 				progress.ListsDone.Load(), progress.Lists.Load(), progress.Objects.Load())
 		})
-		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize, Progress: progress, Namespaces: f.Namespaces})
+		snap, warnings, err = snapshot.Live(ctx, cfg, snapshot.LiveOptions{PageSize: f.PageSize, Progress: progress, Namespaces: f.Namespaces,
+			VolcanoConfigMap: volcanoConfigMap, SkipVolcanoConfig: f.SkipVolcanoConfig})
 		stop()
 	}
 	if err != nil {

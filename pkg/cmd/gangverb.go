@@ -11,9 +11,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -60,12 +62,71 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 	if s.Kind == SubjectFile && s.Filename == "-" && o.Snapshot.Path == "-" {
 		return usageErrorf("-f - and --snapshot - cannot both read standard input")
 	}
+	if s.Kind == SubjectFile && s.Filename == "-" && o.Scheduler.VolcanoConfigFile == "-" {
+		return usageErrorf("-f - and --volcano-config - cannot both read standard input")
+	}
 	if s.Kind == SubjectWorkload && o.Snapshot.Offline() {
 		// A snapshot holds no workloads: its decoder reads the kinds
 		// the pipeline reads, and drops the others.
 		return usageErrorf("%s is read from the cluster; offline, give its manifest with -f", s.Arg)
 	}
+	if err := o.completeVolcano(); err != nil {
+		return err
+	}
 	return o.Scheduler.Complete()
+}
+
+// completeVolcano reads --volcano-config: bad input is reported before
+// the cluster is read, and the scheduler's ConfigMap is then not read
+// (docs/design.md#volcanos-configuration).
+func (o *GangVerbOptions) completeVolcano() error {
+	path := o.Scheduler.VolcanoConfigFile
+	if path == "" {
+		return nil
+	}
+	if path == "-" && o.Snapshot.Path == "-" {
+		return usageErrorf("--volcano-config - and --snapshot - cannot both read standard input")
+	}
+	c, err := snapshot.ReadVolcanoConfig(path, o.In)
+	if err != nil {
+		return usageErrorf("--volcano-config: %v", err)
+	}
+	o.Scheduler.volcano = c
+	o.Snapshot.SkipVolcanoConfig = true
+	return nil
+}
+
+// applyVolcanoConfig puts --volcano-config in snap: it wins over the
+// configuration the snapshot carries, and over why that could not be read.
+func (o *GangVerbOptions) applyVolcanoConfig(snap *schedule.Snapshot) {
+	if c := o.Scheduler.volcano; c != nil {
+		snap.VolcanoConfig, snap.VolcanoConfigUnread = c, ""
+	}
+}
+
+// volcanoConfiguration names, for a Volcano gang, the configuration of
+// Volcano's scheduler it is judged with; nil for any other gang (or none).
+// When the configuration could not be read, a warning says why.
+func (o *GangVerbOptions) volcanoConfiguration(snap *schedule.Snapshot, g *gang.Gang) *v1alpha1.VolcanoConfiguration {
+	if g == nil || g.Source != gang.SourceVolcano {
+		return nil
+	}
+	if snap.VolcanoConfigUnread != "" {
+		o.warn([]string{snap.VolcanoConfigUnread})
+		return &v1alpha1.VolcanoConfiguration{Unread: snap.VolcanoConfigUnread}
+	}
+	return &v1alpha1.VolcanoConfiguration{Source: snap.Volcano().Source}
+}
+
+// volcanoLine is what describe prints of v: the source, or that it is unknown.
+func volcanoLine(v *v1alpha1.VolcanoConfiguration) string {
+	switch {
+	case v == nil:
+		return ""
+	case v.Unread != "":
+		return "unknown (not evaluated): " + v.Unread
+	}
+	return v.Source
 }
 
 // loadSnapshot reads what the subject's gang is made from (readSubject:
@@ -75,7 +136,12 @@ func (o *GangVerbOptions) loadSnapshot(ctx context.Context) (*schedule.Snapshot,
 	if err := o.readSubject(ctx); err != nil {
 		return nil, err
 	}
-	return o.Snapshot.LoadForPlacement(ctx, o.IOStreams)
+	snap, err := o.Snapshot.LoadForPlacement(ctx, o.IOStreams)
+	if err != nil {
+		return nil, err
+	}
+	o.applyVolcanoConfig(snap)
+	return snap, nil
 }
 
 // loadGang reads the snapshot and resolves the gang on it; the snapshot

@@ -30,6 +30,9 @@ func (o *ExplainOptions) completeListing() error {
 		o.namespace = ns
 		o.Snapshot.Namespaces = []string{ns}
 	}
+	if err := o.completeVolcano(); err != nil {
+		return err
+	}
 	return o.Scheduler.Complete()
 }
 
@@ -41,6 +44,7 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.applyVolcanoConfig(snap)
 	opts, warnings := o.Scheduler.placeOptions(nil)
 	o.warn(warnings)
 	stop := o.working(nil, "finding what is pending", "")

@@ -108,9 +108,17 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 	}
 	p.ApplyQuota(q)
 	p.HoldGated()
+	vc := o.volcanoConfiguration(snap, g)
 	err = o.printResult(output{kind: v1alpha1.KindPlacement, namespace: g.Namespace, name: g.Name,
-		object: func() any { return v1alpha1.FromPlacement(p) },
-		human:  func(d describe.Options) error { return describe.Placement(o.Out, p, d) },
+		object: func() any {
+			obj := v1alpha1.FromPlacement(p)
+			obj.VolcanoConfiguration = vc
+			return obj
+		},
+		human: func(d describe.Options) error {
+			d.Volcano = volcanoLine(vc)
+			return describe.Placement(o.Out, p, d)
+		},
 		names: func() []string {
 			var pods []*corev1.Pod
 			for _, a := range p.Assignments {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // SchedulerFlags choose the scheduling profile and the topology a gang is
@@ -22,6 +23,11 @@ type SchedulerFlags struct {
 	Profile           string
 	TopologyKey       string
 	PreferTopologyKey string
+	// VolcanoConfigFile is --volcano-config: Volcano's scheduler
+	// configuration for Volcano gangs, a file or "-" (stdin).
+	VolcanoConfigFile string
+	// volcano is that configuration, read by GangVerbOptions.completeVolcano.
+	volcano *volcano.Config
 	// profiles are the candidate profiles: the one --profile names, else
 	// every profile of --scheduler-config, else the default profile.
 	profiles []*schedule.Profile
@@ -33,6 +39,7 @@ func (f *SchedulerFlags) AddFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&f.Profile, "profile", f.Profile, "The profile (schedulerName) to use from --scheduler-config; default: the profile named after the pods' spec.schedulerName, as kube-scheduler picks it, else the first profile.")
 	flags.StringVar(&f.TopologyKey, "topology-key", f.TopologyKey, "Confine the whole gang to one value of this node label (for example topology.kubernetes.io/zone).")
 	flags.StringVar(&f.PreferTopologyKey, "prefer-topology-key", f.PreferTopologyKey, "Try to keep the gang within one value of this node label, else place it anywhere.")
+	flags.StringVar(&f.VolcanoConfigFile, "volcano-config", f.VolcanoConfigFile, "Volcano's scheduler configuration to judge Volcano gangs with: a volcano-scheduler.conf, or its ConfigMap as kubectl get -o yaml prints it, or - for stdin; default: the scheduler's ConfigMap (--volcano-config-map), else Volcano's default configuration.")
 }
 
 // Complete loads the profile: a bad file is bad input (exit code 2).

@@ -28,8 +28,9 @@ var snapshotLong = templates.LongDesc(`
 	PersistentVolumeClaims, PersistentVolumes, StorageClasses, the Dynamic
 	Resource Allocation ResourceSlices, DeviceClasses, ResourceClaims and
 	ResourceClaimTemplates, the workloads default spreading reads, and the
-	native, Volcano and coscheduling PodGroups and Volcano Queues that exist) as
-	one v1 List, for offline use with --snapshot and for bug reports.
+	native, Volcano and coscheduling PodGroups and Volcano Queues that exist, and
+	Volcano's scheduler ConfigMap, --volcano-config-map) as one v1 List, for
+	offline use with --snapshot and for bug reports.
 
 	The live read is paginated, consistent (never a stale cache), in parallel,
 	in protobuf for built-in kinds. --summary prints what was read instead.`)
@@ -124,6 +125,10 @@ func (o *SnapshotOptions) Run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if why := snap.VolcanoConfigUnread; why != "" {
+		// The file records it too (docs/design.md#volcanos-configuration).
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", why)
+	}
 	var obj runtime.Object
 	if o.Summary {
 		obj = summaryTable(snap)
@@ -214,6 +219,18 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 			names[i] = q.GetName()
 		}
 		row("queues."+schedule.VolcanoGroup, len(s.Queues), abbreviate(names, 3))
+	}
+	if cm := s.VolcanoConfigMap; cm != nil {
+		name := cm.Namespace + "/" + cm.Name
+		_, standIn := cm.Annotations[snapshot.UnreadableAnnotation]
+		switch {
+		case standIn:
+			row("configmaps", 0, name+": Volcano's scheduler configuration, not readable")
+		case s.VolcanoConfigUnread != "":
+			row("configmaps", 1, name+": Volcano's scheduler configuration, invalid")
+		default:
+			row("configmaps", 1, name+": Volcano's scheduler configuration")
+		}
 	}
 	return t
 }

@@ -15,7 +15,7 @@ import (
 // the summary line, the node table and (for gangs) the gang's figures and
 // what would make it fit.
 func Explanation(out io.Writer, e *explain.Explanation, o Options) error {
-	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color, maxRows: o.MaxRows}
+	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color, maxRows: o.MaxRows, volcano: o.Volcano}
 	return w.write(e)
 }
 
@@ -28,6 +28,7 @@ type explainWriter struct {
 	wide      bool
 	color     bool
 	maxRows   int
+	volcano   string
 }
 
 // ANSI styles, used only on a terminal.
@@ -445,6 +446,9 @@ func nodeReason(e *explain.Explanation, n *explain.Node, withPlugin bool) string
 func (w *explainWriter) gang(e *explain.Explanation) error {
 	g, p, v := e.Gang, e.Placement, e.Validity
 	w.title("Gang:")
+	if w.volcano != "" {
+		w.para("  ", volcanoLine(Options{Volcano: w.volcano}))
+	}
 	validity := fmt.Sprintf("valid: %d valid member(s), minimum %d", v.ValidCount, v.MinMember)
 	if !v.Valid {
 		validity = fmt.Sprintf("invalid (%s): %s", v.Reason, v.Message)

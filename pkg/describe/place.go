@@ -55,6 +55,9 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 	if len(p.PlacedLater) > 0 {
 		fmt.Fprintln(out, placedLater(p))
 	}
+	if o.Volcano != "" {
+		fmt.Fprintln(out, volcanoLine(o))
+	}
 	notEvaluated := p.AllNotEvaluated()
 	if len(notEvaluated) > 0 {
 		fmt.Fprintln(out, "Not evaluated (the plan does not take these into account):")

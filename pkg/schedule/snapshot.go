@@ -99,10 +99,16 @@ type Snapshot struct {
 	// (--volcano-config, else the scheduler's ConfigMap a live read found);
 	// nil: Volcano's default configuration (volcano.Default) applies
 	// (docs/design.md#volcano). VolcanoConfigUnread, when set, says why the
-	// live read could not read the ConfigMap (no permission): the
-	// configuration is then unknown, and no Volcano verdict is a plain yes.
+	// live read could not read the ConfigMap (no permission), or why what
+	// it holds is not what Volcano runs (a configuration Volcano would not
+	// load, docs/design.md#volcanos-configuration): the configuration is
+	// then unknown, and no Volcano verdict is a plain yes.
 	VolcanoConfig       *volcano.Config
 	VolcanoConfigUnread string
+	// VolcanoConfigMap is the scheduler's ConfigMap as the live read found
+	// it (or a stand-in that records why it could not be read), kept so that
+	// a snapshot file carries it; nothing in the pipeline reads it.
+	VolcanoConfigMap *corev1.ConfigMap
 	// Unreadable names the optional kinds a live read was not allowed to
 	// list ("resourcequotas", "queues.scheduling.volcano.sh", ...): their
 	// absence means "unknown", not "none". Not written to snapshot files.

@@ -79,6 +79,9 @@ type builder struct {
 	duplicates int
 	// duplicated names the first objects seen twice, for the warning.
 	duplicated []string
+	// configMaps are a file's ConfigMaps that may be Volcano's scheduler's
+	// (pickVolcanoConfig chooses).
+	configMaps []*corev1.ConfigMap
 	// terminal counts the Succeeded and Failed pods left out: they hold no
 	// resources, as kube-scheduler's cache knows. Saved `kubectl get pods`
 	// output has plenty, so they are not worth a warning.

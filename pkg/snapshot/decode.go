@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/manifest"
@@ -42,9 +43,26 @@ type InputError = manifest.Error
 // documents. Objects of kinds the pipeline does not read are counted in the
 // returned warnings, not rejected.
 func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, error) {
+	return LoadFilesWith(path, stdin, FileOptions{})
+}
+
+// FileOptions tune how a snapshot file is read.
+type FileOptions struct {
+	// VolcanoConfigMap is the ConfigMap whose volcano-scheduler.conf is
+	// Volcano's configuration; zero: DefaultVolcanoConfigMap.
+	VolcanoConfigMap types.NamespacedName
+}
+
+// LoadFilesWith is LoadFiles with options.
+func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Snapshot, []string, error) {
+	if opts.VolcanoConfigMap == (types.NamespacedName{}) {
+		opts.VolcanoConfigMap = DefaultVolcanoConfigMap
+	}
 	b := newBuilder()
+	file := path
 	switch {
 	case path == Stdin:
+		file = "<stdin>"
 		data, err := io.ReadAll(stdin)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading snapshot from stdin: %w", err)
@@ -68,7 +86,8 @@ func LoadFiles(path string, stdin io.Reader) (*schedule.Snapshot, []string, erro
 		}
 	}
 	snap := b.snapshot()
-	warnings := append(b.warnings(), b.partialWarnings(snap)...)
+	volcanoWarnings := b.pickVolcanoConfig(snap, opts.VolcanoConfigMap, file)
+	warnings := append(append(b.warnings(), volcanoWarnings...), b.partialWarnings(snap)...)
 	return snap, append(warnings, resolvePriorities(snap)...), nil
 }
 
@@ -286,6 +305,10 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 		return decodeInto(raw, gvk, &appsv1.ReplicaSet{}, b.addReplicaSet)
 	case gvk == statefulSetGVK:
 		return decodeInto(raw, gvk, &appsv1.StatefulSet{}, b.addStatefulSet)
+	case gvk == configMapGVK:
+		// Only the Volcano scheduler's ConfigMap is kept
+		// (pickVolcanoConfig); the others are ignored, as before.
+		return decodeInto(raw, gvk, &corev1.ConfigMap{}, b.addConfigMap)
 	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {

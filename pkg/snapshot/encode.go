@@ -96,6 +96,13 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 			return err
 		}
 	}
+	if s.VolcanoConfigMap != nil {
+		// Volcano's scheduler's ConfigMap, or the stand-in that says it
+		// could not be read (docs/design.md#volcanos-configuration).
+		if err := add(configMapGVK, s.VolcanoConfigMap); err != nil {
+			return err
+		}
+	}
 	for _, o := range s.ResourceQuotas {
 		if err := add(resourceQuotaGVK, o); err != nil {
 			return err

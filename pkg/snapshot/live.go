@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -49,6 +50,13 @@ type LiveOptions struct {
 	// kind the user may not list cluster-wide is listed in each of these
 	// (docs/design.md#snapshot).
 	Namespaces []string
+	// VolcanoConfigMap is the ConfigMap Volcano's scheduler reads its
+	// configuration from, read when the cluster serves Volcano; zero:
+	// DefaultVolcanoConfigMap.
+	VolcanoConfigMap types.NamespacedName
+	// SkipVolcanoConfig leaves that ConfigMap unread: the command was given
+	// the configuration (--volcano-config).
+	SkipVolcanoConfig bool
 }
 
 // fallbackParallelism bounds the per-namespace lists in flight.
@@ -89,7 +97,9 @@ var succeededPods = fields.OneTermEqualSelector("status.phase", string(corev1.Po
 // simply absent. Kinds the pipeline can do without (PodGroups, Queues, quotas,
 // budgets, volumes, device claims) that the user may not list give a warning,
 // not an error. The Dynamic Resource Allocation kinds are read at
-// resource.k8s.io/v1, or at v1beta2 on a server that serves no v1.
+// resource.k8s.io/v1, or at v1beta2 on a server that serves no v1. A
+// cluster that serves Volcano has its scheduler's ConfigMap read too
+// (readVolcanoConfig).
 func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Snapshot, []string, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
@@ -191,11 +201,24 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		}, each))
 	}
 	progress.Lists.Store(int64(len(tasks)))
+	// Volcano's configuration, only where Volcano is served: one GET,
+	// beside the lists.
+	var volcanoErr error
+	var volcanoDone sync.WaitGroup
+	if kinds.servesVolcano() && !opts.SkipVolcanoConfig {
+		name := opts.VolcanoConfigMap
+		if name == (types.NamespacedName{}) {
+			name = DefaultVolcanoConfigMap
+		}
+		progress.Lists.Add(1)
+		volcanoDone.Go(func() { volcanoErr = r.readVolcanoConfig(clientset, name) })
+	}
 	warnings = append(warnings, r.run(tasks, len(tasks))...)
+	volcanoDone.Wait()
 	if err := r.requiredError(); err != nil {
 		return nil, nil, err
 	}
-	if err := errors.Join(r.errs...); err != nil {
+	if err := errors.Join(append(r.errs, volcanoErr)...); err != nil {
 		return nil, nil, err
 	}
 	if len(r.refused) > 0 {

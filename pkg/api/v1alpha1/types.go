@@ -55,6 +55,24 @@ type Explanation struct {
 	Blocking     []Blocking   `json:"blocking,omitempty"`
 	Domains      []DomainHold `json:"domains,omitempty"`
 	Suggestions  []Suggestion `json:"suggestions"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was judged with.
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
+}
+
+// VolcanoConfiguration says which configuration of Volcano's scheduler (its
+// volcano-scheduler.conf: actions, plugins, their arguments) a Volcano gang
+// was judged with (docs/design.md#volcanos-configuration).
+type VolcanoConfiguration struct {
+	// Source is where it came from: "file PATH" (--volcano-config),
+	// "ConfigMap NAMESPACE/NAME" (read from the cluster, or "... (from the
+	// snapshot FILE)"), or Volcano's default configuration (the chart's).
+	// Empty when Unread is set.
+	Source string `json:"source,omitempty"`
+	// Unread says why the scheduler's configuration could not be known
+	// (no permission to read its ConfigMap, or a ConfigMap Volcano itself
+	// would not load): what depends on it is not evaluated.
+	Unread string `json:"unread,omitempty"`
 }
 
 // Node is one node of the explanation.
@@ -293,6 +311,10 @@ type Placement struct {
 	// its queue share at allocation, its task readiness, kube-scheduler's
 	// pod group validation, a quota, a source validity rule.
 	HeldBy *Hold `json:"heldBy,omitempty"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was placed with (unset inside an Admission,
+	// which says it once, beside its checks).
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
 }
 
 // Hold is a gang scheduler's own refusal, with what it compared.
@@ -418,6 +440,9 @@ type Admission struct {
 	Checks    []Check       `json:"checks"`
 	Placement Placement     `json:"placement"`
 	Ungate    *UngateReport `json:"ungate,omitempty"`
+	// VolcanoConfiguration names, for a Volcano gang, the configuration of
+	// Volcano's scheduler it was judged with.
+	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
 }
 
 // Check is one admission check.
