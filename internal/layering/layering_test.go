@@ -32,14 +32,16 @@ var rules = []rule{
 	{pkg: "pkg/gang/explain", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang/admit", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang/bind", may: []string{"pkg/gang", "pkg/schedule"}},
-	{pkg: "pkg/gang", may: []string{"pkg/schedule", "pkg/manifest", "pkg/fields"}},
+	{pkg: "pkg/gang", may: []string{"pkg/schedule", "pkg/manifest", "pkg/fields", "pkg/volcano"}},
 	{pkg: "pkg/workload", may: []string{"pkg/gang", "pkg/schedule", "pkg/manifest", "pkg/fields"}},
 	{pkg: "pkg/fields"},
 	{pkg: "pkg/snapshot", may: []string{"pkg/schedule", "pkg/manifest", "pkg/volcano"}, clientGo: true},
 	{pkg: "pkg/schedule", may: []string{"pkg/schedule", "pkg/volcano"}},
-	// Volcano's scheduler configuration: read by the snapshot, held by
-	// schedule.Snapshot, nothing of ours below it.
-	{pkg: "pkg/volcano"},
+	// Volcano's session model and configuration: read by the snapshot,
+	// held by schedule.Snapshot, used by the gang core; below it only the
+	// resource model of pkg/schedule/framework (which imports nothing of
+	// ours).
+	{pkg: "pkg/volcano", may: []string{"pkg/schedule/framework"}},
 	{pkg: "pkg/manifest"},
 	{pkg: "pkg/version"},
 }

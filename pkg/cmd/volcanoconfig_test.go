@@ -10,12 +10,13 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
-// volcanoSnapshot holds a Volcano gang (ml/vc) and a native one (ml/nat)
-// that both fit; extra items are appended to it.
+// volcanoSnapshot holds a Volcano gang (ml/vc, in the default queue) and a
+// native one (ml/nat) that both fit; extra items are appended to it.
 const volcanoSnapshot = `apiVersion: v1
 kind: List
 items:
 - {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "20"}}}
+- {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: default}, spec: {weight: 1}, status: {state: Open}}
 - {apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: vc, namespace: ml}, spec: {minMember: 2}}
 - {apiVersion: v1, kind: Pod, metadata: {name: vc-0, namespace: ml, annotations: {scheduling.k8s.io/group-name: vc}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
 - {apiVersion: v1, kind: Pod, metadata: {name: vc-1, namespace: ml, annotations: {scheduling.k8s.io/group-name: vc}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
