@@ -272,8 +272,14 @@ func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *G
 		res.Fix = fmt.Sprintf("open queue %s (vcctl queue operate -n %s -a open), or submit to another queue", g.Queue, g.Queue)
 	case volcano.ReasonQueueOverused:
 		res.Fix = fmt.Sprintf("queue %s holds its deserved share already: wait for %s, or raise the queue's weight (its share among the queues with demand) or guarantee", g.Queue, holders)
+	case volcano.ReasonHierarchyBroken:
+		res.Fix = "repair the queue hierarchy (every queue's spec.parent must exist, without cycles, up to the root queue; jobs only in leaf queues)"
+	case volcano.ReasonQueueNotLeaf:
+		res.Fix = fmt.Sprintf("submit to a leaf queue under %s", g.Queue)
 	default:
-		if limitName == "capability" {
+		if r.Queue != "" && r.Queue != g.Queue {
+			res.Fix = fmt.Sprintf("raise the capability of queue %s (a parent of %s), or wait for the jobs of its queues", r.Queue, g.Queue)
+		} else if limitName == "capability" {
 			res.Fix = fmt.Sprintf("raise queue %s's capability, or wait for %s", g.Queue, holders)
 		} else {
 			res.Fix = fmt.Sprintf("raise queue %s's weight (its share among the queues with demand), capability or guarantee, or wait for %s", g.Queue, holders)

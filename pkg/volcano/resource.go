@@ -312,13 +312,18 @@ func (r *Resource) Shortfall(o *Resource, names []string) corev1.ResourceList {
 	return out
 }
 
+// unlimited is where a dimension stands for no limit (Volcano's
+// math.MaxFloat64 cpu and memory, math.MaxInt64 scalars of an infinite
+// resource): far beyond any cluster.
+const unlimited = 1e18
+
 // List renders r as a ResourceList, dimensions of at least minResource;
 // an unlimited dimension (math.MaxFloat64) is left out.
 func (r *Resource) List() corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, name := range r.Names() {
 		v := r.Get(name)
-		if v >= math.MaxFloat64/2 {
+		if v >= unlimited {
 			continue
 		}
 		out[name] = quantity(name, v)

@@ -282,6 +282,10 @@ type QueueAttr struct {
 	// Jobs are the queue's jobs, for advice: the keys of those holding
 	// (allocated) or reserving (inqueue) its room.
 	Holders []string
+	// Ancestors are the queue's parents, root first (the capacity
+	// plugin's hierarchy; empty otherwise).
+	Ancestors []string
+	leaf      bool
 }
 
 func (a *QueueAttr) clone() *QueueAttr {
@@ -339,7 +343,13 @@ type Session struct {
 	// NotEvaluated lists what the configuration enables that this model
 	// does not run and that could refuse a job (sorted).
 	NotEvaluated []string
-	attrs        map[string]*QueueAttr
+	// Hierarchy: the capacity plugin runs hierarchical queues
+	// (enableHierarchy). Broken says why the hierarchy cannot be built (a
+	// queue whose parent does not exist, a cycle, a job in a queue with
+	// children): the capacity plugin then schedules nothing at all.
+	Hierarchy bool
+	Broken    string
+	attrs     map[string]*QueueAttr
 	// overcommit's idle and inqueue sums.
 	idle, inqueue *Resource
 }
@@ -374,9 +384,7 @@ func Open(cfg *Config, queues []*Queue, jobs []*Job, total, used *Resource) *Ses
 		s.QueuePlugin = pluginProportion
 	case cfg.Plugin(pluginCapacity) != nil:
 		s.QueuePlugin = pluginCapacity
-		if cfg.Enabled(pluginCapacity, PointHierarchy) {
-			s.NotEvaluated = append(s.NotEvaluated, "the capacity plugin's hierarchical queues (enableHierarchy)")
-		}
+		s.Hierarchy = cfg.Enabled(pluginCapacity, PointHierarchy)
 	}
 	if cfg.Plugin(pluginOvercommit) != nil {
 		s.OvercommitFactor = cfg.PluginArguments(pluginOvercommit).Float64("overcommit-factor", DefaultOvercommitFactor)
@@ -401,6 +409,10 @@ func (s *Session) Attr(queue string) *QueueAttr { return s.attrs[queue] }
 // openQueues is proportion's (or capacity's buildQueueAttrs) OnSessionOpen.
 func (s *Session) openQueues() {
 	if s.QueuePlugin == "" {
+		return
+	}
+	if s.Hierarchy {
+		s.openHierarchy()
 		return
 	}
 	totalGuarantee := &Resource{}
@@ -442,23 +454,7 @@ func (s *Session) openQueues() {
 			attr.RealCapability = real
 			s.attrs[job.Queue] = attr
 		}
-		holds := false
-		for _, t := range job.Tasks {
-			switch {
-			case t.Status.IsAllocated():
-				attr.Allocated.Add(t.Request)
-				attr.Request.Add(t.Request)
-				holds = true
-			case t.Status == Pending:
-				attr.Request.Add(t.Request)
-			}
-		}
-		if r := job.reserved(false); r != nil {
-			attr.Inqueue.Add(r)
-			holds = holds || !r.IsEmpty()
-		}
-		attr.Elastic.Add(job.elastic())
-		if holds {
+		if s.account(attr, job) {
 			attr.Holders = append(attr.Holders, job.Key())
 		}
 	}
@@ -514,6 +510,30 @@ func (s *Session) openQueues() {
 	}
 }
 
+// account adds a job's tasks to its queue's figures: allocated and request
+// (its tasks on nodes), request (its pending tasks), inqueue (what it
+// reserves) and elastic; it reports whether the job holds or reserves any
+// of the queue's room.
+func (s *Session) account(attr *QueueAttr, job *Job) bool {
+	holds := false
+	for _, t := range job.Tasks {
+		switch {
+		case t.Status.IsAllocated():
+			attr.Allocated.Add(t.Request)
+			attr.Request.Add(t.Request)
+			holds = true
+		case t.Status == Pending:
+			attr.Request.Add(t.Request)
+		}
+	}
+	if r := job.reserved(false); r != nil {
+		attr.Inqueue.Add(r)
+		holds = holds || !r.IsEmpty()
+	}
+	attr.Elastic.Add(job.elastic())
+	return holds
+}
+
 // openOvercommit is the overcommit plugin's OnSessionOpen.
 func (s *Session) openOvercommit() {
 	if s.OvercommitFactor == 0 {
@@ -546,6 +566,9 @@ type Verdict struct {
 	// Ahead are the pending jobs enqueued before this one in the same
 	// session that reserve room it needed.
 	Ahead []string
+	// Queue is the queue whose limit refused: the job's own, or (capacity
+	// hierarchy) an ancestor.
+	Queue string
 }
 
 // The reasons a step refuses a job.
@@ -555,6 +578,11 @@ const (
 	ReasonClusterOverused   = "ClusterOverused"
 	ReasonQueueInsufficient = "QueueInsufficient"
 	ReasonQueueOverused     = "QueueOverused"
+	// ReasonHierarchyBroken: the capacity plugin's hierarchy cannot be
+	// built, and it schedules nothing.
+	ReasonHierarchyBroken = "QueueHierarchyInvalid"
+	// ReasonQueueNotLeaf: a job in a queue with child queues.
+	ReasonQueueNotLeaf = "QueueNotLeaf"
 )
 
 // Enqueue is the enqueue action for job, as it runs in a session where
@@ -595,6 +623,11 @@ func (s *Session) Enqueue(job *Job) Verdict {
 			r := j.deductGated(j.minResources())
 			if a := inqueue[j.Queue]; a != nil {
 				a.Add(r)
+				if s.Hierarchy {
+					for _, anc := range s.attrs[j.Queue].Ancestors {
+						inqueue[anc].Add(r)
+					}
+				}
 			}
 			if clusterInqueue != nil {
 				clusterInqueue.Add(r)
@@ -678,21 +711,40 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 				if p.Name != s.QueuePlugin {
 					continue
 				}
+				if s.Broken != "" {
+					return Verdict{Plugin: p.Name, Reason: ReasonHierarchyBroken, Figures: figures,
+						Message: s.Broken + ": the capacity plugin enqueues and allocates nothing"}
+				}
+				if s.Hierarchy && !s.attrs[job.Queue].leaf {
+					return Verdict{Plugin: p.Name, Reason: ReasonQueueNotLeaf, Figures: figures,
+						Message: fmt.Sprintf("queue %q has child queues: the capacity plugin enqueues jobs of leaf queues only", job.Queue)}
+				}
 				q := s.Queues[job.Queue]
 				if !q.Open() {
 					return Verdict{Plugin: p.Name, Reason: ReasonQueueNotOpen, Figures: figures,
 						Message: fmt.Sprintf("queue %q is %s, not Open: %s rejects every job of it", q.Name, q.State, p.Name)}
 				}
-				attr := s.attrs[job.Queue]
-				want := minReq.Clone().Add(attr.Allocated).Add(inqueue[job.Queue]).Sub(attr.Elastic)
-				figures["queueCapability"] = attr.RealCapability.String()
-				figures["queueAllocated"] = attr.Allocated.String()
-				figures["queueInqueue"] = inqueue[job.Queue].String()
-				figures["queueElastic"] = attr.Elastic.String()
-				if ok, names := want.LessEqualIn(attr.RealCapability, minReq); !ok {
-					return Verdict{Plugin: p.Name, Reason: ReasonQueueInsufficient, Figures: figures,
-						Message:   formatResourceNames("queue resource quota insufficient", "insufficient", names),
-						Shortfall: want.Shortfall(attr.RealCapability, names)}
+				queues := []string{job.Queue}
+				if s.Hierarchy {
+					queues = s.chain(job.Queue)
+				}
+				for _, name := range queues {
+					attr := s.attrs[name]
+					want := minReq.Clone().Add(attr.Allocated).Add(inqueue[name]).Sub(attr.Elastic)
+					prefix := "queue"
+					if name != job.Queue {
+						prefix = "parentQueue/" + name + "/"
+					}
+					figures[prefix+"Capability"] = attr.RealCapability.String()
+					figures[prefix+"Allocated"] = attr.Allocated.String()
+					figures[prefix+"Inqueue"] = inqueue[name].String()
+					figures[prefix+"Elastic"] = attr.Elastic.String()
+					if ok, names := want.LessEqualIn(attr.RealCapability, minReq); !ok {
+						v := Verdict{Plugin: p.Name, Reason: ReasonQueueInsufficient, Figures: figures, Queue: name,
+							Message:   formatResourceNames("queue resource quota insufficient", "insufficient", names),
+							Shortfall: want.Shortfall(attr.RealCapability, names)}
+						return v
+					}
 				}
 			}
 		}
@@ -725,6 +777,8 @@ type Refusal struct {
 	Task    string
 	Reason  string
 	Message string
+	// Queue is the queue whose limit refused (the job's, or an ancestor).
+	Queue string
 }
 
 // Budget returns job's queue check, or nil when the configuration has
@@ -773,16 +827,38 @@ func (b *Budget) Admit(task string, req *Resource, ready bool) string {
 		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueNotOpen, Message: msg})
 		return msg
 	}
-	limit, limitName := b.attr.Deserved, "deserved share"
-	if b.s.QueuePlugin == pluginCapacity {
-		limit, limitName = b.attr.RealCapability, "capability"
-	}
-	future := allocated.Clone().Add(req)
-	if ok, names := future.LessEqualIn(limit, req); !ok {
-		msg := fmt.Sprintf("queue %s's %s is %s; %s allocated in it (with the job's tasks before this one) and this task's %s exceed it",
-			b.queue.Name, limitName, onlyNames(limit, names), onlyNames(allocated, names), onlyNames(req, names))
-		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueInsufficient, Message: msg})
+	if b.s.Broken != "" {
+		msg := b.s.Broken + ": the capacity plugin allocates nothing"
+		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonHierarchyBroken, Message: msg})
 		return msg
+	}
+	if b.s.Hierarchy && !b.attr.leaf {
+		msg := fmt.Sprintf("queue %s has child queues: the capacity plugin allocates tasks of leaf queues only", b.queue.Name)
+		b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueNotLeaf, Message: msg})
+		return msg
+	}
+	queues := []string{b.queue.Name}
+	if b.s.Hierarchy {
+		queues = b.s.chain(b.queue.Name)
+	}
+	for _, name := range queues {
+		attr := b.s.attrs[name]
+		held := attr.Allocated.Clone().Add(b.taken)
+		limit, limitName := attr.Deserved, "deserved share"
+		if b.s.QueuePlugin == pluginCapacity {
+			limit, limitName = attr.RealCapability, "capability"
+		}
+		future := held.Clone().Add(req)
+		if ok, names := future.LessEqualIn(limit, req); !ok {
+			who := "queue " + name
+			if name != b.queue.Name {
+				who = "queue " + b.queue.Name + "'s parent " + name
+			}
+			msg := fmt.Sprintf("%s's %s is %s; %s allocated in it (with the job's tasks before this one) and this task's %s exceed it",
+				who, limitName, onlyNames(limit, names), onlyNames(held, names), onlyNames(req, names))
+			b.Refused = append(b.Refused, Refusal{Task: task, Reason: ReasonQueueInsufficient, Message: msg, Queue: name})
+			return msg
+		}
 	}
 	return ""
 }

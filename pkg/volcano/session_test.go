@@ -274,3 +274,64 @@ func TestReady(t *testing.T) {
 		t.Errorf("minMember below the task minimums' sum: %+v; want ready", r)
 	}
 }
+
+// TestHierarchy follows the capacity plugin with enableHierarchy
+// (capacity.go buildHierarchicalQueueAttrs, checkHierarchicalQueue,
+// checkQueueAllocatableHierarchically): root > org (capability 16 GPUs) >
+// team-a (capability inherited) and team-b (guarantee 4 GPUs, a running
+// job of 8). team-a's real capability is org's 16 less its children's
+// guarantees, 12; org holds 8 already, so of team-a's four 4-GPU tasks two
+// get in (8 + 4 + 4 = 16), and the refusal names org.
+func TestHierarchy(t *testing.T) {
+	conf := strings.Replace(strings.Replace(ChartDefault, "  - name: proportion\n", "  - name: capacity\n    enableHierarchy: true\n", 1), "    enablePreemptable: false\n  - name: predicates", "  - name: predicates", 1)
+	cfg, err := Parse([]byte(conf), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queues := func(extra ...*Queue) []*Queue {
+		return append([]*Queue{{Name: RootQueue, Weight: 1}, {Name: "org", Weight: 1, Capability: rl("nvidia.com/gpu", "16")},
+			{Name: "team-a", Weight: 1, Parent: "org"}, {Name: "team-b", Weight: 1, Parent: "org", Guarantee: rl("nvidia.com/gpu", "4")}}, extra...)
+	}
+	job := &Job{Namespace: "ml", Name: "train", Queue: "team-a", Phase: PhaseInqueue, MinMember: 4, Tasks: tasks("w", "", 4, Pending, "nvidia.com/gpu", "4")}
+	running := &Job{Namespace: "ml", Name: "b", Queue: "team-b", Phase: PhaseRunning, MinMember: 1, MinResources: rl("nvidia.com/gpu", "8"),
+		Tasks: tasks("b", "", 2, Running, "nvidia.com/gpu", "4")}
+	s := Open(cfg, queues(), []*Job{job, running}, cluster32, &Resource{})
+	if s.Broken != "" {
+		t.Fatal(s.Broken)
+	}
+	if got := s.Attr("team-a").RealCapability.String(); !strings.Contains(got, "nvidia.com/gpu=12") {
+		t.Errorf("team-a's real capability %s, want 12 GPUs", got)
+	}
+	b := s.Budget(job)
+	admitted := 0
+	for _, task := range job.Tasks {
+		if b.Admit(task.Name, task.Request, false) == "" {
+			b.Take(task.Request)
+			admitted++
+		}
+	}
+	if admitted != 2 || len(b.Refused) == 0 || b.Refused[0].Queue != "org" {
+		t.Errorf("admitted %d, refusals %+v; want 2, refused by org", admitted, b.Refused)
+	}
+	// A job in a queue with children: the plugin builds no hierarchy and
+	// schedules nothing, this job's queue or any other.
+	inOrg := &Job{Namespace: "ml", Name: "o", Queue: "org", Phase: PhaseInqueue, MinMember: 1, Tasks: tasks("o", "", 1, Pending, "cpu", "1")}
+	s = Open(cfg, queues(), []*Job{job, inOrg}, cluster32, &Resource{})
+	if s.Broken == "" || s.Budget(job).Admit("w-0", job.Tasks[0].Request, false) == "" {
+		t.Errorf("a job in a parent queue: broken %q; want the hierarchy broken and nothing admitted", s.Broken)
+	}
+	// No root queue.
+	s = Open(cfg, queues()[1:], []*Job{job}, cluster32, &Resource{})
+	if !strings.Contains(s.Broken, `no "root" queue`) {
+		t.Errorf("without root: broken %q", s.Broken)
+	}
+	// Enqueue checks every queue of the chain: minResources 12 fits team-a
+	// (12) but not org (16, with team-b's job holding its minResources of
+	// 8: a job's allocated beyond its minResources is elastic and would
+	// not count).
+	job.Phase, job.MinResources = PhasePending, rl("nvidia.com/gpu", "12")
+	s = Open(cfg, queues(), []*Job{job, running}, cluster32, &Resource{})
+	if v := s.Enqueue(job); v.Passed || v.Queue != "org" || v.Reason != ReasonQueueInsufficient {
+		t.Errorf("enqueue: %+v; want refused by org", v)
+	}
+}
