@@ -60,6 +60,9 @@ type Scheduler struct {
 	// partial is Snapshot.Partial, the not-evaluated reason every cycle
 	// reports: no verdict on a partial snapshot is a plain yes.
 	partial string
+	// volcano scores and picks nodes as Volcano does, for a Volcano
+	// profile; nil otherwise.
+	volcano *volcanoScorers
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -116,7 +119,13 @@ func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects fr
 		return nil, err
 	}
 	fw.nominator = nom
-	return &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}, nil
+	s := &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}
+	if o := opts.Profile.volcano; o != nil {
+		if s.volcano, err = newVolcanoScorers(o, fw); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Fork returns an independent working copy: reservations in one are not
@@ -355,11 +364,21 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		}
 		return res, filter, nil
 	}
-	if err := s.prioritizeNodes(ctx, state, pod, feasible, res); err != nil {
+	if s.volcano != nil {
+		err = s.volcanoPrioritize(ctx, state, pod, feasible, res)
+	} else {
+		err = s.prioritizeNodes(ctx, state, pod, feasible, res)
+	}
+	if err != nil {
 		res.Verdict = VerdictError
 		return res, nil, err
 	}
 	s.selectHost(res)
+	if s.volcano != nil {
+		if tie := s.volcanoTie(res); tie != "" {
+			res.NotEvaluated = append(res.NotEvaluated, tie)
+		}
+	}
 	for _, pl := range s.fw.preBindCheck {
 		if st := pl.PreBindCheck(ctx, state, pod, res.SelectedNode); !st.IsSuccess() {
 			// kube-scheduler fails the binding cycle and retries later;
