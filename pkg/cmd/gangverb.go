@@ -231,11 +231,18 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 }
 
 // placeOptions are the placement options for the subject (a gang, or a
-// pod alone); a warning about the profile goes to stderr.
-func (o *GangVerbOptions) placeOptions(g *gang.Gang, pod *corev1.Pod) gang.PlaceOptions {
+// pod alone); a warning about the profile goes to stderr. A Volcano gang
+// is placed with Volcano's node choice (docs/design.md#volcanos-node-order)
+// unless --scheduler-config or --profile says otherwise; one line on stderr
+// names its node order and where its configuration came from.
+func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, pod *corev1.Pod) gang.PlaceOptions {
 	pods := []*corev1.Pod{pod}
 	if g != nil {
 		pods = g.Members
+		if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g); ok {
+			fmt.Fprintln(o.ErrOut, note)
+			return opts
+		}
 	}
 	opts, warnings := o.Scheduler.placeOptions(pods)
 	o.warn(warnings)

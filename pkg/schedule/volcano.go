@@ -431,3 +431,14 @@ func volcanoBest(exact []float64, nodes []NodeResult) float64 {
 	}
 	return best
 }
+
+// WithNotEvaluated returns a copy of the profile whose every cycle also
+// reports why as not evaluated.
+func (p *Profile) WithNotEvaluated(why string) *Profile {
+	c := *p
+	if c.notEvaluated != "" {
+		why = c.notEvaluated + "; " + why
+	}
+	c.notEvaluated = why
+	return &c
+}
