@@ -216,3 +216,54 @@ func TestVolcanoTies(t *testing.T) {
 		})
 	}
 }
+
+// TestVolcanoPredicates: the filters are allocate's resource check, then
+// the kube filter plugins the predicates plugin runs (InitPlugin, with its
+// predicate.*Enable arguments); without predicates (or its predicate point
+// off), the resource check alone.
+func TestVolcanoPredicates(t *testing.T) {
+	nodes := []*corev1.Node{
+		testutil.MakeNode().Name("cordoned").Capacity(testutil.Res{"cpu": "8"}).Unschedulable().Obj(),
+		testutil.MakeNode().Name("small").Capacity(testutil.Res{"cpu": "1"}).Obj(),
+		testutil.MakeNode().Name("tainted").Capacity(testutil.Res{"cpu": "8"}).Taint("gpu", "true", corev1.TaintEffectNoSchedule).Obj(),
+	}
+	pod := testutil.MakePod().Name("worker").Req(testutil.Res{"cpu": "2"}).Obj()
+	tests := []struct {
+		name     string
+		conf     string
+		feasible []string
+	}{
+		{"chart default", "", nil},
+		{"taints not checked", "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments:\n      predicate.TaintTolerationEnable: false\n", []string{"tainted"}},
+		{"no predicates plugin", "actions: allocate\ntiers:\n- plugins:\n  - name: nodeorder\n", []string{"cordoned", "tainted"}},
+		{"predicate point off", "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    enablePredicate: false\n", []string{"cordoned", "tainted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := volcano.Default()
+			if tt.conf != "" {
+				var err error
+				if cfg, err = volcano.Parse([]byte(tt.conf), "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := NewScheduler(&Snapshot{Nodes: nodes}, Options{Profile: VolcanoProfile(cfg)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Schedule(context.Background(), pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var feasible []string
+			for _, n := range res.Nodes {
+				if n.Feasible {
+					feasible = append(feasible, n.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.feasible, feasible); diff != "" {
+				t.Errorf("feasible nodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
