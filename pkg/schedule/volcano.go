@@ -130,7 +130,32 @@ func VolcanoProfile(cfg *volcano.Config) *Profile {
 		PreScore: none,
 		Score:    none,
 	}
-	return &Profile{Name: VolcanoSchedulerName, Plugins: plugins, Args: map[string]runtime.Object{}, volcano: volcanoOrder(cfg, slices.Contains(filters, dynamicresources.Name))}
+	return &Profile{Name: VolcanoSchedulerName, Plugins: plugins, Args: map[string]runtime.Object{},
+		volcano: volcanoOrder(cfg, slices.Contains(filters, dynamicresources.Name)), notEvaluated: volcanoUnmodelled(cfg)}
+}
+
+// volcanoNodePlugins are Volcano's plugins, other than predicates,
+// nodeorder and binpack, that register predicate, node order or best node
+// functions (AddPredicateFn, AddNodeOrderFn, AddBatchNodeOrderFn,
+// AddBestNodeFn): where one runs, its part of the node choice is not
+// modelled.
+var volcanoNodePlugins = []string{"deviceshare", "extender", "network-topology-aware", "nodegroup", "numa-aware",
+	"resource-strategy-fit", "task-topology", "tdm", "usage"}
+
+// volcanoUnmodelled words the plugins of cfg that take part in the node
+// choice and are not modelled, for every cycle's NotEvaluated; "" when
+// there are none.
+func volcanoUnmodelled(cfg *volcano.Config) string {
+	var names []string
+	for _, name := range volcanoNodePlugins {
+		if cfg.Enabled(name, volcano.PointPredicate) || cfg.Enabled(name, volcano.PointNodeOrder) || cfg.Enabled(name, volcano.PointBestNode) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Volcano's %s plugin(s) of %s filter or order nodes, which this build does not model", strings.Join(names, ", "), cfg.Source)
 }
 
 // volcanoOrder reads the node order out of the configuration: nodeorder's

@@ -267,3 +267,36 @@ func TestVolcanoPredicates(t *testing.T) {
 		})
 	}
 }
+
+// TestVolcanoUnmodelledPlugins: a plugin that filters or orders nodes
+// (numa-aware registers a BatchNodeOrderFn and a predicate) makes every
+// cycle not evaluated; with its points off it takes no part.
+func TestVolcanoUnmodelledPlugins(t *testing.T) {
+	node := testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "8"}).Obj()
+	pod := testutil.MakePod().Name("worker").Req(testutil.Res{"cpu": "2"}).Obj()
+	for _, tt := range []struct {
+		name, conf, want string
+	}{
+		{"numa-aware", "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n  - name: numa-aware\n",
+			"Volcano's numa-aware plugin(s) of test filter or order nodes, which this build does not model"},
+		{"numa-aware, points off", "actions: allocate\ntiers:\n- plugins:\n  - name: numa-aware\n    enablePredicate: false\n    enableNodeOrder: false\n    enableBestNode: false\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := volcano.Parse([]byte(tt.conf), "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewScheduler(&Snapshot{Nodes: []*corev1.Node{node}}, Options{Profile: VolcanoProfile(cfg)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Schedule(context.Background(), pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(res.NotEvaluated, "\n"); got != tt.want {
+				t.Errorf("not evaluated %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
