@@ -97,3 +97,31 @@ tiers:
 		})
 	}
 }
+
+// TestPlaceWithVolcanosCoinToss: w-0 (6 cpu) scores the same on node a
+// (4 GPUs) and node b (8 GPUs), which differ only in GPUs that nothing in
+// the chart's node order weighs for it; Volcano picks one at random
+// (util.SelectBestNodeAndScore). The plan takes a, and w-1 (4 cpu, 6 GPUs)
+// then fits on b; had Volcano picked b, w-1 would fit nowhere. The plan is
+// placed, but not a plain yes.
+func TestPlaceWithVolcanosCoinToss(t *testing.T) {
+	node := func(name, gpus string) *corev1.Node {
+		return testutil.MakeNode().Name(name).Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": gpus, "pods": "110"}).Obj()
+	}
+	snap := &schedule.Snapshot{Nodes: []*corev1.Node{node("a", "4"), node("b", "8")}}
+	members := []*corev1.Pod{
+		testutil.MakePod().Namespace("ml").Name("w-0").Req(testutil.Res{"cpu": "6"}).Obj(),
+		testutil.MakePod().Namespace("ml").Name("w-1").Req(testutil.Res{"cpu": "4", "nvidia.com/gpu": "6"}).Obj(),
+	}
+	p, err := Place(context.Background(), snap, gangOf(2, members), PlaceOptions{Profile: schedule.VolcanoProfile(volcano.Default())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"w-0->a", "w-1->b"}, assignments(p)); diff != "" {
+		t.Errorf("assignments (-want +got):\n%s", diff)
+	}
+	want := []string{"Volcano picks at random among nodes of equal score for ml/w-0 (a, b), which differ: the plan took a, and the members placed after it may fit differently on another pick"}
+	if p.Verdict != VerdictPlaced || p.Verified() || !cmp.Equal(want, p.NotEvaluated) {
+		t.Errorf("verdict %s, verified %v, not evaluated %q; want Placed, not verified, %q", p.Verdict, p.Verified(), p.NotEvaluated, want)
+	}
+}

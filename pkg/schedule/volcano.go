@@ -385,26 +385,37 @@ func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.Cycl
 	return nil
 }
 
-// volcanoTie words a tie Volcano breaks at random
-// (util.SelectBestNodeAndScore) among nodes that are not alike, for the
-// result's NotEvaluated: which node the plan took stands for a coin toss
-// that can place the gang's later members differently. Ties among nodes
-// alike in everything a placement reads (allocatable, what their pods
-// request, labels but the hostname, taints, cordon) are symmetric and
-// not reported.
-func (s *Scheduler) volcanoTie(res *Result) string {
+// volcanoTieNote is a tie Volcano breaks at random among nodes that
+// differ: the pod, the node the plan took, and the words.
+type volcanoTieNote struct {
+	pod  *corev1.Pod
+	node string
+	text string
+}
+
+// noteVolcanoTie remembers the cycle's tie that Volcano would break at
+// random (util.SelectBestNodeAndScore) among nodes that are not alike.
+// Once the pod is reserved on the node the plan took, every later cycle on
+// this working copy reports the tie as not evaluated: the gang's later
+// members fit as they do because of a coin toss. A tie of the last pod
+// placed, or among nodes alike in everything a placement reads
+// (allocatable, what their pods request, the pod count, labels but the
+// hostname, taints, cordon), shapes nothing and is not reported.
+func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
+	s.volcanoTie = nil
 	top := res.TopNodes()
 	if len(top) < 2 {
-		return ""
+		return
 	}
 	first := s.nodes[s.byName[top[0]]]
 	for _, name := range top[1:] {
 		if !alikeNodes(first, s.nodes[s.byName[name]]) {
-			return fmt.Sprintf("Volcano picks at random among nodes of equal score (%s); they differ, so another pick may leave the gang's later members a different fit than the plan's %s",
-				abbreviateNodes(top, 5), res.SelectedNode)
+			s.volcanoTie = &volcanoTieNote{pod: pod, node: res.SelectedNode, text: fmt.Sprintf(
+				"Volcano picks at random among nodes of equal score for %s/%s (%s), which differ: the plan took %s, and the members placed after it may fit differently on another pick",
+				pod.Namespace, pod.Name, abbreviateNodes(top, 5), res.SelectedNode)}
+			return
 		}
 	}
-	return ""
 }
 
 func abbreviateNodes(names []string, max int) string {
