@@ -65,6 +65,9 @@ func TestVolcanoGangPackedAsVolcanoPacksIt(t *testing.T) {
 		t.Errorf("Volcano's node order: exit %d, verdict %q, stderr %q; want 0, Placed, one line starting %q", code, plan.Verdict, stderr, wantNote)
 	}
 	want := map[string]string{"ml/train-0-small": "node-a", "ml/train-1-big": "node-b"}
+	if len(plan.Members) != len(want) {
+		t.Errorf("%d members in the plan, want %d", len(plan.Members), len(want))
+	}
 	for _, m := range plan.Members {
 		if want[m.Pod] != m.Node {
 			t.Errorf("%s on %q, want %q", m.Pod, m.Node, want[m.Pod])
