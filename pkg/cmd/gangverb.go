@@ -239,7 +239,7 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 	pods := []*corev1.Pod{pod}
 	if g != nil {
 		pods = g.Members
-		if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g); ok {
+		if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source); ok {
 			fmt.Fprintln(o.ErrOut, note)
 			return opts
 		}

@@ -86,8 +86,8 @@ func (f *SchedulerFlags) Complete() error {
 // the line that says so; ok is false for other gangs. Where the live read
 // could not read the configuration, every cycle reports the node order as
 // not evaluated: no plain yes rests on a guess of it.
-func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, g *gang.Gang) (opts gang.PlaceOptions, note string, ok bool) {
-	if g.Source != gang.SourceVolcano || f.ConfigFile != "" || f.Profile != "" {
+func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, source gang.Source) (opts gang.PlaceOptions, note string, ok bool) {
+	if source != gang.SourceVolcano || f.ConfigFile != "" || f.Profile != "" {
 		return gang.PlaceOptions{}, "", false
 	}
 	cfg := snap.Volcano()

@@ -85,3 +85,28 @@ func TestVolcanoGangPackedAsVolcanoPacksIt(t *testing.T) {
 		t.Errorf("kube-scheduler's profile: exit %d, verdict %q, stderr %q; want 3, Unschedulable, none", code, plan.Verdict, stderr)
 	}
 }
+
+// TestPendingListPlacesVolcanoGangsAsVolcano: explain without a subject
+// judges a Volcano gang with Volcano's node order too, and says so once.
+func TestPendingListPlacesVolcanoGangsAsVolcano(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		verdict string
+		note    bool
+	}{
+		{"Volcano's node order", nil, "Schedulable", true},
+		{"kube-scheduler's profile", []string{"--profile", "default-scheduler"}, "Unschedulable", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := run(t, volcanoPackingSnapshot, append([]string{"explain", "-n", "ml", "--snapshot", "-"}, tt.args...)...)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if code != ExitOK || len(lines) != 2 || strings.Fields(lines[1])[3] != tt.verdict {
+				t.Errorf("exit %d, output:\n%s\nwant 0 and podgroup/train %s", code, out, tt.verdict)
+			}
+			if got := strings.HasPrefix(stderr, "Volcano gang: nodes filtered and ordered as Volcano's allocate does") && strings.Count(stderr, "\n") == 1; got != tt.note || (!tt.note && stderr != "") {
+				t.Errorf("stderr %q, want the Volcano line: %v", stderr, tt.note)
+			}
+		})
+	}
+}
