@@ -126,7 +126,7 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 		return err
 	}
 	stop := o.working(g, "admitting", "checking validity, gates, quota and placement")
-	a, err := admit.Gang(ctx, snap, g, o.placeOptions(g, nil))
+	a, err := admit.Gang(ctx, snap, g, o.placeOptions(snap, g, nil))
 	stop()
 	if err != nil {
 		return err

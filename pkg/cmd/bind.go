@@ -167,7 +167,7 @@ func (o *BindOptions) run(ctx context.Context) error {
 		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
 	})
 	r, err := bind.Gang(ctx, snap, g, client, bind.Options{
-		Place:       o.placeOptions(g, nil),
+		Place:       o.placeOptions(snap, g, nil),
 		DryRun:      bind.DryRun(o.DryRun),
 		OnPartial:   bind.OnPartial(o.OnPartial),
 		BulkReads:   o.BulkReads,

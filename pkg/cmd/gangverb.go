@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -297,11 +298,20 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 }
 
 // placeOptions are the placement options for the subject (a gang, or a
-// pod alone); a warning about the profile goes to stderr.
-func (o *GangVerbOptions) placeOptions(g *gang.Gang, pod *corev1.Pod) gang.PlaceOptions {
+// pod alone); a warning about the profile goes to stderr. A Volcano gang
+// is placed with Volcano's node choice (docs/design.md#volcanos-node-order)
+// unless --scheduler-config or --profile says otherwise; -v 1 logs its node
+// order and where its configuration came from.
+func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, pod *corev1.Pod) gang.PlaceOptions {
 	pods := []*corev1.Pod{pod}
 	if g != nil {
 		pods = g.Members
+		if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source); ok {
+			// The output names the configuration once (Volcano
+			// configuration: ...); the node order it gives is for -v.
+			klog.V(1).Info(note)
+			return opts
+		}
 	}
 	opts, warnings := o.Scheduler.placeOptions(pods)
 	o.warn(warnings)

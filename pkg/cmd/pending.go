@@ -2,9 +2,13 @@ package cmd
 
 import (
 	"context"
+	"slices"
+
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
 
@@ -47,11 +51,20 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 	o.applyVolcanoConfig(snap)
 	opts, warnings := o.Scheduler.placeOptions(nil)
 	o.warn(warnings)
+	var bySource []explain.SourceOptions
+	vopts, note, volcano := o.Scheduler.volcanoPlaceOptions(snap, gang.SourceVolcano)
+	if volcano {
+		bySource = append(bySource, explain.SourceOptions{Source: gang.SourceVolcano, Options: vopts})
+	}
 	stop := o.working(nil, "finding what is pending", "")
-	lines, err := explain.ListPending(ctx, snap, o.namespace, opts)
+	lines, err := explain.ListPending(ctx, snap, o.namespace, opts, bySource...)
 	stop()
 	if err != nil {
 		return err
+	}
+	if volcano && slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceVolcano }) {
+		// Logged once (-v 1), when a Volcano gang is listed.
+		klog.V(1).Info(note)
 	}
 	return o.printResult(output{kind: v1alpha1.KindPendingList, namespace: o.namespace,
 		object: func() any { return v1alpha1.FromPending(lines) },

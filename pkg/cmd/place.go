@@ -91,7 +91,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 		return err
 	}
 	stop := o.working(g, "placing", "each member in queue order, each domain in turn")
-	p, err := gang.Place(ctx, snap, g, o.placeOptions(g, nil))
+	p, err := gang.Place(ctx, snap, g, o.placeOptions(snap, g, nil))
 	stop()
 	if err != nil {
 		return err

@@ -87,6 +87,29 @@ func (f *SchedulerFlags) Complete() error {
 	return err
 }
 
+// volcanoPlaceOptions are the placement options for a Volcano gang when the
+// user chose no profile (no --scheduler-config, no --profile): Volcano's
+// node choice under the scheduler's configuration (snap.Volcano()), and
+// the line that says so; ok is false for other gangs. Where the live read
+// could not read the configuration, every cycle reports the node order as
+// not evaluated: no plain yes rests on a guess of it.
+func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, source gang.Source) (opts gang.PlaceOptions, note string, ok bool) {
+	if source != gang.SourceVolcano || f.ConfigFile != "" || f.Profile != "" {
+		return gang.PlaceOptions{}, "", false
+	}
+	cfg := snap.Volcano()
+	p := schedule.VolcanoProfile(cfg)
+	from := cfg.Source
+	if snap.VolcanoConfigUnread != "" {
+		p = p.WithNotEvaluated("Volcano's node order: its configuration could not be read (" + snap.VolcanoConfigUnread + "); Volcano's default stands in")
+		from = fmt.Sprintf("%s, standing in for the configuration that could not be read (%s)", cfg.Source, snap.VolcanoConfigUnread)
+	}
+	opts = gang.PlaceOptions{Profile: p, TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
+	note = fmt.Sprintf("Volcano gang: nodes filtered and ordered as Volcano's allocate does under %s: %s (--scheduler-config or --profile places it with a kube-scheduler profile)",
+		from, p.VolcanoNodeOrder())
+	return opts, note, true
+}
+
 // placeOptions are the gang placement options the flags give for pods: the
 // profile is the one --profile names, else the one named after the
 // schedulerName of the first pending pod (kube-scheduler runs a pod in the

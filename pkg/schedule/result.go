@@ -87,10 +87,24 @@ type Result struct {
 	// NotEvaluated lists what the pipeline did not evaluate for this pod
 	// (dynamic resource claims, unbound volumes, ...), one sentence each.
 	NotEvaluated []string
+	// exact are the float scores of a Volcano profile's cycle, by node
+	// (as Nodes), which the choice compares; nil otherwise.
+	exact []float64
 }
 
 // TopNodes returns the feasible nodes that share the highest score.
 func (r *Result) TopNodes() []string {
+	if r.exact != nil {
+		// Volcano's util.SelectBestNodeAndScore: the highest float.
+		best := volcanoBest(r.exact, r.Nodes)
+		var top []string
+		for i, n := range r.Nodes {
+			if n.Feasible && r.exact[i] == best {
+				top = append(top, n.Name)
+			}
+		}
+		return top
+	}
 	var best int64 = -1
 	var top []string
 	for _, n := range r.Nodes {

@@ -60,6 +60,14 @@ type Scheduler struct {
 	// partial is Snapshot.Partial, the not-evaluated reason every cycle
 	// reports: no verdict on a partial snapshot is a plain yes.
 	partial string
+	// volcano scores and picks nodes as Volcano does, for a Volcano
+	// profile; nil otherwise.
+	volcano *volcanoScorers
+	// volcanoTie is the last cycle's tie Volcano would break at random
+	// among nodes that differ; volcanoTies are those of the pods reserved
+	// since, which every later cycle reports as not evaluated (volcanoTie).
+	volcanoTie  *volcanoTieNote
+	volcanoTies []string
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -116,7 +124,13 @@ func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects fr
 		return nil, err
 	}
 	fw.nominator = nom
-	return &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}, nil
+	s := &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}
+	if o := opts.Profile.volcano; o != nil {
+		if s.volcano, err = newVolcanoScorers(o, fw); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Fork returns an independent working copy: reservations in one are not
@@ -157,6 +171,7 @@ func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	f.allowed, f.labelKeys = s.allowed, s.labelKeys
+	f.volcanoTie, f.volcanoTies = s.volcanoTie, slices.Clip(s.volcanoTies)
 	return f, nil
 }
 
@@ -176,7 +191,12 @@ func (s *Scheduler) WithNodes(nodes []*corev1.Node, pods []*corev1.Pod, resource
 	}
 	// The selectable label keys are found again (lazily): the new pods
 	// may bring selectors.
-	return newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts, s.partial)
+	f, err := newScheduler(infos, byName, s.objects, s.dra.WithSlices(resourceSlices), s.fw.nominator.clone(), s.opts, s.partial)
+	if err != nil {
+		return nil, err
+	}
+	f.volcanoTie, f.volcanoTies = s.volcanoTie, slices.Clip(s.volcanoTies)
+	return f, nil
 }
 
 // WithNodesReplaced returns a working copy in which each of nodes (by name,
@@ -234,6 +254,11 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 
 // reserve is Reserve with an optional PodInfo of an equivalent pod to reuse.
 func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.PodInfo) error {
+	if t := s.volcanoTie; t != nil && t.pod.Namespace == pod.Namespace && t.pod.Name == pod.Name && t.node == nodeName {
+		// The coin toss now shapes the working copy.
+		s.volcanoTies = append(slices.Clip(s.volcanoTies), t.text)
+		s.volcanoTie = nil
+	}
 	i, ok := s.byName[nodeName]
 	if !ok {
 		return fmt.Errorf("node %q is not in the snapshot", nodeName)
@@ -323,6 +348,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 	if s.partial != "" {
 		res.NotEvaluated = append(res.NotEvaluated, s.partial)
 	}
+	res.NotEvaluated = append(res.NotEvaluated, s.volcanoTies...)
 	if m := s.profile.NotEvaluated(); m != "" {
 		res.NotEvaluated = append(res.NotEvaluated, m)
 	}
@@ -355,11 +381,19 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		}
 		return res, filter, nil
 	}
-	if err := s.prioritizeNodes(ctx, state, pod, feasible, res); err != nil {
+	if s.volcano != nil {
+		err = s.volcanoPrioritize(ctx, state, pod, feasible, res)
+	} else {
+		err = s.prioritizeNodes(ctx, state, pod, feasible, res)
+	}
+	if err != nil {
 		res.Verdict = VerdictError
 		return res, nil, err
 	}
 	s.selectHost(res)
+	if s.volcano != nil {
+		s.noteVolcanoTie(pod, res)
+	}
 	for _, pl := range s.fw.preBindCheck {
 		if st := pl.PreBindCheck(ctx, state, pod, res.SelectedNode); !st.IsSuccess() {
 			// kube-scheduler fails the binding cycle and retries later;

@@ -219,7 +219,9 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 		q.failed = &failedClass{key: key, res: res, filter: filter, nodes: slices.Clone(q.s.nodes), allowed: q.s.allowed, memo: memo,
 			nodeLocal: filter != nil && res.Verdict == VerdictUnschedulable && q.s.fw.nodeLocal(filter.state)}
 	}
-	if ok && res.Verdict == VerdictScheduled {
+	// Volcano's node order is not followed incrementally: every member
+	// gets a full cycle.
+	if ok && res.Verdict == VerdictScheduled && q.s.volcano == nil {
 		q.class, err = q.newClass(ctx, key, pod)
 		if err != nil {
 			return nil, err

@@ -55,16 +55,38 @@ func (p *Pending) Name() string {
 	return "podgroup/" + p.Gang.Name
 }
 
+// SourceOptions are the placement options for the gangs of one source
+// in ListPending.
+type SourceOptions struct {
+	Source  gang.Source
+	Options gang.PlaceOptions
+}
+
+// sourceJudge places the gangs of one source: its options and the
+// scheduler built with them, on first use.
+type sourceJudge struct {
+	opts  gang.PlaceOptions
+	plain *schedule.Scheduler
+}
+
 // ListPending finds what waits for a node in namespace (every namespace
 // when empty): each gang with a pending member, placed all or nothing as
 // explain places it, and each pending pod of no gang, scheduled alone. All
 // are judged on the same snapshot, none assuming the others placed.
 // Lines come in namespace and name order. No suggestions are made: that is
-// what explaining one of them is for.
-func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, opts gang.PlaceOptions) ([]Pending, error) {
+// what explaining one of them is for. The gangs of a source in bySource
+// are placed with its options instead of opts (a Volcano gang with
+// Volcano's node order, docs/design.md#volcanos-node-order).
+func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, opts gang.PlaceOptions, bySource ...SourceOptions) ([]Pending, error) {
 	x, err := newJudge(snap, Options{PlaceOptions: opts})
 	if err != nil {
 		return nil, err
+	}
+	for _, so := range bySource {
+		if x.bySource == nil {
+			x.bySource = map[gang.Source]*sourceJudge{}
+		}
+		x.bySource[so.Source] = &sourceJudge{opts: so.Options}
 	}
 	type groupKey struct {
 		group           string
@@ -214,7 +236,18 @@ func nodeVerdicts(res *schedule.Result) string {
 // explain does, and words its verdict as explain's summary line.
 func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
 	g := line.Gang
-	p, err := x.placeBehindGate(ctx, g)
+	var p *gang.Placement
+	var err error
+	if sj := x.bySource[g.Source]; sj != nil {
+		if sj.plain == nil {
+			if sj.plain, err = schedule.NewScheduler(x.snap, schedule.Options{Profile: sj.opts.Profile, Parallelism: x.opts.Parallelism}); err != nil {
+				return err
+			}
+		}
+		p, err = gang.PlaceOn(ctx, x.snap, sj.plain, g, sj.opts)
+	} else {
+		p, err = x.placeBehindGate(ctx, g)
+	}
 	if err != nil {
 		return err
 	}

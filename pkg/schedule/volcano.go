@@ -1,0 +1,480 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/binpack"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultbinder"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/imagelocality"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/interpodaffinity"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeaffinity"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeports"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/noderesources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeunschedulable"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodevolumelimits"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/podtopologyspread"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/queuesort"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/schedulinggates"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/volumebinding"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/volumezone"
+	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+)
+
+// VolcanoSchedulerName is the schedulerName Volcano's scheduler serves
+// unless its --scheduler-name says otherwise, and the name of the profile
+// VolcanoProfile builds.
+const VolcanoSchedulerName = "volcano"
+
+// nodeorder's arguments (nodeorder.go) and their defaults (calculateWeight).
+const (
+	volcanoLeastRequestedWeight    = "leastrequested.weight"
+	volcanoMostRequestedWeight     = "mostrequested.weight"
+	volcanoNodeAffinityWeight      = "nodeaffinity.weight"
+	volcanoPodAffinityWeight       = "podaffinity.weight"
+	volcanoBalancedResourceWeight  = "balancedresource.weight"
+	volcanoTaintTolerationWeight   = "tainttoleration.weight"
+	volcanoImageLocalityWeight     = "imagelocality.weight"
+	volcanoPodTopologySpreadWeight = "podtopologyspread.weight"
+)
+
+// volcanoNodeOrder is how Volcano's allocate action orders the nodes that
+// pass its predicates, as a volcano-scheduler.conf configures it
+// (docs/design.md#volcanos-node-order).
+type volcanoNodeOrder struct {
+	// source says where the configuration came from.
+	source string
+	// batch are nodeorder's BatchNodeOrderFn plugins: kube-scheduler
+	// score plugins, each normalized and weighted.
+	batch []volcanoScorer
+	// imageLocalityWeight weighs nodeorder's NodeOrderFn (ImageLocality's
+	// raw score); 0 when it does not run.
+	imageLocalityWeight int64
+	// binpack is binpack's node order function; nil when it does not run.
+	binpack *binpack.Binpack
+	// mapOrder names the node order functions (nodeorder's, binpack's)
+	// in the tiers' order, the order Volcano adds them in.
+	mapOrder []string
+	// draScore is predicates' BatchNodeOrderFn: DynamicResources' score,
+	// weight 1.
+	draScore bool
+}
+
+// volcanoScorer is one kube-scheduler score plugin nodeorder runs: its
+// label (nodeorder's key for it), factory, arguments and weight.
+type volcanoScorer struct {
+	label   string
+	factory PluginFactory
+	args    runtime.Object
+	weight  int64
+}
+
+// VolcanoProfile is the profile that places pods as Volcano's allocate
+// action does under cfg (docs/design.md#volcanos-node-order):
+//
+//   - Filter: allocate's own resource check (InitResreq against the
+//     node's FutureIdle; NodeResourcesFit stands in for it), then the kube
+//     filter plugins the predicates plugin runs with its arguments
+//     (predicates.go InitPlugin; none when predicates is not configured
+//     or its predicate point is off), in its order;
+//   - no PostFilter: allocate does not preempt;
+//   - Score: nodeorder's weighted kube score plugins, ImageLocality's raw
+//     score, binpack's own formula and the predicates plugin's
+//     DynamicResources score, summed in float as util.PrioritizeNodes sums
+//     them; nodes are not scored when one passes (prioritizeNodes).
+func VolcanoProfile(cfg *volcano.Config) *Profile {
+	filters := []string{noderesources.Name}
+	if cfg.Enabled("predicates", volcano.PointPredicate) {
+		args := cfg.PluginArguments("predicates")
+		filters = append(filters, nodeunschedulable.Name)
+		for _, f := range []struct{ arg, plugin string }{
+			{"predicate.NodeAffinityEnable", nodeaffinity.Name},
+			{"predicate.TaintTolerationEnable", tainttoleration.Name},
+			{"predicate.NodePortsEnable", nodeports.Name},
+			{"predicate.PodAffinityEnable", interpodaffinity.Name},
+			{"predicate.NodeVolumeLimitsEnable", nodevolumelimits.Name},
+			{"predicate.VolumeZoneEnable", volumezone.Name},
+			{"predicate.PodTopologySpreadEnable", podtopologyspread.Name},
+			{"predicate.VolumeBindingEnable", volumebinding.Name},
+		} {
+			if args.Bool(f.arg, true) {
+				filters = append(filters, f.plugin)
+			}
+		}
+		// DynamicResourceAllocation is on in the Kubernetes Volcano builds
+		// against; no argument turns it off.
+		filters = append(filters, dynamicresources.Name)
+	}
+	multi := []configv1.Plugin{{Name: schedulinggates.Name}, {Name: queuesort.Name}}
+	for _, f := range filters {
+		multi = append(multi, configv1.Plugin{Name: f})
+	}
+	multi = append(multi, configv1.Plugin{Name: defaultbinder.Name})
+	none := configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}}
+	plugins := &configv1.Plugins{
+		MultiPoint: configv1.PluginSet{Enabled: multi},
+		// Volcano's node order replaces kube-scheduler's scoring.
+		PreScore: none,
+		Score:    none,
+	}
+	return &Profile{Name: VolcanoSchedulerName, Plugins: plugins, Args: map[string]runtime.Object{},
+		volcano: volcanoOrder(cfg, slices.Contains(filters, dynamicresources.Name)), notEvaluated: volcanoUnmodelled(cfg)}
+}
+
+// volcanoNodePlugins are Volcano's plugins, other than predicates,
+// nodeorder and binpack, that register predicate, node order or best node
+// functions (AddPredicateFn, AddNodeOrderFn, AddBatchNodeOrderFn,
+// AddBestNodeFn): where one runs, its part of the node choice is not
+// modelled.
+var volcanoNodePlugins = []string{"deviceshare", "extender", "network-topology-aware", "nodegroup", "numa-aware",
+	"resource-strategy-fit", "task-topology", "tdm", "usage"}
+
+// volcanoUnmodelled words the plugins of cfg that take part in the node
+// choice and are not modelled, for every cycle's NotEvaluated; "" when
+// there are none.
+func volcanoUnmodelled(cfg *volcano.Config) string {
+	var names []string
+	for _, name := range volcanoNodePlugins {
+		if cfg.Enabled(name, volcano.PointPredicate) || cfg.Enabled(name, volcano.PointNodeOrder) || cfg.Enabled(name, volcano.PointBestNode) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Volcano's %s plugin(s) of %s filter or order nodes, which this build does not model", strings.Join(names, ", "), cfg.Source)
+}
+
+// volcanoOrder reads the node order out of the configuration: nodeorder's
+// weights (calculateWeight, InitPlugin), binpack's (binpack.New) and which
+// of them the session calls (Session.NodeOrderMapFn, BatchNodeOrderFn:
+// the plugin configured with its node order point on).
+func volcanoOrder(cfg *volcano.Config, dra bool) *volcanoNodeOrder {
+	o := &volcanoNodeOrder{source: cfg.Source, draScore: dra && cfg.Enabled("predicates", volcano.PointNodeOrder)}
+	for _, t := range cfg.Tiers {
+		for _, p := range t.Plugins {
+			if p.EnabledNodeOrder == nil || !*p.EnabledNodeOrder || slices.Contains(o.mapOrder, p.Name) {
+				continue
+			}
+			switch p.Name {
+			case "nodeorder":
+				o.mapOrder = append(o.mapOrder, p.Name)
+				o.batch, o.imageLocalityWeight = nodeorderScorers(p.Arguments)
+			case binpack.Name:
+				if b := binpack.New(p.Arguments); b.Weight != 0 {
+					o.mapOrder = append(o.mapOrder, p.Name)
+					o.binpack = b
+				}
+			}
+		}
+	}
+	return o
+}
+
+// nodeorderScorers are the score plugins nodeorder's InitPlugin builds,
+// with the arguments it gives them, for the weights that are not 0; and
+// ImageLocality's weight.
+func nodeorderScorers(args volcano.Arguments) ([]volcanoScorer, int64) {
+	w := func(key string, def int) int64 { return int64(args.Int(key, def)) }
+	resources := func(weight int64, names ...string) []configv1.ResourceSpec {
+		var out []configv1.ResourceSpec
+		for _, n := range names {
+			out = append(out, configv1.ResourceSpec{Name: n, Weight: weight})
+		}
+		return out
+	}
+	all := []volcanoScorer{
+		{label: noderesources.Name + "_LeastAllocated", factory: noderesources.New, weight: w(volcanoLeastRequestedWeight, 1),
+			args: &configv1.NodeResourcesFitArgs{ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.LeastAllocated, Resources: resources(50, "cpu", "memory")}}},
+		{label: noderesources.Name + "_MostAllocated", factory: noderesources.New, weight: w(volcanoMostRequestedWeight, 0),
+			args: &configv1.NodeResourcesFitArgs{ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.MostAllocated, Resources: resources(1, "cpu", "memory")}}},
+		{label: noderesources.BalancedAllocationName, factory: noderesources.NewBalancedAllocation, weight: w(volcanoBalancedResourceWeight, 1),
+			args: &configv1.NodeResourcesBalancedAllocationArgs{Resources: resources(1, "cpu", "memory", "nvidia.com/gpu")}},
+		{label: nodeaffinity.Name, factory: nodeaffinity.New, weight: w(volcanoNodeAffinityWeight, 2), args: &configv1.NodeAffinityArgs{}},
+		// Volcano passes unset internal arguments, which nothing defaults:
+		// HardPodAffinityWeight 0.
+		{label: interpodaffinity.Name, factory: interpodaffinity.New, weight: w(volcanoPodAffinityWeight, 2),
+			args: &configv1.InterPodAffinityArgs{HardPodAffinityWeight: ptr.To[int32](0)}},
+		{label: tainttoleration.Name, factory: tainttoleration.New, weight: w(volcanoTaintTolerationWeight, 3)},
+		{label: podtopologyspread.Name, factory: podtopologyspread.New, weight: w(volcanoPodTopologySpreadWeight, 2),
+			args: &configv1.PodTopologySpreadArgs{DefaultingType: configv1.SystemDefaulting}},
+	}
+	var out []volcanoScorer
+	for _, s := range all {
+		if s.weight != 0 {
+			out = append(out, s)
+		}
+	}
+	return out, w(volcanoImageLocalityWeight, 1)
+}
+
+// IsVolcano reports whether the profile places pods as Volcano's allocate
+// action does (VolcanoProfile).
+func (p *Profile) IsVolcano() bool { return p.volcano != nil }
+
+// VolcanoNodeOrder words the node order of a Volcano profile, with the
+// weights that decide it, for the output: "" for other profiles.
+func (p *Profile) VolcanoNodeOrder() string {
+	o := p.volcano
+	if o == nil {
+		return ""
+	}
+	var parts []string
+	for _, s := range o.batch {
+		parts = append(parts, fmt.Sprintf("%s x%d", s.label, s.weight))
+	}
+	if o.imageLocalityWeight != 0 && slices.Contains(o.mapOrder, "nodeorder") {
+		parts = append(parts, fmt.Sprintf("%s x%d", imagelocality.Name, o.imageLocalityWeight))
+	}
+	if o.binpack != nil {
+		var rs []string
+		for _, r := range slices.Sorted(maps.Keys(o.binpack.Resources)) {
+			rs = append(rs, fmt.Sprintf("%s:%d", r, o.binpack.Resources[r]))
+		}
+		parts = append(parts, fmt.Sprintf("binpack x%d (%s)", o.binpack.Weight, strings.Join(rs, " ")))
+	}
+	if len(parts) == 0 {
+		return "no node order (every feasible node scores 0)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// volcanoScorers are a Volcano node order's plugins, instantiated on one
+// snapshot.
+type volcanoScorers struct {
+	order   *volcanoNodeOrder
+	batch   []framework.ScorePlugin
+	weights []int64
+	image   framework.ScorePlugin
+	dra     framework.ScorePlugin
+}
+
+func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers, error) {
+	v := &volcanoScorers{order: o}
+	for _, s := range o.batch {
+		pl, err := s.factory(s.args, fw.handle)
+		if err != nil {
+			return nil, fmt.Errorf("volcano nodeorder %s: %w", s.label, err)
+		}
+		v.batch = append(v.batch, pl.(framework.ScorePlugin))
+		v.weights = append(v.weights, s.weight)
+	}
+	if o.imageLocalityWeight != 0 && slices.Contains(o.mapOrder, "nodeorder") {
+		pl, err := imagelocality.New(nil, fw.handle)
+		if err != nil {
+			return nil, err
+		}
+		v.image = pl.(framework.ScorePlugin)
+	}
+	if o.draScore {
+		// The instance that filtered: its score reads the allocations its
+		// Filter found, from the cycle's state.
+		for _, pl := range fw.filter {
+			if sp, ok := pl.(framework.ScorePlugin); ok && pl.Name() == dynamicresources.Name {
+				v.dra = sp
+			}
+		}
+	}
+	return v, nil
+}
+
+// volcanoPrioritize scores the feasible nodes as Volcano's allocate does
+// (prioritizeNodes, util.PrioritizeNodes): one node is taken unscored;
+// otherwise each node's score is, in float, 0 + its node order functions
+// in the tiers' order (nodeorder's ImageLocality x weight, binpack) + the
+// batch scores (predicates' DynamicResources, nodeorder's kube plugins,
+// each normalized and weighted). res.exact keeps the float sums, which
+// selectHost compares; the node results show each plugin's part and the
+// total, truncated to integers.
+func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
+	if len(feasible) == 1 {
+		return nil
+	}
+	v := s.volcano
+	n := len(feasible)
+	parts := make([][]PluginScore, n)
+	orderScore := make([]float64, n)
+	for _, fn := range v.order.mapOrder {
+		for i, ni := range feasible {
+			switch {
+			case fn == "nodeorder" && v.image != nil:
+				// NodeOrderFn: a fresh cycle state, the raw score x weight.
+				raw, st := v.image.Score(ctx, framework.NewCycleState(), pod, ni)
+				if !st.IsSuccess() {
+					return fmt.Errorf("running Volcano nodeorder %s: %w", imagelocality.Name, st.AsError())
+				}
+				w := float64(raw) * float64(v.order.imageLocalityWeight)
+				orderScore[i] += w
+				parts[i] = append(parts[i], PluginScore{Plugin: "nodeorder/" + imagelocality.Name, Score: int64(w)})
+			case fn == binpack.Name:
+				b := v.order.binpack.Score(pod, ni)
+				orderScore[i] += b
+				parts[i] = append(parts[i], PluginScore{Plugin: binpack.Name, Score: int64(b)})
+			}
+		}
+	}
+	batch := make([]int64, n)
+	run := func(label string, pl framework.ScorePlugin, weight int64, st *framework.CycleState) error {
+		if pre, ok := pl.(framework.PreScorePlugin); ok {
+			status := pre.PreScore(ctx, st, pod, feasible)
+			if status.IsSkip() {
+				return nil
+			}
+			if !status.IsSuccess() {
+				return fmt.Errorf("running Volcano %s PreScore: %w", label, status.AsError())
+			}
+		}
+		list := make(framework.NodeScoreList, n)
+		for i, ni := range feasible {
+			sc, status := pl.Score(ctx, st, pod, ni)
+			if !status.IsSuccess() {
+				return fmt.Errorf("running Volcano %s: %w", label, status.AsError())
+			}
+			list[i] = framework.NodeScore{Name: ni.Name(), Score: sc}
+		}
+		if ext := pl.ScoreExtensions(); ext != nil {
+			if status := ext.NormalizeScore(ctx, st, pod, list); !status.IsSuccess() {
+				return fmt.Errorf("normalizing Volcano %s: %w", label, status.AsError())
+			}
+		}
+		for i := range list {
+			if list[i].Score < framework.MinNodeScore || list[i].Score > framework.MaxNodeScore {
+				return fmt.Errorf("volcano %s returns an invalid score %d for node %s", label, list[i].Score, list[i].Name)
+			}
+			batch[i] += list[i].Score * weight
+			parts[i] = append(parts[i], PluginScore{Plugin: label, Score: list[i].Score * weight})
+		}
+		return nil
+	}
+	if v.dra != nil {
+		// predicates' BatchNodeOrderFn, on the task's cycle state.
+		if err := run("predicates/"+dynamicresources.Name, v.dra, 1, state); err != nil {
+			return err
+		}
+	}
+	// nodeorder's BatchNodeOrderFn: one fresh cycle state for its plugins.
+	nodeorderState := framework.NewCycleState()
+	for j, pl := range v.batch {
+		if err := run("nodeorder/"+v.order.batch[j].label, pl, v.weights[j], nodeorderState); err != nil {
+			return err
+		}
+	}
+	res.exact = make([]float64, len(res.Nodes))
+	for i, ni := range feasible {
+		total := 0.0
+		total += orderScore[i]
+		total += float64(batch[i])
+		k := s.byName[ni.Name()]
+		res.exact[k] = total
+		res.Nodes[k].Scores = parts[i]
+		res.Nodes[k].Score = int64(total)
+	}
+	return nil
+}
+
+// volcanoTieNote is a tie Volcano breaks at random among nodes that
+// differ: the pod, the node the plan took, and the words.
+type volcanoTieNote struct {
+	pod  *corev1.Pod
+	node string
+	text string
+}
+
+// noteVolcanoTie remembers the cycle's tie that Volcano would break at
+// random (util.SelectBestNodeAndScore) among nodes that are not alike.
+// Once the pod is reserved on the node the plan took, every later cycle on
+// this working copy reports the tie as not evaluated: the gang's later
+// members fit as they do because of a coin toss. A tie of the last pod
+// placed, or among nodes alike in everything a placement reads
+// (allocatable, what their pods request, the pod count, labels but the
+// hostname, taints, cordon), shapes nothing and is not reported.
+func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
+	s.volcanoTie = nil
+	top := res.TopNodes()
+	if len(top) < 2 {
+		return
+	}
+	first := s.nodes[s.byName[top[0]]]
+	for _, name := range top[1:] {
+		if !alikeNodes(first, s.nodes[s.byName[name]]) {
+			s.volcanoTie = &volcanoTieNote{pod: pod, node: res.SelectedNode, text: fmt.Sprintf(
+				"Volcano picks at random among nodes of equal score for %s/%s (%s), which differ: the plan took %s, and the members placed after it may fit differently on another pick",
+				pod.Namespace, pod.Name, abbreviateNodes(top, 5), res.SelectedNode)}
+			return
+		}
+	}
+}
+
+func abbreviateNodes(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// alikeNodes reports whether two nodes are interchangeable for a placement.
+func alikeNodes(a, b *framework.NodeInfo) bool {
+	if !sameResource(a.Allocatable, b.Allocatable) || !sameResource(a.Requested, b.Requested) || len(a.Pods) != len(b.Pods) {
+		return false
+	}
+	na, nb := a.Node(), b.Node()
+	if na.Spec.Unschedulable != nb.Spec.Unschedulable || !equality.Semantic.DeepEqual(na.Spec.Taints, nb.Spec.Taints) {
+		return false
+	}
+	la, lb := maps.Clone(na.Labels), maps.Clone(nb.Labels)
+	delete(la, corev1.LabelHostname)
+	delete(lb, corev1.LabelHostname)
+	return maps.Equal(la, lb)
+}
+
+func sameResource(a, b *framework.Resource) bool {
+	if a.MilliCPU != b.MilliCPU || a.Memory != b.Memory || a.EphemeralStorage != b.EphemeralStorage || a.AllowedPodNumber != b.AllowedPodNumber {
+		return false
+	}
+	for k, v := range a.ScalarResources {
+		if b.ScalarResources[k] != v {
+			return false
+		}
+	}
+	for k, v := range b.ScalarResources {
+		if a.ScalarResources[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// volcanoBest is the highest float score among exact, NaN never.
+func volcanoBest(exact []float64, nodes []NodeResult) float64 {
+	best := math.Inf(-1)
+	for i, n := range nodes {
+		if n.Feasible && exact[i] > best {
+			best = exact[i]
+		}
+	}
+	return best
+}
+
+// WithNotEvaluated returns a copy of the profile whose every cycle also
+// reports why as not evaluated.
+func (p *Profile) WithNotEvaluated(why string) *Profile {
+	c := *p
+	if c.notEvaluated != "" {
+		why = c.notEvaluated + "; " + why
+	}
+	c.notEvaluated = why
+	return &c
+}
