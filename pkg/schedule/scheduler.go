@@ -67,7 +67,7 @@ type Scheduler struct {
 	// among nodes that differ; volcanoTies are those of the pods reserved
 	// since, which every later cycle reports as not evaluated (volcanoTie).
 	volcanoTie  *volcanoTieNote
-	volcanoTies []string
+	volcanoTies []volcanoTieNote
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -256,7 +256,7 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.PodInfo) error {
 	if t := s.volcanoTie; t != nil && t.pod.Namespace == pod.Namespace && t.pod.Name == pod.Name && t.node == nodeName {
 		// The coin toss now shapes the working copy.
-		s.volcanoTies = append(slices.Clip(s.volcanoTies), t.text)
+		s.volcanoTies = append(slices.Clip(s.volcanoTies), *t)
 		s.volcanoTie = nil
 	}
 	i, ok := s.byName[nodeName]
@@ -348,7 +348,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 	if s.partial != "" {
 		res.NotEvaluated = append(res.NotEvaluated, s.partial)
 	}
-	res.NotEvaluated = append(res.NotEvaluated, s.volcanoTies...)
+	res.NotEvaluated = append(res.NotEvaluated, s.volcanoTiesFor(pod)...)
 	if m := s.profile.NotEvaluated(); m != "" {
 		res.NotEvaluated = append(res.NotEvaluated, m)
 	}

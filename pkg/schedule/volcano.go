@@ -391,6 +391,11 @@ type volcanoTieNote struct {
 	pod  *corev1.Pod
 	node string
 	text string
+	// labelsOnly: the tied nodes differ only in the node labels keys
+	// names; a later pod is shaped by the toss only if a selector, an
+	// affinity or a topology of it or of a pod on a node reads one.
+	labelsOnly bool
+	keys       []string
 }
 
 // noteVolcanoTie remembers the cycle's tie that Volcano would break at
@@ -408,14 +413,119 @@ func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
 		return
 	}
 	first := s.nodes[s.byName[top[0]]]
+	var keys []string
+	labelsOnly := true
 	for _, name := range top[1:] {
-		if !alikeNodes(first, s.nodes[s.byName[name]]) {
-			s.volcanoTie = &volcanoTieNote{pod: pod, node: res.SelectedNode, text: fmt.Sprintf(
-				"Volcano picks at random among nodes of equal score for %s/%s (%s), which differ: the plan took %s, and the members placed after it may fit differently on another pick",
-				pod.Namespace, pod.Name, abbreviateNodes(top, 5), res.SelectedNode)}
-			return
+		alike, differ := alikeNodes(first, s.nodes[s.byName[name]])
+		labelsOnly = labelsOnly && alike
+		for _, k := range differ {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
+	if labelsOnly && len(keys) == 0 {
+		return
+	}
+	s.volcanoTie = &volcanoTieNote{pod: pod, node: res.SelectedNode, labelsOnly: labelsOnly, keys: keys, text: fmt.Sprintf(
+		"Volcano picks at random among nodes of equal score for %s/%s (%s), which differ: the plan took %s, and the members placed after it may fit differently on another pick",
+		pod.Namespace, pod.Name, abbreviateNodes(top, 5), res.SelectedNode)}
+}
+
+// volcanoTiesFor are the ties reserved on this working copy that may
+// shape pod's cycle: every tie among nodes that differ in more than
+// labels, and a tie among nodes that differ only in labels when pod, or a
+// pod with an affinity on a node, reads one of those label keys (a
+// selector, a node affinity, a topology key), or pod has volumes or claims
+// (whose topology reads labels the snapshot does not name) or default
+// spreading may apply to it (defaultSpreadingMayApply).
+func (s *Scheduler) volcanoTiesFor(pod *corev1.Pod) []string {
+	var out []string
+	for _, t := range s.volcanoTies {
+		if !t.labelsOnly || s.readsNodeLabels(pod, t.keys) {
+			out = append(out, t.text)
+		}
+	}
+	return out
+}
+
+// readsNodeLabels reports whether any of keys may change pod's cycle.
+func (s *Scheduler) readsNodeLabels(pod *corev1.Pod, keys []string) bool {
+	if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 || s.defaultSpreadingMayApply(pod) {
+		return true
+	}
+	read := podNodeLabelKeys(pod)
+	for _, ni := range s.nodes {
+		for _, pi := range ni.PodsWithAffinity {
+			for k := range podNodeLabelKeys(pi.Pod) {
+				read[k] = true
+			}
+		}
+	}
+	for _, k := range keys {
+		if read[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultSpreadingMayApply: pod has no spread constraints of its own and a
+// Service, ReplicationController, ReplicaSet or StatefulSet selects it (or
+// those kinds could not be read), so PodTopologySpread's default
+// constraints, which read the zone and the hostname, score it.
+func (s *Scheduler) defaultSpreadingMayApply(pod *corev1.Pod) bool {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return false
+	}
+	return !s.handle.DefaultSelector(pod).Empty() || len(s.handle.UnreadableSelectorKinds(pod.Namespace)) > 0
+}
+
+// podNodeLabelKeys are the node label keys pod's scheduling reads: its
+// node selector, its node affinity's expressions, and the topology keys
+// of its spread constraints and pod (anti-)affinity terms.
+func podNodeLabelKeys(pod *corev1.Pod) map[string]bool {
+	out := map[string]bool{}
+	for k := range pod.Spec.NodeSelector {
+		out[k] = true
+	}
+	terms := func(ts []corev1.NodeSelectorTerm) {
+		for _, t := range ts {
+			for _, e := range t.MatchExpressions {
+				out[e.Key] = true
+			}
+		}
+	}
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		out[c.TopologyKey] = true
+	}
+	af := pod.Spec.Affinity
+	if af == nil {
+		return out
+	}
+	if na := af.NodeAffinity; na != nil {
+		if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+			terms(r.NodeSelectorTerms)
+		}
+		for _, p := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms([]corev1.NodeSelectorTerm{p.Preference})
+		}
+	}
+	podTerms := func(req []corev1.PodAffinityTerm, pref []corev1.WeightedPodAffinityTerm) {
+		for _, t := range req {
+			out[t.TopologyKey] = true
+		}
+		for _, t := range pref {
+			out[t.PodAffinityTerm.TopologyKey] = true
+		}
+	}
+	if pa := af.PodAffinity; pa != nil {
+		podTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if pa := af.PodAntiAffinity; pa != nil {
+		podTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	return out
 }
 
 func abbreviateNodes(names []string, max int) string {
@@ -425,19 +535,31 @@ func abbreviateNodes(names []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
-// alikeNodes reports whether two nodes are interchangeable for a placement.
-func alikeNodes(a, b *framework.NodeInfo) bool {
+// alikeNodes reports whether two nodes are interchangeable for a placement
+// but for their labels (allocatable, what their pods request, the pod
+// count, taints, cordon), and the label keys (the hostname aside) whose
+// values differ.
+func alikeNodes(a, b *framework.NodeInfo) (bool, []string) {
 	if !sameResource(a.Allocatable, b.Allocatable) || !sameResource(a.Requested, b.Requested) || len(a.Pods) != len(b.Pods) {
-		return false
+		return false, nil
 	}
 	na, nb := a.Node(), b.Node()
 	if na.Spec.Unschedulable != nb.Spec.Unschedulable || !equality.Semantic.DeepEqual(na.Spec.Taints, nb.Spec.Taints) {
-		return false
+		return false, nil
 	}
-	la, lb := maps.Clone(na.Labels), maps.Clone(nb.Labels)
-	delete(la, corev1.LabelHostname)
-	delete(lb, corev1.LabelHostname)
-	return maps.Equal(la, lb)
+	var keys []string
+	for k, v := range na.Labels {
+		if w, ok := nb.Labels[k]; (!ok || w != v) && k != corev1.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	for k := range nb.Labels {
+		if _, ok := na.Labels[k]; !ok && k != corev1.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return true, keys
 }
 
 func sameResource(a, b *framework.Resource) bool {

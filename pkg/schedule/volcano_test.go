@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
@@ -174,11 +175,33 @@ tiers:
 func TestVolcanoTies(t *testing.T) {
 	first := testutil.MakePod().Name("worker-0").Req(testutil.Res{"cpu": "2"}).Obj()
 	second := testutil.MakePod().Name("worker-1").Req(testutil.Res{"cpu": "2", "nvidia.com/gpu": "6"}).Obj()
+	zoned := func(name, zone string) *corev1.Node {
+		return testutil.MakeNode().Name(name).Label(corev1.LabelTopologyZone, zone).Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj()
+	}
+	spread := testutil.MakePod().Name("worker-1").Req(testutil.Res{"cpu": "2", "nvidia.com/gpu": "6"}).Obj()
+	spread.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+		WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{}}}
+	tie := "Volcano picks at random among nodes of equal score for default/worker-0 (a, b), which differ: the plan took a, and the members placed after it may fit differently on another pick"
 	tests := []struct {
-		name  string
-		nodes []*corev1.Node
-		want  string
+		name   string
+		nodes  []*corev1.Node
+		second *corev1.Pod
+		want   string
 	}{
+		{
+			// Nodes that differ only in a label no pod reads (their zone):
+			// the toss shapes nothing.
+			name:  "nodes that differ in a label nothing reads",
+			nodes: []*corev1.Node{zoned("a", "z1"), zoned("b", "z2")},
+		},
+		{
+			// The second pod spreads over zones: which zone the first took
+			// matters to it.
+			name:   "nodes that differ in a label the next pod reads",
+			nodes:  []*corev1.Node{zoned("a", "z1"), zoned("b", "z2")},
+			second: spread,
+			want:   tie,
+		},
 		{
 			name: "alike nodes",
 			nodes: []*corev1.Node{
@@ -194,7 +217,7 @@ func TestVolcanoTies(t *testing.T) {
 				testutil.MakeNode().Name("a").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}).Obj(),
 				testutil.MakeNode().Name("b").Capacity(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "4"}).Obj(),
 			},
-			want: "Volcano picks at random among nodes of equal score for default/worker-0 (a, b), which differ: the plan took a, and the members placed after it may fit differently on another pick",
+			want: tie,
 		},
 	}
 	for _, tt := range tests {
@@ -213,6 +236,10 @@ func TestVolcanoTies(t *testing.T) {
 			}
 			if err := s.Reserve(first, res.SelectedNode); err != nil {
 				t.Fatal(err)
+			}
+			second := second
+			if tt.second != nil {
+				second = tt.second
 			}
 			if res, err = s.Schedule(ctx, second); err != nil {
 				t.Fatal(err)
