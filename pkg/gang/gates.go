@@ -117,13 +117,6 @@ func canonical(q resource.Quantity) resource.Quantity {
 	return *resource.NewMilliQuantity(q.MilliValue(), q.Format)
 }
 
-func formatOf(name corev1.ResourceName) resource.Format {
-	if name == corev1.ResourceEphemeralStorage || framework.IsHugePageResourceName(name) {
-		return resource.BinarySI
-	}
-	return resource.DecimalSI
-}
-
 func sortedKeys[K ~string, V any](m map[K]V) []K {
 	keys := make([]K, 0, len(m))
 	for k := range m {

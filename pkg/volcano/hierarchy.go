@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 )
 
 // RootQueue is the root of the capacity plugin's hierarchy.
@@ -153,6 +152,3 @@ func (s *Session) chain(queue string) []string {
 	}
 	return out
 }
-
-// chainString words a chain for messages: "team-a < org < root".
-func chainString(chain []string) string { return strings.Join(chain, " < ") }

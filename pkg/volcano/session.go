@@ -288,13 +288,6 @@ type QueueAttr struct {
 	leaf      bool
 }
 
-func (a *QueueAttr) clone() *QueueAttr {
-	out := *a
-	out.Deserved, out.Allocated, out.Request = a.Deserved.Clone(), a.Allocated.Clone(), a.Request.Clone()
-	out.Inqueue, out.Elastic = a.Inqueue.Clone(), a.Elastic.Clone()
-	return &out
-}
-
 // updateShare is updateQueueAttrShare: the largest allocated/deserved.
 func (a *QueueAttr) updateShare() {
 	a.Share = 0
