@@ -139,7 +139,7 @@ func TestVolcanoVerdicts(t *testing.T) {
 		// overcommit adds the Inqueue group's 32 GPUs: 32 + 8 > 38.4.
 		{"an Inqueue group holds the overcommit room", "behind", true, ExitNo, no("resource in cluster is overused")},
 		// validJobFn's CheckTaskValid: no ps exists.
-		{"a task without members", "noserver", true, ExitNo, no("not enough valid pods of each task")},
+		{"a task without members", "noserver", true, ExitNo, no("Not enough valid pods of each task")},
 		// JobReadyFn's CheckTaskReady: the ps fits nowhere, the 4 workers
 		// reach minMember 4 but not the ps's minTaskMember.
 		{"a task that cannot fit", "psbig", true, ExitNo, no("minTaskMember not met (ps: 0 of 1)")},
@@ -196,6 +196,34 @@ MEMBERS wide 4 nvidia.com/gpu=8
 		_, text, _ := run(t, "", "place", "podgroups.scheduling.volcano.sh/fits", "-n", "ml", "--snapshot", snapshot)
 		if code != tc.code || out != tc.verdict || !strings.Contains(strings.Join(strings.Fields(text), " "), tc.words) {
 			t.Errorf("weight of other %s: exit %d, %s; want %d, %s saying %q:\n%s", tc.otherWeight, code, out, tc.code, tc.verdict, tc.words, text)
+		}
+	}
+}
+
+// TestVolcanoExplainProvesQueueChanges: explain leads with a change to the
+// Volcano queue that holds the gang back, proven by placing the gang again
+// on a copy of the snapshot with the changed Queue: open a Closed queue,
+// raise a capability, a weight (proportion's share among the queues with
+// demand), the two together.
+func TestVolcanoExplainProvesQueueChanges(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.yaml")
+	if err := os.WriteFile(small, []byte(expandMembers(volcanoNodes+volcanoQueues+"\n"+volcanoGroups["cap8"]+"\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		snapshot, group, namespace, first string
+	}{
+		{"../../examples/volcano-cluster.yaml", "nightly-report", "default", "opening queue archive (vcctl queue operate -n archive -a open) lets Volcano allocate the gang; then 1 member(s) fit at once (verified)"},
+		{"../../examples/volcano-cluster.yaml", "llm-finetune", "research",
+			"raising queue research's capability to nvidia.com/gpu=32 and raising queue research's weight from 1 to 8 gives it a deserved share that holds the gang's minimum; then 2 member(s) fit at once (verified)"},
+		{small, "cap8", "ml", "raising queue small's capability to cpu=16; then 8 member(s) fit at once (verified)"},
+	} {
+		code, out, stderr := run(t, "", "explain", "podgroups.scheduling.volcano.sh/"+tc.group, "-n", tc.namespace, "--snapshot", tc.snapshot)
+		flat := strings.Join(strings.Fields(out), " ")
+		i := strings.Index(flat, "What would make it fit")
+		if code != ExitNo || i < 0 || !strings.Contains(flat[i:], "- "+tc.first) {
+			t.Errorf("%s: exit %d (stderr %q), want the first suggestion %q:\n%s", tc.group, code, stderr, tc.first, out)
 		}
 	}
 }

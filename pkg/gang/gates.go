@@ -39,6 +39,10 @@ type GateResult struct {
 	// Shortfall is how much of each resource is missing when a resource
 	// check refused; nil otherwise.
 	Shortfall corev1.ResourceList
+	// Needs is, for a queue's limit, what the queue must hold for the
+	// gang's minimum, in the resources it fell short of (what it holds
+	// plus the minimum's requests); nil otherwise.
+	Needs corev1.ResourceList
 	// Figures are the numbers the decision compared, by name, for display.
 	Figures map[string]string
 }

@@ -517,6 +517,12 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 	// that count them keep them).
 	pl := &placing{ctx: ctx, base: base, pending: g.PendingUngated(), members: g.Pending(), attempts: opts.Attempts,
 		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source, budget: budget}
+	if budget != nil {
+		// An attempt under a source's member budget depends on the
+		// session it came from (the queues), which the kept attempts do
+		// not key: make it afresh.
+		pl.attempts = nil
+	}
 	p := &Placement{Gang: g, MinMember: g.MinMember, Running: pl.running, Succeeded: pl.succeeded}
 	key, preferred := cmp.Or(opts.TopologyKey, g.TopologyKey), cmp.Or(opts.PreferredTopologyKey, g.PreferredTopologyKey)
 	var out domainsOutcome

@@ -125,7 +125,7 @@ func (r *sourceRules) shortMessage(g *Gang, v Validity) string {
 	if r.short != nil {
 		return r.short(g, v)
 	}
-	return fmt.Sprintf("not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
+	return fmt.Sprintf("Not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
 }
 
 // rulesOf is src's row of the table; an unknown source has no rules.

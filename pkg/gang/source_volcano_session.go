@@ -1,7 +1,9 @@
 package gang
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -173,8 +175,19 @@ func (st *volcanoState) gate(g *Gang) *GateResult {
 	if v.Plugin != "" && v.Plugin != "enqueue" {
 		res.Figures["plugin"] = v.Plugin
 	}
+	if v.Queue != "" && v.Queue != g.Queue {
+		res.Figures["limitQueue"] = v.Queue
+	}
 	if len(v.Ahead) > 0 {
 		res.Detail = fmt.Sprintf("%s; enqueued before it in the same session: %s", v.Message, strings.Join(v.Ahead, ", "))
+	}
+	holders := append(slices.Clone(v.Holders), v.Ahead...)
+	if len(holders) > 0 {
+		res.Figures["holders"] = strings.Join(holders, ", ")
+	}
+	wait := ""
+	if len(holders) > 0 {
+		wait = ", or wait for " + strings.Join(holders, ", ")
 	}
 	if v.Passed && len(st.notEvaluated) > 0 {
 		res.NotEvaluated = strings.Join(st.notEvaluated, "; ")
@@ -184,9 +197,9 @@ func (st *volcanoState) gate(g *Gang) *GateResult {
 	}
 	switch v.Reason {
 	case volcano.ReasonQueueInsufficient:
-		res.Fix = fmt.Sprintf("raise queue %s's capability by %s, or wait for the groups holding it", g.Queue, formatResources(v.Shortfall))
+		res.Fix = fmt.Sprintf("raise queue %s's capability by %s%s", cmp.Or(v.Queue, g.Queue), formatResources(v.Shortfall), wait)
 	case volcano.ReasonClusterOverused:
-		res.Fix = fmt.Sprintf("free %s in the cluster (the overcommit factor is %s), or lower minResources", formatResources(v.Shortfall), v.Figures["overcommitFactor"])
+		res.Fix = fmt.Sprintf("free %s in the cluster (the overcommit factor is %s), or lower minResources%s", formatResources(v.Shortfall), v.Figures["overcommitFactor"], wait)
 	case volcano.ReasonQueueNotOpen:
 		res.Fix = fmt.Sprintf("open queue %s (vcctl queue operate -n %s -a open), or submit to another queue", g.Queue, g.Queue)
 	case volcano.ReasonQueueNotFound:
@@ -262,6 +275,31 @@ func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *G
 			max(0, g.MinMember-p.MaxPlaceable), len(st.job.Tasks), len(refused), g.Queue, r.Message),
 		Figures: map[string]string{"queue": g.Queue, "configuration": st.session.Config.Source, limitKey(limitName): limit.String(),
 			"queueAllocated": attr.Allocated.String(), "queueRequest": attr.Request.String(), "admitted": fmt.Sprint(p.MaxPlaceable)}}
+	// By how much: what the queue would hold with the gang's minimum
+	// placed, beyond its limit.
+	want := attr.Allocated.Clone()
+	need := g.MinMember - int32(len(g.Running())+len(g.Succeeded))
+	for _, pod := range g.Pending() {
+		if need <= 0 {
+			break
+		}
+		want.Add(volcano.NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})))
+		need--
+	}
+	var over []string
+	for _, name := range want.Names() {
+		if want.Get(name) > limit.Get(name)+0.1 {
+			over = append(over, string(name))
+		}
+	}
+	if len(over) > 0 {
+		res.Shortfall = want.Shortfall(limit, over)
+		res.Needs = want.Shortfall(&volcano.Resource{}, over)
+		res.Figures["shortfall"] = formatResources(res.Shortfall)
+	}
+	if r.Queue != "" && r.Queue != g.Queue {
+		res.Figures["limitQueue"] = r.Queue
+	}
 	holders := "the other queues' demand to drop (no group of this queue holds any of it)"
 	if len(attr.Holders) > 0 {
 		res.Figures["queueHolders"] = strings.Join(attr.Holders, ", ")
@@ -280,9 +318,9 @@ func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *G
 		if r.Queue != "" && r.Queue != g.Queue {
 			res.Fix = fmt.Sprintf("raise the capability of queue %s (a parent of %s), or wait for the jobs of its queues", r.Queue, g.Queue)
 		} else if limitName == "capability" {
-			res.Fix = fmt.Sprintf("raise queue %s's capability, or wait for %s", g.Queue, holders)
+			res.Fix = fmt.Sprintf("raise queue %s's capability%s, or wait for %s", g.Queue, by(res.Shortfall), holders)
 		} else {
-			res.Fix = fmt.Sprintf("raise queue %s's weight (its share among the queues with demand), capability or guarantee, or wait for %s", g.Queue, holders)
+			res.Fix = fmt.Sprintf("raise queue %s's weight (its share among the queues with demand), capability or guarantee%s, or wait for %s", g.Queue, by(res.Shortfall), holders)
 		}
 	}
 	return res
@@ -320,4 +358,12 @@ func limitKey(name string) string {
 		return "queueCapability"
 	}
 	return "queueDeserved"
+}
+
+// by words a shortfall for a fix: " by nvidia.com/gpu=1" ("" for none).
+func by(short corev1.ResourceList) string {
+	if len(short) == 0 {
+		return ""
+	}
+	return " by " + formatResources(short)
 }

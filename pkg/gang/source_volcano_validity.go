@@ -138,7 +138,8 @@ func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 			if t.Min > 0 && t.Valid < t.Min {
 				v.Valid = false
 				v.Reason = ReasonNotEnoughPodsOfTask
-				v.Message = "not enough valid pods of each task for gang-scheduling"
+				// validJobFn's words (pkg/scheduler/plugins/gang/gang.go).
+				v.Message = "Not enough valid pods of each task for gang-scheduling"
 				return v
 			}
 		}

@@ -63,7 +63,7 @@ func TestValidate(t *testing.T) {
 				pending("a").Obj(), pending("b").Node("n1").Obj(), pending("c").BoundTo("n1").Obj(),
 				pending("d").Node("n1").Terminating().Obj(), pending("e").Phase(corev1.PodFailed).Obj(),
 				pending("f").Phase(corev1.PodUnknown).Obj()}},
-			want: gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 3, min: 4",
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "Not enough valid tasks for gang-scheduling, valid: 3, min: 4",
 				ValidCount: 3, MinMember: 4},
 		},
 		{
@@ -104,7 +104,7 @@ func TestValidate(t *testing.T) {
 			gang: &gang.Gang{MinMember: 3, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
 				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj(),
 					pending("w2").VolcanoTask("worker").Obj(), pending("p0").VolcanoTask("ps").Phase(corev1.PodFailed).Obj()}},
-			want: gang.Validity{Reason: "NotEnoughPodsOfTask", Message: "not enough valid pods of each task for gang-scheduling",
+			want: gang.Validity{Reason: "NotEnoughPodsOfTask", Message: "Not enough valid pods of each task for gang-scheduling",
 				ValidCount: 3, MinMember: 3, TasksChecked: true,
 				Tasks: []gang.TaskValidity{{Name: "ps", Valid: 0, Min: 1}, {Name: "worker", Valid: 3, Min: 2}}},
 		},
@@ -126,7 +126,7 @@ func TestValidate(t *testing.T) {
 			name: "tasks pass but the gang is short",
 			gang: &gang.Gang{MinMember: 4, MinTaskMember: map[string]int32{"worker": 2},
 				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
-			want: gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 2, min: 4",
+			want: gang.Validity{Reason: "NotEnoughPods", Message: "Not enough valid tasks for gang-scheduling, valid: 2, min: 4",
 				ValidCount: 2, MinMember: 4, TasksChecked: true, Tasks: []gang.TaskValidity{{Name: "worker", Valid: 2, Min: 2}}},
 		},
 	}
@@ -152,7 +152,7 @@ func TestValidateWith(t *testing.T) {
 		}
 		return gang.TaskStatusOf(p)
 	}
-	want := gang.Validity{Reason: "NotEnoughPods", Message: "not enough valid tasks for gang-scheduling, valid: 2, min: 3", ValidCount: 2, MinMember: 3}
+	want := gang.Validity{Reason: "NotEnoughPods", Message: "Not enough valid tasks for gang-scheduling, valid: 2, min: 3", ValidCount: 2, MinMember: 3}
 	if diff := testutil.Diff(want, gang.ValidateWith(g, status)); diff != "" {
 		t.Errorf("ValidateWith (-want +got):\n%s", diff)
 	}

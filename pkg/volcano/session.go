@@ -343,8 +343,10 @@ type Session struct {
 	Hierarchy bool
 	Broken    string
 	attrs     map[string]*QueueAttr
-	// overcommit's idle and inqueue sums.
-	idle, inqueue *Resource
+	// overcommit's idle and inqueue sums, and the groups that make up the
+	// inqueue sum.
+	idle, inqueue     *Resource
+	overcommitHolders []string
 }
 
 // unmodelled are plugins that can refuse a job or a node this model does
@@ -537,6 +539,9 @@ func (s *Session) openOvercommit() {
 	for _, job := range s.Jobs {
 		if r := job.reserved(true); r != nil {
 			s.inqueue.Add(r)
+			if !r.IsEmpty() {
+				s.overcommitHolders = append(s.overcommitHolders, job.Key())
+			}
 		}
 	}
 }
@@ -562,6 +567,10 @@ type Verdict struct {
 	// Queue is the queue whose limit refused: the job's own, or (capacity
 	// hierarchy) an ancestor.
 	Queue string
+	// Holders are the groups that hold or reserve the room that was
+	// missing (Inqueue groups' minResources for overcommit; the queue's
+	// groups for proportion and capacity).
+	Holders []string
 }
 
 // The reasons a step refuses a job.
@@ -603,12 +612,24 @@ func (s *Session) Enqueue(job *Job) Verdict {
 	if s.inqueue != nil {
 		clusterInqueue = s.inqueue.Clone()
 	}
-	var ahead []string
+	// ahead are the jobs enqueued before this one with their queues: a
+	// refusal names those that reserved the room it lacked (every one for
+	// overcommit, the refusing queue's and its children's for the queue
+	// plugins).
+	type enqueued struct {
+		key    string
+		queues []string
+	}
+	var ahead []enqueued
 	for _, j := range s.enqueueOrder() {
 		v := s.enqueueable(j, inqueue, clusterInqueue)
 		if j == job {
 			if !v.Passed {
-				v.Ahead = ahead
+				for _, a := range ahead {
+					if v.Plugin == pluginOvercommit || slices.Contains(a.queues, cmp.Or(v.Queue, job.Queue)) {
+						v.Ahead = append(v.Ahead, a.key)
+					}
+				}
 			}
 			return v
 		}
@@ -625,7 +646,11 @@ func (s *Session) Enqueue(job *Job) Verdict {
 			if clusterInqueue != nil {
 				clusterInqueue.Add(r)
 			}
-			ahead = append(ahead, j.Key())
+			queues := []string{j.Queue}
+			if a := s.attrs[j.Queue]; a != nil {
+				queues = append(queues, a.Ancestors...)
+			}
+			ahead = append(ahead, enqueued{key: j.Key(), queues: queues})
 		}
 	}
 	return Verdict{Passed: true, Plugin: "enqueue"}
@@ -696,7 +721,7 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 				figures["clusterInqueue"] = clusterInqueue.String()
 				figures["overcommitFactor"] = fmt.Sprint(s.OvercommitFactor)
 				if ok, names := want.LessEqualIn(s.idle, minReq); !ok {
-					return Verdict{Plugin: pluginOvercommit, Reason: ReasonClusterOverused, Figures: figures,
+					return Verdict{Plugin: pluginOvercommit, Reason: ReasonClusterOverused, Figures: figures, Holders: s.overcommitHolders,
 						Message:   formatResourceNames("resource in cluster is overused", "overused", names),
 						Shortfall: want.Shortfall(s.idle, names)}
 				}
@@ -733,7 +758,7 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 					figures[prefix+"Inqueue"] = inqueue[name].String()
 					figures[prefix+"Elastic"] = attr.Elastic.String()
 					if ok, names := want.LessEqualIn(attr.RealCapability, minReq); !ok {
-						v := Verdict{Plugin: p.Name, Reason: ReasonQueueInsufficient, Figures: figures, Queue: name,
+						v := Verdict{Plugin: p.Name, Reason: ReasonQueueInsufficient, Figures: figures, Queue: name, Holders: attr.Holders,
 							Message:   formatResourceNames("queue resource quota insufficient", "insufficient", names),
 							Shortfall: want.Shortfall(attr.RealCapability, names)}
 						return v

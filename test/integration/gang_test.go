@@ -140,6 +140,8 @@ type gangFixture struct {
 	ctx context.Context
 	ns  string
 	dyn dynamic.Interface
+	// queued: the fixture's Volcano queue exists (volcanoQueue).
+	queued bool
 }
 
 func newGangFixture(t *testing.T, name string) *gangFixture {
@@ -289,6 +291,14 @@ func (f *gangFixture) key(pod string) string { return f.ns + "/" + pod }
 // node) of a placement, and that every assignment has a positive score.
 func wantPlacement(t *testing.T, p placementJSON, verdict string, minMember int32, assignments map[string]string) {
 	t.Helper()
+	wantPlacementScored(t, p, verdict, minMember, assignments, true)
+}
+
+// wantPlacementScored is wantPlacement; scored says every assignment has a
+// positive node score (Volcano's allocate takes the only feasible node
+// unscored, so a Volcano gang's last member may have none).
+func wantPlacementScored(t *testing.T, p placementJSON, verdict string, minMember int32, assignments map[string]string, scored bool) {
+	t.Helper()
 	if p.Kind != "Placement" || p.APIVersion != v1alpha1.GroupVersion {
 		t.Errorf("apiVersion %q kind %q, want %s Placement", p.APIVersion, p.Kind, v1alpha1.GroupVersion)
 	}
@@ -301,7 +311,7 @@ func wantPlacement(t *testing.T, p placementJSON, verdict string, minMember int3
 	got := map[string]string{}
 	for _, a := range p.Assignments {
 		got[a.Pod] = a.Node
-		if a.Score <= 0 {
+		if scored && a.Score <= 0 {
 			t.Errorf("assignment %s -> %s has score %d, want a positive node score", a.Pod, a.Node, a.Score)
 		}
 	}
@@ -460,7 +470,7 @@ func TestGangPlaceNativePodGroup(t *testing.T) {
 func TestGangPlaceVolcanoPodGroup(t *testing.T) {
 	f := newGangFixture(t, "volcano")
 	n := f.nodes(3)
-	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "mpi", 3).Obj())
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "mpi", 3).Queue(f.volcanoQueue()).Obj())
 	// mpi-0 is bound but not started (Pending with a node): Volcano's Bound,
 	// which counts toward the minimum like a running member.
 	f.create(f.pod("mpi-0", wholeNode).VolcanoGroup("mpi").BoundTo(n[0]).Obj())
@@ -473,7 +483,7 @@ func TestGangPlaceVolcanoPodGroup(t *testing.T) {
 	if code != cmd.ExitOK {
 		t.Errorf("exit %d, want 0", code)
 	}
-	wantPlacement(t, p, "Placed", 3, map[string]string{f.key("mpi-1"): n[1], f.key("mpi-2"): n[2]})
+	wantPlacementScored(t, p, "Placed", 3, map[string]string{f.key("mpi-1"): n[1], f.key("mpi-2"): n[2]}, false)
 	if diff := cmp.Diff([]runningJSON{{Pod: f.key("mpi-0"), Node: n[0]}}, p.Running); diff != "" {
 		t.Errorf("running (-want +got):\n%s", diff)
 	}
@@ -487,7 +497,7 @@ func TestGangPlaceVolcanoPodGroup(t *testing.T) {
 func TestGangVolcanoSucceededMemberCounts(t *testing.T) {
 	f := newGangFixture(t, "volcano-done")
 	n := f.nodes(2)
-	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "mpi", 3).Obj())
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "mpi", 3).Queue(f.volcanoQueue()).Obj())
 	f.create(f.pod("mpi-0", wholeNode).VolcanoGroup("mpi").BoundTo(n[0]).Phase(corev1.PodSucceeded).Obj())
 	f.create(f.pod("mpi-1", wholeNode).VolcanoGroup("mpi").Obj())
 	f.create(f.pod("mpi-2", wholeNode).VolcanoGroup("mpi").Obj())
@@ -496,7 +506,6 @@ func TestGangVolcanoSucceededMemberCounts(t *testing.T) {
 	if code != cmd.ExitOK || p.Verdict != "Placed" || !strings.Contains(p.Message, "1 succeeded") {
 		t.Errorf("exit %d, %s: %s; want 0, Placed with 1 succeeded member", code, p.Verdict, p.Message)
 	}
-	// (admit rejects the gang anyway: its queue does not exist.)
 	_, a := f.admitJSON("podgroup/mpi")
 	if c := a.check(t, "Validity"); c.Result != "Passed" || c.Figures["valid"] != "3" {
 		t.Errorf("validity %+v; want Passed with 3 valid members", c)
@@ -629,6 +638,21 @@ spec:
 }
 
 // gpuPod is a Pod manifest that fills one of the fixture's nodes.
+// volcanoQueue creates the fixture's Volcano queue once (Open, weight 100,
+// so that its share of the test bed's cluster, which other tests' queues
+// divide with it, holds its gangs) and returns its name.
+func (f *gangFixture) volcanoQueue() string {
+	f.t.Helper()
+	name := f.ns + "-q"
+	if !f.queued {
+		q := testutil.MakeVolcanoQueue(name).Obj()
+		_ = unstructured.SetNestedField(q.Object, int64(100), "spec", "weight")
+		f.createObject(volcanoQueues, q)
+		f.queued = true
+	}
+	return name
+}
+
 func (f *gangFixture) gpuPod(name string) string {
 	return f.podManifest(name, wholeNodeYAML)
 }
@@ -682,6 +706,7 @@ metadata:
   name: sweep
 spec:
   minMember: 3
+  queue: ` + f.volcanoQueue() + `
 `}
 		for i := range 5 {
 			docs = append(docs, f.gpuPod(fmt.Sprintf("sweep-%d", i)))
@@ -690,9 +715,9 @@ spec:
 		if code != cmd.ExitOK {
 			t.Errorf("exit %d, want 0", code)
 		}
-		wantPlacement(t, p, "Placed", 3, map[string]string{
+		wantPlacementScored(t, p, "Placed", 3, map[string]string{
 			f.key("sweep-0"): n[0], f.key("sweep-1"): n[1], f.key("sweep-2"): n[2], f.key("sweep-3"): n[3],
-		})
+		}, false)
 		if diff := cmp.Diff([]string{f.key("sweep-4")}, p.Unplaced); diff != "" {
 			t.Errorf("unplaced (-want +got):\n%s", diff)
 		}
@@ -715,7 +740,7 @@ func TestGangPlaceAmbiguousPodGroup(t *testing.T) {
 	f := newGangFixture(t, "ambiguous")
 	n := f.nodes(2)
 	f.nativePodGroup("dup", 1)
-	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "dup", 1).Obj())
+	f.createObject(volcanoPodGroups, testutil.MakeVolcanoPodGroup(f.ns, "dup", 1).Queue(f.volcanoQueue()).Obj())
 	f.create(f.pod("native-0", wholeNode).PodGroup("dup").Obj())
 	f.create(f.pod("volcano-0", wholeNode).VolcanoGroup("dup").Obj())
 
@@ -1069,7 +1094,11 @@ func TestGangAdmitResourceQuota(t *testing.T) {
 
 func TestGangAdmitVolcanoQueue(t *testing.T) {
 	f := newGangFixture(t, "queue")
-	f.nodes(2)
+	// Four nodes (32 GPUs): both groups' pending members count in their
+	// queues' requests, so proportion divides the cluster between the two
+	// queues (weights 1:1); with 16 GPUs each gets 8 and neither group
+	// would start (TestVolcanoQueuesShareTheCluster, pkg/cmd).
+	f.nodes(4)
 	for _, capability := range []string{"8", "16"} {
 		f.createObject(volcanoQueues, testutil.MakeVolcanoQueue(f.ns+"-gpu"+capability).
 			Capability(testutil.Res{"nvidia.com/gpu": capability}).Obj())
@@ -1091,8 +1120,9 @@ func TestGangAdmitVolcanoQueue(t *testing.T) {
 			t.Errorf("exit %d admitted %v, want 3 and rejected", code, a.Admitted)
 		}
 		c := a.check(t, "VolcanoQueue")
-		if c.Result != "Failed" || c.Reason != "QueueInsufficient" || c.Message != "queue resource quota insufficient: insufficient nvidia.com/gpu" {
-			t.Errorf("queue check %+v, want Volcano's QueueInsufficient message", c)
+		if c.Result != "Failed" || c.Reason != "QueueInsufficient" ||
+			c.Message != "queue resource quota insufficient: insufficient nvidia.com/gpu; to fix: raise queue "+f.ns+"-gpu8's capability by nvidia.com/gpu=8" {
+			t.Errorf("queue check %+v, want Volcano's QueueInsufficient message and by how much the capability falls short", c)
 		}
 		if c.Figures["queue"] != f.ns+"-gpu8" || !strings.Contains(c.Figures["queueCapability"], "nvidia.com/gpu=8") ||
 			c.Figures["minResources"] != "nvidia.com/gpu=16" {

@@ -47,6 +47,8 @@ const (
 	// SuggestSourceGate: the members fit, but the gang's own scheduler
 	// holds it back (its source's gate: minResources, a queue).
 	SuggestSourceGate SuggestionKind = "SourceGate"
+	// SuggestVolcanoQueue (suggest_volcano.go): a change to the Volcano
+	// queue that holds the gang back makes it fit.
 	// SuggestCreatePodGroup: the pod names a PodGroup that does not exist,
 	// and its scheduler holds it until the group is created.
 	SuggestCreatePodGroup SuggestionKind = "CreatePodGroup"
@@ -188,7 +190,14 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		default:
 			msg += gateAdvice(g, r.Reason)
 		}
-		return []Suggestion{{Kind: SuggestSourceGate, Message: msg}}, nil
+		out := []Suggestion{{Kind: SuggestSourceGate, Message: msg}}
+		// A change to the queue, proven by placing again, leads.
+		if s, err := x.volcanoQueue(ctx, g, p); err != nil {
+			return nil, err
+		} else if s != nil {
+			out = append([]Suggestion{*s}, out...)
+		}
+		return out, nil
 	}
 	var out []Suggestion
 	if r := p.Gate; r != nil {
