@@ -68,6 +68,10 @@ type Scheduler struct {
 	// since, which every later cycle reports as not evaluated (volcanoTie).
 	volcanoTie  *volcanoTieNote
 	volcanoTies []volcanoTieNote
+	// affinityNodeKeys are the node label keys the (anti-)affinity terms
+	// of pods on nodes read, found on first use; reserving a pod with such
+	// terms drops them (readsNodeLabels). Never changed once built.
+	affinityNodeKeys map[string]bool
 }
 
 // NotInDomainReason is the status of nodes outside the topology domain a
@@ -171,7 +175,7 @@ func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	f.allowed, f.labelKeys = s.allowed, s.labelKeys
-	f.volcanoTie, f.volcanoTies = s.volcanoTie, slices.Clip(s.volcanoTies)
+	f.volcanoTie, f.volcanoTies, f.affinityNodeKeys = s.volcanoTie, slices.Clip(s.volcanoTies), s.affinityNodeKeys
 	return f, nil
 }
 
@@ -254,6 +258,9 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 
 // reserve is Reserve with an optional PodInfo of an equivalent pod to reuse.
 func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.PodInfo) error {
+	if af := pod.Spec.Affinity; af != nil && (af.PodAffinity != nil || af.PodAntiAffinity != nil) {
+		s.affinityNodeKeys = nil
+	}
 	if t := s.volcanoTie; t != nil && t.pod.Namespace == pod.Namespace && t.pod.Name == pod.Name && t.node == nodeName {
 		// The coin toss now shapes the working copy.
 		s.volcanoTies = append(slices.Clip(s.volcanoTies), *t)

@@ -258,6 +258,8 @@ type volcanoScorers struct {
 	order   *volcanoNodeOrder
 	batch   []framework.ScorePlugin
 	weights []int64
+	// batchLabels name the batch scores in a node's Scores.
+	batchLabels []string
 	image   framework.ScorePlugin
 	dra     framework.ScorePlugin
 }
@@ -271,6 +273,7 @@ func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers,
 		}
 		v.batch = append(v.batch, pl.(framework.ScorePlugin))
 		v.weights = append(v.weights, s.weight)
+		v.batchLabels = append(v.batchLabels, "nodeorder/"+s.label)
 	}
 	if o.imageLocalityWeight != 0 && slices.Contains(o.mapOrder, "nodeorder") {
 		pl, err := imagelocality.New(nil, fw.handle)
@@ -305,20 +308,30 @@ func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.Cycl
 	}
 	v := s.volcano
 	n := len(feasible)
+	// Every node's scores share one backing array (one slot per scorer).
+	slots := len(v.order.mapOrder) + len(v.batch) + 1
+	backing := make([]PluginScore, 0, n*slots)
 	parts := make([][]PluginScore, n)
+	for i := range parts {
+		parts[i] = backing[i*slots : i*slots : (i+1)*slots]
+	}
 	orderScore := make([]float64, n)
+	// NodeOrderFn gives ImageLocality a fresh cycle state, which its Score
+	// does not read: one serves every node.
+	imageState := framework.NewCycleState()
+	const imageLabel = "nodeorder/" + imagelocality.Name
 	for _, fn := range v.order.mapOrder {
 		for i, ni := range feasible {
 			switch {
 			case fn == "nodeorder" && v.image != nil:
-				// NodeOrderFn: a fresh cycle state, the raw score x weight.
-				raw, st := v.image.Score(ctx, framework.NewCycleState(), pod, ni)
+				// NodeOrderFn: the raw score x weight.
+				raw, st := v.image.Score(ctx, imageState, pod, ni)
 				if !st.IsSuccess() {
 					return fmt.Errorf("running Volcano nodeorder %s: %w", imagelocality.Name, st.AsError())
 				}
 				w := float64(raw) * float64(v.order.imageLocalityWeight)
 				orderScore[i] += w
-				parts[i] = append(parts[i], PluginScore{Plugin: "nodeorder/" + imagelocality.Name, Score: int64(w)})
+				parts[i] = append(parts[i], PluginScore{Plugin: imageLabel, Score: int64(w)})
 			case fn == binpack.Name:
 				b := v.order.binpack.Score(pod, ni)
 				orderScore[i] += b
@@ -368,7 +381,7 @@ func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.Cycl
 	// nodeorder's BatchNodeOrderFn: one fresh cycle state for its plugins.
 	nodeorderState := framework.NewCycleState()
 	for j, pl := range v.batch {
-		if err := run("nodeorder/"+v.order.batch[j].label, pl, v.weights[j], nodeorderState); err != nil {
+		if err := run(v.batchLabels[j], pl, v.weights[j], nodeorderState); err != nil {
 			return err
 		}
 	}
@@ -417,7 +430,10 @@ func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
 	labelsOnly := true
 	for _, name := range top[1:] {
 		alike, differ := alikeNodes(first, s.nodes[s.byName[name]])
-		labelsOnly = labelsOnly && alike
+		if !alike {
+			labelsOnly, keys = false, nil
+			break
+		}
 		for _, k := range differ {
 			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
@@ -440,34 +456,42 @@ func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
 // (whose topology reads labels the snapshot does not name) or default
 // spreading may apply to it (defaultSpreadingMayApply).
 func (s *Scheduler) volcanoTiesFor(pod *corev1.Pod) []string {
-	var out []string
+	// The first tie that applies is enough: the cycle is not verified.
+	var read map[string]bool
 	for _, t := range s.volcanoTies {
-		if !t.labelsOnly || s.readsNodeLabels(pod, t.keys) {
-			out = append(out, t.text)
+		if !t.labelsOnly {
+			return []string{t.text}
 		}
-	}
-	return out
-}
-
-// readsNodeLabels reports whether any of keys may change pod's cycle.
-func (s *Scheduler) readsNodeLabels(pod *corev1.Pod, keys []string) bool {
-	if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 || s.defaultSpreadingMayApply(pod) {
-		return true
-	}
-	read := podNodeLabelKeys(pod)
-	for _, ni := range s.nodes {
-		for _, pi := range ni.PodsWithAffinity {
-			for k := range podNodeLabelKeys(pi.Pod) {
-				read[k] = true
+		if read == nil {
+			if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 || s.defaultSpreadingMayApply(pod) {
+				return []string{t.text}
+			}
+			read = podNodeLabelKeys(pod)
+		}
+		for _, k := range t.keys {
+			if read[k] || s.affinityKeys()[k] {
+				return []string{t.text}
 			}
 		}
 	}
-	for _, k := range keys {
-		if read[k] {
-			return true
+	return nil
+}
+
+// affinityKeys are the node label keys the (anti-)affinity terms of the
+// pods on nodes read (affinityNodeKeys).
+func (s *Scheduler) affinityKeys() map[string]bool {
+	if s.affinityNodeKeys == nil {
+		keys := map[string]bool{}
+		for _, ni := range s.nodes {
+			for _, pi := range ni.PodsWithAffinity {
+				for k := range podNodeLabelKeys(pi.Pod) {
+					keys[k] = true
+				}
+			}
 		}
+		s.affinityNodeKeys = keys
 	}
-	return false
+	return s.affinityNodeKeys
 }
 
 // defaultSpreadingMayApply: pod has no spread constraints of its own and a
