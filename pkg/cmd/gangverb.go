@@ -313,7 +313,7 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 			return opts
 		}
 	}
-	opts, warnings := o.Scheduler.placeOptions(pods)
+	opts, warnings := o.Scheduler.placeOptions(snap, pods)
 	o.warn(warnings)
 	return opts
 }

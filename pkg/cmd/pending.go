@@ -49,7 +49,7 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 		return err
 	}
 	o.applyVolcanoConfig(snap)
-	opts, warnings := o.Scheduler.placeOptions(nil)
+	opts, warnings := o.Scheduler.placeOptions(nil, nil)
 	o.warn(warnings)
 	var bySource []explain.SourceOptions
 	vopts, note, volcano := o.Scheduler.volcanoPlaceOptions(snap, gang.SourceVolcano)

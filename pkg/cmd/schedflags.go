@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -118,11 +120,45 @@ func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, source gan
 // profile stands in and why (kube-scheduler run with this configuration
 // would leave them to another scheduler; with none serving that name, they
 // stay Pending).
-func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []string) {
-	opts := gang.PlaceOptions{Profile: f.profiles[0], TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
+//
+// When snap is given and nothing in it shows a scheduler serving that name
+// (no pod on a node names it, and it is not Volcano's on a cluster that
+// serves Volcano), every cycle reports the pods as not placed by anyone:
+// a fit that will not start is no plain yes (issue #27).
+func (f *SchedulerFlags) placeOptions(snap *schedule.Snapshot, pods []*corev1.Pod) (gang.PlaceOptions, []string) {
+	opts, warnings, standIn := f.profileFor(pods)
+	if standIn != "" && snap != nil && !servedName(snap, standIn) {
+		opts.Profile = opts.Profile.WithNotEvaluated(fmt.Sprintf("no scheduler is known to serve schedulerName %q: no profile names it and no pod on a node of the snapshot was scheduled by it, so the pods stay Pending unless a scheduler of that name runs (a misspelt schedulerName?)", standIn))
+	}
+	return opts, warnings
+}
+
+// servedName reports whether the snapshot shows a scheduler serving
+// name: a pod on a node names it (it was bound by that scheduler, or bound
+// by hand), or it is "volcano" on a cluster that serves Volcano.
+func servedName(snap *schedule.Snapshot, name string) bool {
+	if name == "volcano" && (len(snap.Queues) > 0 || slices.ContainsFunc(snap.PodGroups, func(u *unstructured.Unstructured) bool {
+		return u.GroupVersionKind().Group == schedule.VolcanoGroup
+	})) {
+		return true
+	}
+	for _, list := range [][]*corev1.Pod{snap.Pods, snap.SucceededPods} {
+		for _, pod := range list {
+			if pod.Spec.NodeName != "" && cmp.Or(pod.Spec.SchedulerName, corev1.DefaultSchedulerName) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// profileFor picks the profile for pods (placeOptions); standIn is the
+// schedulerName no profile serves when another stands in for it.
+func (f *SchedulerFlags) profileFor(pods []*corev1.Pod) (opts gang.PlaceOptions, warnings []string, standIn string) {
+	opts = gang.PlaceOptions{Profile: f.profiles[0], TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
 	if f.Profile != "" {
 		// The user chose the profile.
-		return opts, nil
+		return opts, nil, ""
 	}
 	name := ""
 	for _, pod := range pods {
@@ -139,7 +175,7 @@ func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []
 	for _, p := range f.profiles {
 		if p.Name == name {
 			opts.Profile = p
-			return opts, nil
+			return opts, nil, ""
 		}
 		names = append(names, strconv.Quote(p.Name))
 	}
@@ -148,5 +184,5 @@ func (f *SchedulerFlags) placeOptions(pods []*corev1.Pod) (gang.PlaceOptions, []
 		config = f.ConfigFile
 	}
 	return opts, []string{fmt.Sprintf("the pods' schedulerName is %q, which no profile of %s names (it has %s): kube-scheduler run with it leaves them to another scheduler, and they stay Pending if none serves that name; placed with profile %q as a stand-in for that scheduler (--profile chooses another)",
-		name, config, strings.Join(names, ", "), opts.Profile.Name)}
+		name, config, strings.Join(names, ", "), opts.Profile.Name)}, name
 }

@@ -95,7 +95,7 @@ profiles:
 		{"no such profile", []*corev1.Pod{pod("volcano", "")}, "default-scheduler", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			opts, warnings := f.placeOptions(tt.pods)
+			opts, warnings := f.placeOptions(nil, tt.pods)
 			if opts.Profile.Name != tt.wantProfile || (len(warnings) > 0) != tt.wantWarning {
 				t.Errorf("profile %q, warnings %q; want %q, warning %v", opts.Profile.Name, warnings, tt.wantProfile, tt.wantWarning)
 			}
@@ -107,7 +107,7 @@ profiles:
 	if err := f.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	if opts, warnings := f.placeOptions([]*corev1.Pod{pod("", "")}); opts.Profile.Name != "bin-packing" || len(warnings) > 0 {
+	if opts, warnings := f.placeOptions(nil, []*corev1.Pod{pod("", "")}); opts.Profile.Name != "bin-packing" || len(warnings) > 0 {
 		t.Errorf("--profile bin-packing: profile %q, warnings %q", opts.Profile.Name, warnings)
 	}
 }
@@ -119,7 +119,10 @@ profiles:
 // scheduler-plugins kube-scheduler v0.33.5 accepts all three (test/coscheduling
 // runs the first). Coscheduling is the coscheduling source's rules; other
 // plugins make the verdict not evaluated; a pod whose schedulerName no
-// profile names is placed with a stand-in, and a warning says so.
+// profile names is placed with a stand-in, and a warning says so; when no
+// pod on a node of the snapshot names that scheduler either, nothing shows
+// that one runs, and the yes is not a plain one (issue #27: the pods would
+// stay Pending).
 func TestOtherSchedulersConfigurations(t *testing.T) {
 	snap := "apiVersion: v1\nkind: List\nitems:\n" +
 		"- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: \"8\", memory: 32Gi, pods: \"20\"}}}\n" +
@@ -132,34 +135,51 @@ func TestOtherSchedulersConfigurations(t *testing.T) {
 		return fmt.Sprintf("Warning: the pods' schedulerName is %q, which no profile of %s names (it has %s): kube-scheduler run with it leaves them to another scheduler, and they stay Pending if none serves that name; placed with profile %q as a stand-in for that scheduler (--profile chooses another)\n",
 			name, file, has, used)
 	}
+	// A pod the scheduler-plugins scheduler and one Volcano bound: both
+	// schedulers run.
+	served := snap + "- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: ml}, spec: {nodeName: node-1, schedulerName: scheduler-plugins-scheduler, containers: [{name: c, image: x}]}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: old-v, namespace: ml}, spec: {nodeName: node-1, schedulerName: volcano, containers: [{name: c, image: x}]}}\n"
+	unserved := func(name string) string {
+		return fmt.Sprintf("no scheduler is known to serve schedulerName %q", name)
+	}
+	const plugins = `  - profile "scheduler-plugins-scheduler" enables plugin(s) this build does not run, so what they decide is not evaluated: CapacityScheduling (multiPoint; scheduler-plugins'); NodeResourceTopologyMatch (multiPoint; scheduler-plugins'); NodeResourcesAllocatable (multiPoint; scheduler-plugins')`
 	tests := []struct {
 		name       string
+		snapshot   string
 		args       []string
 		wantCode   int
 		wantOut    string
 		wantStderr string
+		// wantNotEvaluated is what the plan must list as not evaluated.
+		wantNotEvaluated string
 	}{
-		{"documented Coscheduling profile", []string{"podgroup/pg", "--scheduler-config", config("coscheduling")}, ExitOK,
+		{"documented Coscheduling profile", served, []string{"podgroup/pg", "--scheduler-config", config("coscheduling")}, ExitOK,
 			"Placed: gang ml/pg placed: 0 running and 2 to place, minimum 2\n",
-			standIn("scheduler-plugins-scheduler", config("coscheduling"), `"default-scheduler"`, "default-scheduler")},
-		{"Coscheduling point by point, the pods' profile", []string{"podgroup/pg", "--scheduler-config", config("coscheduling-points")}, ExitOK,
-			"Placed: gang ml/pg placed: 0 running and 2 to place, minimum 2\n", ""},
-		{"plugins this build does not run", []string{"podgroup/pg", "--scheduler-config", config("second-scheduler")}, ExitNo,
-			"Placed (not verified): gang ml/pg placed: 0 running and 2 to place, minimum 2\n", ""},
-		{"--profile chooses, silently", []string{"-l", "app=v", "--scheduler-config", config("second-scheduler"), "--profile", "scheduler-plugins-scheduler"}, ExitNo,
-			"Placed (not verified): gang ml/app=v placed: 0 running and 1 to place, minimum 1\n", ""},
-		{"another scheduler's pods, built-in configuration", []string{"-l", "app=v"}, ExitOK,
+			standIn("scheduler-plugins-scheduler", config("coscheduling"), `"default-scheduler"`, "default-scheduler"), ""},
+		{"documented Coscheduling profile, no pod of that scheduler anywhere", snap, []string{"podgroup/pg", "--scheduler-config", config("coscheduling")}, ExitNo,
+			"Placed (not verified): gang ml/pg placed: 0 running and 2 to place, minimum 2\n",
+			standIn("scheduler-plugins-scheduler", config("coscheduling"), `"default-scheduler"`, "default-scheduler"), unserved("scheduler-plugins-scheduler")},
+		{"Coscheduling point by point, the pods' profile", snap, []string{"podgroup/pg", "--scheduler-config", config("coscheduling-points")}, ExitOK,
+			"Placed: gang ml/pg placed: 0 running and 2 to place, minimum 2\n", "", ""},
+		{"plugins this build does not run", snap, []string{"podgroup/pg", "--scheduler-config", config("second-scheduler")}, ExitNo,
+			"Placed (not verified): gang ml/pg placed: 0 running and 2 to place, minimum 2\n", "", plugins},
+		{"--profile chooses, silently", snap, []string{"-l", "app=v", "--scheduler-config", config("second-scheduler"), "--profile", "scheduler-plugins-scheduler"}, ExitNo,
+			"Placed (not verified): gang ml/app=v placed: 0 running and 1 to place, minimum 1\n", "", plugins},
+		{"another scheduler's pods, built-in configuration", served, []string{"-l", "app=v"}, ExitOK,
 			"Placed: gang ml/app=v placed: 0 running and 1 to place, minimum 1\n",
-			standIn("volcano", "the built-in configuration (kube-scheduler's default profile)", `"default-scheduler"`, "default-scheduler")},
+			standIn("volcano", "the built-in configuration (kube-scheduler's default profile)", `"default-scheduler"`, "default-scheduler"), ""},
+		{"a misspelt scheduler", snap, []string{"-l", "app=v"}, ExitNo,
+			"Placed (not verified): gang ml/app=v placed: 0 running and 1 to place, minimum 1\n",
+			standIn("volcano", "the built-in configuration (kube-scheduler's default profile)", `"default-scheduler"`, "default-scheduler"), unserved("volcano")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, stderr := run(t, snap, append([]string{"place", "-n", "ml", "--snapshot", "-"}, tt.args...)...)
+			code, out, stderr := run(t, tt.snapshot, append([]string{"place", "-n", "ml", "--snapshot", "-"}, tt.args...)...)
 			first, _, _ := strings.Cut(out, "\n")
 			if code != tt.wantCode || first+"\n" != tt.wantOut || stderr != tt.wantStderr {
 				t.Errorf("exit %d, first line %q, stderr %q\nwant %d, %q, stderr %q", code, first, stderr, tt.wantCode, tt.wantOut, tt.wantStderr)
 			}
-			if tt.wantCode == ExitNo && !strings.Contains(out, `  - profile "scheduler-plugins-scheduler" enables plugin(s) this build does not run, so what they decide is not evaluated: CapacityScheduling (multiPoint; scheduler-plugins'); NodeResourceTopologyMatch (multiPoint; scheduler-plugins'); NodeResourcesAllocatable (multiPoint; scheduler-plugins')`) {
+			if tt.wantNotEvaluated != "" && !strings.Contains(out, tt.wantNotEvaluated) {
 				t.Errorf("the plan does not say what was not evaluated:\n%s", out)
 			}
 		})
