@@ -32,9 +32,13 @@ const (
 // KueuePodGroupLabel; no group object, no gate of its own here (Kueue's
 // quota is not modelled).
 var kueueRules = sourceRules{
-	source:       SourceKueue,
-	nameOf:       func(pod *corev1.Pod) string { return pod.Labels[KueuePodGroupLabel] },
-	minimumField: "--min-member",
+	source: SourceKueue,
+	nameOf: func(pod *corev1.Pod) string { return pod.Labels[KueuePodGroupLabel] },
+	// The minimum is the group's total count, which the pods carry.
+	minimumField: "the pods' " + KueueTotalCountAnnotation,
+	// Kueue admits a pod group once all its total count of pods exist:
+	// a group short of them waits for them, in those terms.
+	short: membersMissing,
 }
 
 // ResolveKueueGroup returns Kueue's pod group name in namespace: the

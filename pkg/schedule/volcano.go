@@ -260,8 +260,8 @@ type volcanoScorers struct {
 	weights []int64
 	// batchLabels name the batch scores in a node's Scores.
 	batchLabels []string
-	image   framework.ScorePlugin
-	dra     framework.ScorePlugin
+	image       framework.ScorePlugin
+	dra         framework.ScorePlugin
 }
 
 func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers, error) {

@@ -214,6 +214,13 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		}
 		out = append(out, Suggestion{Kind: SuggestSourceGate, Message: msg})
 	}
+	// Members that do not exist yet come first: no change to the cluster
+	// starts a gang whose members are not there.
+	if s, err := x.membersMissing(ctx, g, p, e); err != nil {
+		return nil, err
+	} else if s != nil {
+		out = append(out, *s)
+	}
 	if s := x.shortfall(ctx, g, p, e); s != nil {
 		out = append(out, *s)
 	}

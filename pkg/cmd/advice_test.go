@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// firstSuggestion is the first line of explain's "What would make it fit"
+// section, its continuation lines joined.
+func firstSuggestion(out string) string {
+	_, after, ok := strings.Cut(out, "What would make it fit")
+	if !ok {
+		return ""
+	}
+	lines := strings.Split(after, "\n")[1:]
+	var b []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || (i > 0 && strings.HasPrefix(t, "- ")) {
+			break
+		}
+		b = append(b, strings.TrimPrefix(t, "- "))
+	}
+	return strings.Join(b, " ")
+}
+
+// Issue #27's rows on members and minimums: a Kueue pod group with a pod
+// not created yet is told so (not to lower a flag of this tool), and
+// proven to fit once it is; a gang whose minimum is every member it has is
+// told that running with fewer means changing the job; one whose minimum
+// is below its members by design is not.
+func TestAdviceOnMembersAndMinimums(t *testing.T) {
+	const nodes = `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "20"}}}
+`
+	kueue := nodes + `- {apiVersion: v1, kind: Pod, metadata: {name: w-0, namespace: ml, labels: {kueue.x-k8s.io/pod-group-name: grp}, annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w-1, namespace: ml, labels: {kueue.x-k8s.io/pod-group-name: grp}, annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+`
+	group := func(min string, members ...string) string {
+		out := nodes + "- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: job, namespace: ml}, spec: {minMember: " + min + "}}\n"
+		for _, n := range members {
+			out += "- {apiVersion: v1, kind: Pod, metadata: {name: w-" + n + ", namespace: ml, labels: {scheduling.x-k8s.io/pod-group: job}}, spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"3\"}}}]}}\n"
+		}
+		return out
+	}
+	// first: want is the first suggestion; else any suggestion.
+	for _, tc := range []struct {
+		name, snapshot, subject, want, not string
+		first                              bool
+	}{
+		{"Kueue pod group, a pod not created", kueue, "pod/w-0",
+			"1 member(s) do not exist yet (2 of the minimum 3 exist): the gang starts once they are created (Kueue admits a pod group once all 3 of its pods, its kueue.x-k8s.io/pod-group-total-count, exist); once created like w-1, then 3 member(s) fit at once (verified)",
+			"--min-member", true},
+		{"fixed size: the minimum is every member", group("3", "0", "1", "2"), "podgroups.scheduling.x-k8s.io/job",
+			"the minimum is every member the job has (3): a job of fixed size (MPI, torchrun without an elastic policy) hangs with fewer, so the job itself must change to run with 2, not only the minimum", "", false},
+		{"elastic by design: the minimum below the members", group("3", "0", "1", "2", "3"), "podgroups.scheduling.x-k8s.io/job",
+			"lowering the minimum (spec.minMember) from 3 to 2 would let the gang start: then 2 member(s) fit at once and 2 wait(s) (verified)", "fixed size", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := run(t, tc.snapshot, "explain", tc.subject, "-n", "ml", "--snapshot", "-")
+			first := firstSuggestion(out)
+			if !tc.first {
+				first = strings.Join(strings.Fields(out), " ")
+			}
+			if code != ExitNo || !strings.Contains(first, tc.want) || (tc.not != "" && strings.Contains(out, tc.not)) {
+				t.Errorf("exit %d (stderr %q), first suggestion %q; want it to say %q (and not %q):\n%s", code, stderr, first, tc.want, tc.not, out)
+			}
+		})
+	}
+}
