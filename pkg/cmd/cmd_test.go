@@ -327,7 +327,7 @@ func TestExplainListsPending(t *testing.T) {
 	code, out, stderr := run(t, "", "explain", "-n", "ml-research", "--snapshot", exampleSnapshot)
 	want := "NAME                         GANG     PENDING   VERDICT         REASON\n" +
 		"pod/eval-llm-nightly-6qs4l   -        1/1       Gated           scheduling gates: kueue.x-k8s.io/admission\n" +
-		"podgroup/llm-pretrain        native   9/9       Unschedulable   8/9 fit: 10 Insufficient cpu, memory, nvidia.com/gpu...\n"
+		"podgroup/llm-pretrain        native   9/9       Unschedulable   8/9 fit in one topology.kubernetes.io/zone, all 9 wi...\n"
 	if code != ExitOK || out != want {
 		t.Errorf("exit %d, stderr %q, output:\n%s\nwant:\n%s", code, stderr, out, want)
 	}

@@ -238,6 +238,7 @@ func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
 	g := line.Gang
 	var p *gang.Placement
 	var err error
+	plain, opts := x.plain, x.opts.PlaceOptions
 	if sj := x.bySource[g.Source]; sj != nil {
 		if sj.plain == nil {
 			if sj.plain, err = schedule.NewScheduler(x.snap, schedule.Options{Profile: sj.opts.Profile, Parallelism: x.opts.Parallelism}); err != nil {
@@ -245,6 +246,7 @@ func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
 			}
 		}
 		p, err = gang.PlaceOn(ctx, x.snap, sj.plain, g, sj.opts)
+		plain, opts = sj.plain, sj.opts
 	} else {
 		p, err = x.placeBehindGate(ctx, g)
 	}
@@ -257,8 +259,37 @@ func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
 	if line.Verdict == VerdictUnschedulable && p.Blocker != nil && p.Gate == nil {
 		// How many fit of the minimum, and why the next does not.
 		line.Reason = fmt.Sprintf("%d/%d fit: %s", p.MaxPlaceable, p.MinMember, nodeVerdicts(p.Blocker))
+		if p.TopologyKey != "" && p.PreferredTopologyKey == "" {
+			// A required topology may be the blocker: the gang placed
+			// again without it says so (issue #27).
+			if why, err := x.topologyBlocks(ctx, plain, opts, g, p); err != nil {
+				return err
+			} else if why != "" {
+				line.Reason = why
+			}
+		}
 	}
 	return nil
+}
+
+// topologyBlocks says, for a gang confined to one value of a topology key
+// that does not fit there, whether the whole cluster would hold it: then
+// the topology, not the capacity, is the blocker, and the reason leads
+// with it. "" when the cluster would not hold it either.
+func (x *explainer) topologyBlocks(ctx context.Context, plain *schedule.Scheduler, opts gang.PlaceOptions, g *gang.Gang, p *gang.Placement) (string, error) {
+	free := *g
+	free.TopologyKey = ""
+	opts.TopologyKey = ""
+	then, err := gang.PlaceOn(ctx, x.snap, plain, &free, opts)
+	if err != nil || then.Verdict != gang.VerdictPlaced {
+		return "", err
+	}
+	best := ""
+	if p.Domain != "" {
+		best = ", best " + p.Domain
+	}
+	return fmt.Sprintf("%d/%d fit in one %s, all %d without that required topology%s: %s", p.MaxPlaceable, p.MinMember, p.TopologyKey,
+		then.MaxPlaceable, best, nodeVerdicts(p.Blocker)), nil
 }
 
 // CompactReasons joins reasons, saying "Insufficient" once:
