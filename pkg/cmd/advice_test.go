@@ -70,3 +70,23 @@ items:
 		})
 	}
 }
+
+// Issue #27's fragmentation row: enough GPUs are free in all, in holes
+// too small for one member; the diagnosis says so with the holes, before
+// the whole-request shortfall.
+func TestAdviceOnFragmentation(t *testing.T) {
+	snap := "apiVersion: v1\nkind: List\nitems:\n"
+	for _, n := range []string{"g0", "g1", "g2", "g3"} {
+		snap += "- {apiVersion: v1, kind: Node, metadata: {name: " + n + "}, status: {allocatable: {cpu: \"32\", memory: 128Gi, nvidia.com/gpu: \"8\", pods: \"20\"}}}\n" +
+			"- {apiVersion: v1, kind: Pod, metadata: {name: half-" + n + ", namespace: web}, spec: {nodeName: " + n + ", containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: \"4\"}, limits: {nvidia.com/gpu: \"4\"}}}]}, status: {phase: Running}}\n"
+	}
+	snap += "- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: job, namespace: ml}, spec: {minMember: 2}}\n"
+	for _, n := range []string{"0", "1"} {
+		snap += "- {apiVersion: v1, kind: Pod, metadata: {name: w-" + n + ", namespace: ml, labels: {scheduling.x-k8s.io/pod-group: job}}, spec: {containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: \"8\"}, limits: {nvidia.com/gpu: \"8\"}}}]}}\n"
+	}
+	code, out, _ := run(t, snap, "explain", "podgroups.scheduling.x-k8s.io/job", "-n", "ml", "--snapshot", "-")
+	want := "fragmented: 16 nvidia.com/gpu free in the cluster would hold the 2 member(s) left, but in holes smaller than the 8 nvidia.com/gpu each needs on one node (4 free on 4 node(s)); whole, short 16 nvidia.com/gpu in the cluster"
+	if first := firstSuggestion(out); code != ExitNo || !strings.HasPrefix(first, want) {
+		t.Errorf("exit %d, first suggestion %q; want it to start %q:\n%s", code, first, want, out)
+	}
+}

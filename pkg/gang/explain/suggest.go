@@ -124,6 +124,10 @@ type ResourceShortfall struct {
 	// MostFree is the most free on one such node, MostFreeNode that node.
 	MostFree     int64
 	MostFreeNode string
+	// Holes counts those nodes by what they have free (in the resource's
+	// units: free amount -> nodes), for a fragmented resource: Free would
+	// hold the members left but no node has a whole request free.
+	Holes map[int64]int
 }
 
 // Victim is a pod a preemption would evict.

@@ -52,6 +52,12 @@ func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placeme
 		amounts = append(amounts, a)
 	}
 	var b strings.Builder
+	if first.Holes != nil && first.DeviceClass == "" {
+		// Enough is free in all, in holes too small for one member:
+		// fragmentation, not a shortage (issue #27).
+		fmt.Fprintf(&b, "fragmented: %s free in %s would hold the %d member(s) left, but in holes smaller than the %s each needs on one node (%s); whole, ",
+			first.amount(first.Free), scope, left, first.amount(first.per), holes(first))
+	}
 	fmt.Fprintf(&b, "short %s in %s", joinAnd(amounts), scope)
 	switch {
 	case first.pinned:
@@ -213,6 +219,12 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 			free := max(0, ni.Allocatable.Get(name)-ni.Requested.Get(name))
 			rs.Free += free
 			rs.Usable += free / per * per
+			if free > 0 {
+				if rs.Holes == nil {
+					rs.Holes = map[int64]int{}
+				}
+				rs.Holes[free]++
+			}
 			if free > rs.MostFree || rs.MostFreeNode == "" {
 				rs.MostFree, rs.MostFreeNode = free, ni.Name()
 			}
@@ -229,6 +241,9 @@ func (x *explainer) resourceShortfall(g *gang.Gang, p *gang.Placement, e *Explan
 			}
 		}
 		if best.Short = best.Need - best.Usable; best.Short > 0 {
+			if best.Free < best.Need {
+				best.Holes = nil // short in all: not a matter of holes
+			}
 			out = append(out, *best)
 		}
 	}
@@ -312,4 +327,24 @@ func joinAnd(parts []string) string {
 		return strings.Join(parts, "")
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// holes words a fragmented resource's free amounts by node, largest first:
+// "4 free on 2,000 nodes, 2 free on 10 nodes".
+func holes(s shortOf) string {
+	sizes := make([]int64, 0, len(s.Holes))
+	for k := range s.Holes {
+		sizes = append(sizes, k)
+	}
+	slices.Sort(sizes)
+	slices.Reverse(sizes)
+	var parts []string
+	for i, k := range sizes {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("%d smaller size(s)", len(sizes)-4))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s free on %d node(s)", gang.FormatQuantity(s.Name, k), s.Holes[k]))
+	}
+	return strings.Join(parts, ", ")
 }
