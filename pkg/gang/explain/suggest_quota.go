@@ -1,0 +1,30 @@
+package explain
+
+import (
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+)
+
+// besideQuota puts the quota's refusal beside the changes that make the
+// members fit when the namespace's ResourceQuota would refuse to create
+// them as well: the refusal leads (nothing starts while the API server
+// refuses the pods), and no change to the nodes or the gang alters what
+// the quota counts, so a change proven by placing is no longer offered as
+// if it would start the gang: it says the quota would still refuse it and
+// is not Verified.
+func besideQuota(ss []Suggestion, q gang.QuotaResult) []Suggestion {
+	out := []Suggestion{{Kind: SuggestQuota, Message: gang.QuotaRefusal(q) + ": raise the quota or free what it counts, besides making room"}}
+	for _, s := range ss {
+		switch s.Kind {
+		case SuggestShortfall, SuggestNodesTooSmall, SuggestQuota:
+		default:
+			if s.Verified {
+				s.Verified = false
+				s.Message += " (proven by placing, but the quota would still refuse the new members)"
+			} else {
+				s.Message += " (the quota would still refuse the new members)"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
