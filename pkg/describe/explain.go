@@ -78,6 +78,11 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 		w.para("", memberAlone(m))
 	}
 	w.para("", e.Message)
+	if strings.HasSuffix(e.Message, ". "+draPostFilterNotFound) {
+		// Byte for byte kube-scheduler's; said once what the second "not
+		// found" is, so that it is not read as a second missing object.
+		w.para("", draNotFoundGloss)
+	}
 	if e.Gang != nil && e.Blocked {
 		w.para("", blockedBy(e))
 	}
@@ -117,6 +122,16 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	}
 	return nil
 }
+
+// draPostFilterNotFound is the message kube-scheduler's DynamicResources
+// PostFilter fails with when its PreFilter did not run (an earlier PreFilter
+// plugin rejected the pod: a PersistentVolumeClaim not found), which ends the
+// PostFilter phase and so kube-scheduler's message (conformance case
+// prefilter-rejects-before-dra); draNotFoundGloss says so on screen.
+const (
+	draPostFilterNotFound = "not found"
+	draNotFoundGloss      = `(the last "not found" is kube-scheduler's own PostFilter message, which ends its message when a PreFilter plugin rejected the pod first: not a second missing object)`
+)
 
 // para prints text wrapped to the line width, the first line after
 // prefix and the others indented as far (or by two spaces without one).

@@ -12,14 +12,15 @@ import (
 )
 
 // SuggestCreateClaim: a PersistentVolumeClaim the blocked member mounts
-// does not exist; kube-scheduler's VolumeBinding PreFilter rejects the pod
+// does not exist; kube-scheduler's volume plugins reject the pod at PreFilter
 // until it does (persistentvolumeclaim "NAME" not found).
 const SuggestCreateClaim SuggestionKind = "CreateClaim"
 
 // missingClaims names the PersistentVolumeClaims the blocked member's
-// spec.volumes name that the snapshot does not hold, as the VolumeBinding
-// plugin's PreFilter finds them (podHasPVCs in kube-scheduler's
-// volumebinding). Generic ephemeral volumes are left out: their claim is
+// spec.volumes name that the snapshot does not hold, as kube-scheduler's
+// volume plugins find them at PreFilter (VolumeRestrictions'
+// readWriteOncePodPreFilter, VolumeBinding's podHasPVCs: persistentvolumeclaim
+// "NAME" not found, UnschedulableAndUnresolvable). Generic ephemeral volumes are left out: their claim is
 // the ephemeral volume controller's to create. Not verified: a claim's
 // binding depends on a StorageClass and volumes the change does not make.
 func (x *explainer) missingClaims(p *gang.Placement, e *Explanation) *Suggestion {
@@ -49,7 +50,7 @@ func (x *explainer) missingClaims(p *gang.Placement, e *Explanation) *Suggestion
 		return nil
 	}
 	return &Suggestion{Kind: SuggestCreateClaim, Claims: claims, Message: fmt.Sprintf(
-		"create PersistentVolumeClaim %s (volume %s of the pod): it does not exist, so kube-scheduler's VolumeBinding rejects the pod on every node",
+		"create PersistentVolumeClaim %s (volume %s of the pod): until it exists, kube-scheduler's volume plugins reject the pod on every node at PreFilter",
 		strings.Join(claims, ", "), strings.Join(volumes, ", "))}
 }
 
