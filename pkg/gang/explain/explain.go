@@ -276,7 +276,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 			return nil, err
 		}
 		if q.Outcome == gang.QuotaExceeded {
-			e.Suggestions = besideQuota(e.Suggestions, q)
+			e.Suggestions = besideQuota(e.Suggestions, q, pod.Namespace)
 		}
 	}
 	return e, nil
@@ -375,7 +375,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 	}
 	if q.Outcome == gang.QuotaExceeded && e.Verdict == VerdictUnschedulable && !opts.NoSuggestions {
 		// Neither fits: the refusal beside the capacity fixes (suggest_quota.go).
-		e.Suggestions = besideQuota(e.Suggestions, q)
+		e.Suggestions = besideQuota(e.Suggestions, q, g.Namespace)
 	}
 	return e, nil
 }

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -83,5 +84,30 @@ func TestInitContainerSets(t *testing.T) {
 	small.Spec.InitContainers[0].Resources.Requests = testutil.Res{"cpu": "3"}.List()
 	if got := initContainerSets(small, "cpu"); got != "" {
 		t.Errorf("init container below the containers' sum named: %q", got)
+	}
+}
+
+// Beside the quota, a preemption whose victims run in the gang's namespace
+// says their eviction may free what the quota counts; it is not verified.
+func TestQuotaBesidePreemption(t *testing.T) {
+	snap, g := rowsQuota()
+	snap.Nodes = testutil.GPUNodes("zone-a", 6)
+	for i, node := range []string{"zone-a-4", "zone-a-5"} {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("low-%d", i)).Node(node).
+			Priority("low", 10).Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj())
+	}
+	for _, p := range g.Members {
+		p.Spec.PriorityClassName, p.Spec.Priority = "high", ptrTo(int32(1000))
+	}
+	e, err := Gang(context.Background(), snap, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Suggestions) == 0 || e.Suggestions[0].Kind != SuggestQuota {
+		t.Fatalf("suggestions %v, want the quota first", kinds(e.Suggestions))
+	}
+	pre := find(e.Suggestions, SuggestPreempt)
+	if pre == nil || pre.Verified || !strings.HasSuffix(pre.Message, "(proven by placing, but the quota would still refuse the new members, unless evicting the victims in ml frees enough of it)") {
+		t.Errorf("preemption %+v, want it not verified, saying the quota may be freed by its victims", pre)
 	}
 }

@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"slices"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
@@ -11,17 +13,25 @@ import (
 // the quota counts, so a change proven by placing is no longer offered as
 // if it would start the gang: it says the quota would still refuse it and
 // is not Verified.
-func besideQuota(ss []Suggestion, q gang.QuotaResult) []Suggestion {
+//
+// Evicting pods of the gang's own namespace frees what the quota counts of
+// them once the quota controller recounts (status.used), which this does
+// not work out: a preemption with such victims says so.
+func besideQuota(ss []Suggestion, q gang.QuotaResult, namespace string) []Suggestion {
 	out := []Suggestion{{Kind: SuggestQuota, Message: gang.QuotaRefusal(q) + ": raise the quota or free what it counts, besides making room"}}
 	for _, s := range ss {
 		switch s.Kind {
 		case SuggestShortfall, SuggestNodesTooSmall, SuggestQuota:
 		default:
+			still := "the quota would still refuse the new members"
+			if slices.ContainsFunc(s.Victims, func(v Victim) bool { return v.Pod.Namespace == namespace }) {
+				still += ", unless evicting the victims in " + namespace + " frees enough of it"
+			}
 			if s.Verified {
 				s.Verified = false
-				s.Message += " (proven by placing, but the quota would still refuse the new members)"
+				s.Message += " (proven by placing, but " + still + ")"
 			} else {
-				s.Message += " (the quota would still refuse the new members)"
+				s.Message += " (" + still + ")"
 			}
 		}
 		out = append(out, s)
