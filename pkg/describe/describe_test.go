@@ -112,3 +112,29 @@ func TestExplainMissingClaim(t *testing.T) {
 		t.Errorf("output says nothing was enough:\n%s", out)
 	}
 }
+
+// An init container that sets the pod's request is named where the screen
+// gives the pod's requests (issue #27).
+func TestExplainNamesInitContainer(t *testing.T) {
+	pod := testutil.MakePod().Namespace("ml").Name("trainer").Req(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()
+	pod.Spec.InitContainers = []corev1.Container{{Name: "prepare", Image: "busybox",
+		Resources: corev1.ResourceRequirements{Requests: testutil.Res{"cpu": "40"}.List()}}}
+	snap := &schedule.Snapshot{Nodes: []*corev1.Node{testutil.MakeNode().Name("c0").Capacity(testutil.Res{"cpu": "32", "memory": "128Gi"}).Obj()}}
+	e, err := explain.Pod(context.Background(), snap, pod, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Explanation(&buf, e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"Nodes for pod ml/trainer (40 cpu, 8Gi memory; cpu set by init container prepare)",
+		"  - no node of the cluster could hold ml/trainer even empty: it requests 40 cpu",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

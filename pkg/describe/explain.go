@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
@@ -151,7 +153,7 @@ func (w *explainWriter) para(prefix, text string) {
 
 // blockedBy names the member that does not fit and the constraint.
 func blockedBy(e *explain.Explanation) string {
-	s := fmt.Sprintf("Blocked by: %s/%s (%s) fits no node", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
+	s := fmt.Sprintf("Blocked by: %s/%s (%s) fits no node", e.Pod.Namespace, e.Pod.Name, requestsOf(e.Pod))
 	if e.Domain != "" {
 		s += " in " + e.TopologyKey + "=" + e.Domain
 	}
@@ -170,6 +172,17 @@ func blockedBy(e *explain.Explanation) string {
 		s += " (nodes rejected by " + strings.Join(parts, ", ") + ")"
 	}
 	return s + "."
+}
+
+// requestsOf is the pod's requests, with the init containers that set
+// them named (the pod's request is the larger of its largest init
+// container and the sum of its containers).
+func requestsOf(pod *corev1.Pod) string {
+	r := gang.FormatRequests(pod)
+	if set := explain.SetByInit(pod); len(set) > 0 {
+		r += "; " + strings.Join(set, ", ")
+	}
+	return r
 }
 
 // describeGang names a gang and where it comes from.
@@ -231,7 +244,7 @@ func orAll(ns string) string {
 
 // tableContext says whose cycle the node table shows, and in what state.
 func tableContext(e *explain.Explanation) string {
-	pod := fmt.Sprintf("%s/%s (%s)", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
+	pod := fmt.Sprintf("%s/%s (%s)", e.Pod.Namespace, e.Pod.Name, requestsOf(e.Pod))
 	switch {
 	case e.Gang == nil:
 		return "Nodes for pod " + pod + "; FITS: how many pods like it each node holds:"

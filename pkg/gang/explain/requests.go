@@ -28,6 +28,27 @@ func quantityOf(c *corev1.Container, name corev1.ResourceName) int64 {
 // (k8s.io/component-helpers/resource PodRequests). It returns "" when the
 // containers' sum is at least as large.
 func initContainerSets(pod *corev1.Pod, name corev1.ResourceName) string {
+	top, _, sum := setter(pod, name)
+	if top == nil {
+		return ""
+	}
+	return fmt.Sprintf("init container %s asks %s %s, which sets the pod's request (the largest init container or the sum of the containers, here %s %s)",
+		top.Name, gang.FormatQuantity(name, quantityOf(top, name)), name, gang.FormatQuantity(name, sum), name)
+}
+
+// initContainerSetting is the name of the init container initContainerSets
+// names, "" when none.
+func initContainerSetting(pod *corev1.Pod, name corev1.ResourceName) string {
+	if top, _, _ := setter(pod, name); top != nil {
+		return top.Name
+	}
+	return ""
+}
+
+// setter is the init container whose request of name (with the sidecars
+// started before it) exceeds sum, the containers' and sidecars'; nil when
+// none does.
+func setter(pod *corev1.Pod, name corev1.ResourceName) (*corev1.Container, int64, int64) {
 	var sum, sidecars int64
 	for i := range pod.Spec.Containers {
 		sum += quantityOf(&pod.Spec.Containers[i], name)
@@ -46,10 +67,9 @@ func initContainerSets(pod *corev1.Pod, name corev1.ResourceName) string {
 		}
 	}
 	if top == nil || topAmount <= sum {
-		return ""
+		return nil, 0, sum
 	}
-	return fmt.Sprintf("init container %s asks %s %s, which sets the pod's request (the largest init container or the sum of the containers, here %s %s)",
-		top.Name, gang.FormatQuantity(name, quantityOf(top, name)), name, gang.FormatQuantity(name, sum), name)
+	return top, topAmount, sum
 }
 
 // setByInit says, for the resources named, which init containers set the
@@ -59,6 +79,19 @@ func setByInit(pod *corev1.Pod, names []corev1.ResourceName) string {
 	for _, name := range names {
 		if w := initContainerSets(pod, name); w != "" {
 			out += "; " + w
+		}
+	}
+	return out
+}
+
+// SetByInit names, per resource the pod requests, the init container
+// whose request sets the pod's (initContainerSets), as "cpu set by init
+// container prepare"; nil when the containers set every one.
+func SetByInit(pod *corev1.Pod) []string {
+	var out []string
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		if c := initContainerSetting(pod, name); c != "" {
+			out = append(out, fmt.Sprintf("%s set by init container %s", name, c))
 		}
 	}
 	return out
