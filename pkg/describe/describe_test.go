@@ -80,3 +80,61 @@ func TestExplainOneScreen(t *testing.T) {
 		t.Errorf("-o wide lists %d node rows, want all %d", rows, len(nodes))
 	}
 }
+
+// A missing PersistentVolumeClaim (issue #27): the summary stays
+// kube-scheduler's byte for byte, its trailing PostFilter "not found" is
+// said to be no second missing object, and creating the claim leads instead
+// of "nothing tried was enough".
+func TestExplainMissingClaim(t *testing.T) {
+	pod := testutil.MakePod().Namespace("ml").Name("trainer").Req(testutil.Res{"cpu": "1"}).Obj()
+	pod.Spec.Volumes = []corev1.Volume{{Name: "checkpoints", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "ckpt"}}}}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2)}
+	e, err := explain.Pod(context.Background(), snap, pod, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Explanation(&buf, e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		`0/2 nodes are available: persistentvolumeclaim "ckpt" not found. not found` + "\n",
+		`(the last "not found" is kube-scheduler's own PostFilter message`,
+		"  - create PersistentVolumeClaim ml/ckpt (volume checkpoints of the pod)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nothing tried was enough") {
+		t.Errorf("output says nothing was enough:\n%s", out)
+	}
+}
+
+// An init container that sets the pod's request is named where the screen
+// gives the pod's requests (issue #27).
+func TestExplainNamesInitContainer(t *testing.T) {
+	pod := testutil.MakePod().Namespace("ml").Name("trainer").Req(testutil.Res{"cpu": "4", "memory": "8Gi"}).Obj()
+	pod.Spec.InitContainers = []corev1.Container{{Name: "prepare", Image: "busybox",
+		Resources: corev1.ResourceRequirements{Requests: testutil.Res{"cpu": "40"}.List()}}}
+	snap := &schedule.Snapshot{Nodes: []*corev1.Node{testutil.MakeNode().Name("c0").Capacity(testutil.Res{"cpu": "32", "memory": "128Gi"}).Obj()}}
+	e, err := explain.Pod(context.Background(), snap, pod, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Explanation(&buf, e, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"Nodes for pod ml/trainer (40 cpu, 8Gi memory; cpu set by init container prepare)",
+		"  - no node of the cluster could hold ml/trainer even empty: it requests 40 cpu",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
@@ -78,6 +80,11 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 		w.para("", memberAlone(m))
 	}
 	w.para("", e.Message)
+	if strings.HasSuffix(e.Message, ". "+draPostFilterNotFound) {
+		// Byte for byte kube-scheduler's; said once what the second "not
+		// found" is, so that it is not read as a second missing object.
+		w.para("", draNotFoundGloss)
+	}
 	if e.Gang != nil && e.Blocked {
 		w.para("", blockedBy(e))
 	}
@@ -118,6 +125,16 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	return nil
 }
 
+// draPostFilterNotFound is the message kube-scheduler's DynamicResources
+// PostFilter fails with when its PreFilter did not run (an earlier PreFilter
+// plugin rejected the pod: a PersistentVolumeClaim not found), which ends the
+// PostFilter phase and so kube-scheduler's message (conformance case
+// prefilter-rejects-before-dra); draNotFoundGloss says so on screen.
+const (
+	draPostFilterNotFound = "not found"
+	draNotFoundGloss      = `(the last "not found" is kube-scheduler's own PostFilter message, which ends its message when a PreFilter plugin rejected the pod first: not a second missing object)`
+)
+
 // para prints text wrapped to the line width, the first line after
 // prefix and the others indented as far (or by two spaces without one).
 func (w *explainWriter) para(prefix, text string) {
@@ -136,7 +153,7 @@ func (w *explainWriter) para(prefix, text string) {
 
 // blockedBy names the member that does not fit and the constraint.
 func blockedBy(e *explain.Explanation) string {
-	s := fmt.Sprintf("Blocked by: %s/%s (%s) fits no node", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
+	s := fmt.Sprintf("Blocked by: %s/%s (%s) fits no node", e.Pod.Namespace, e.Pod.Name, requestsOf(e.Pod))
 	if e.Domain != "" {
 		s += " in " + e.TopologyKey + "=" + e.Domain
 	}
@@ -155,6 +172,17 @@ func blockedBy(e *explain.Explanation) string {
 		s += " (nodes rejected by " + strings.Join(parts, ", ") + ")"
 	}
 	return s + "."
+}
+
+// requestsOf is the pod's requests, with the init containers that set
+// them named (the pod's request is the larger of its largest init
+// container and the sum of its containers).
+func requestsOf(pod *corev1.Pod) string {
+	r := gang.FormatRequests(pod)
+	if set := explain.SetByInit(pod); len(set) > 0 {
+		r += "; " + strings.Join(set, ", ")
+	}
+	return r
 }
 
 // describeGang names a gang and where it comes from.
@@ -216,7 +244,7 @@ func orAll(ns string) string {
 
 // tableContext says whose cycle the node table shows, and in what state.
 func tableContext(e *explain.Explanation) string {
-	pod := fmt.Sprintf("%s/%s (%s)", e.Pod.Namespace, e.Pod.Name, gang.FormatRequests(e.Pod))
+	pod := fmt.Sprintf("%s/%s (%s)", e.Pod.Namespace, e.Pod.Name, requestsOf(e.Pod))
 	switch {
 	case e.Gang == nil:
 		return "Nodes for pod " + pod + "; FITS: how many pods like it each node holds:"

@@ -130,7 +130,10 @@ func fromNode(n *explain.Node) Node {
 
 func fromSuggestion(s explain.Suggestion) Suggestion {
 	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
-		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates}
+		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates, NearMiss: s.NearMiss, Claims: s.Claims}
+	for _, l := range s.Lost {
+		o.DevicesLost = append(o.DevicesLost, DevicesLost{Node: l.Node, Resource: string(l.Name), Capacity: l.Capacity, Allocatable: l.Allocatable})
+	}
 	for _, r := range s.Shortfall {
 		format := func(v int64) string { return gang.FormatQuantity(r.Name, v) }
 		if r.DeviceClass != "" {

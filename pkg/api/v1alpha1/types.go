@@ -195,6 +195,24 @@ type Suggestion struct {
 	// Largest is, for NodesTooSmall, per resource the blocked member
 	// requests more of than any node has allocatable, the most one node has.
 	Largest []Largest `json:"largest,omitempty"`
+	// NearMiss says a Tolerate suggestion corrects a toleration of the
+	// member's own that misses the taint by its value only.
+	NearMiss bool `json:"nearMiss,omitempty"`
+	// DevicesLost are, for RepairDevicePlugin, the devices a node's device
+	// plugin no longer reports as allocatable.
+	DevicesLost []DevicesLost `json:"devicesLost,omitempty"`
+	// Claims are, for CreateClaim, the PersistentVolumeClaims to create, as
+	// namespace/name.
+	Claims []string `json:"claims,omitempty"`
+}
+
+// DevicesLost is a node's capacity and allocatable of one extended resource
+// whose device plugin reports fewer devices than the node has.
+type DevicesLost struct {
+	Node        string `json:"node"`
+	Resource    string `json:"resource"`
+	Capacity    int64  `json:"capacity"`
+	Allocatable int64  `json:"allocatable"`
 }
 
 // SelectorFix is a label a node selector or required node affinity asks for

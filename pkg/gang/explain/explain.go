@@ -275,6 +275,9 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		if e.Suggestions, err = x.suggest(ctx, lone, p, e); err != nil {
 			return nil, err
 		}
+		if q.Outcome == gang.QuotaExceeded {
+			e.Suggestions = besideQuota(e.Suggestions, q, pod.Namespace)
+		}
 	}
 	return e, nil
 }
@@ -369,6 +372,10 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		if e.Suggestions, err = x.suggest(ctx, g, p, e); err != nil {
 			return nil, err
 		}
+	}
+	if q.Outcome == gang.QuotaExceeded && e.Verdict == VerdictUnschedulable && !opts.NoSuggestions {
+		// Neither fits: the refusal beside the capacity fixes (suggest_quota.go).
+		e.Suggestions = besideQuota(e.Suggestions, q, g.Namespace)
 	}
 	return e, nil
 }

@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,8 +69,11 @@ type Suggestion struct {
 	// many of those evictions go beyond a PodDisruptionBudget.
 	Victims       []Victim
 	PDBViolations int
-	// Tolerations are the taints to tolerate (key=value:Effect).
+	// Tolerations are the taints to tolerate (key=value:Effect); NearMiss
+	// says a toleration of the member's own misses one by its value only,
+	// and the change corrects it.
 	Tolerations []string
+	NearMiss    bool
 	// EquallyGood lists, when the first preemption's node is not the only
 	// best one, every node that ranks as high (it first): kube-scheduler
 	// picks among them at random.
@@ -86,6 +90,11 @@ type Suggestion struct {
 	Gates []string
 	// Selector are the labels to correct (SuggestSelector).
 	Selector []SelectorFix
+	// Lost are the devices a node's device plugin no longer reports
+	// (SuggestRepairDevicePlugin).
+	Lost []LostDevices
+	// Claims are the PersistentVolumeClaims to create (SuggestCreateClaim).
+	Claims []string
 	// Largest is, per resource the blocked member requests more of than
 	// any node has allocatable, the most one node has (SuggestNodesTooSmall).
 	Largest []LargestNode
@@ -225,11 +234,29 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 	} else if s != nil {
 		out = append(out, *s)
 	}
+	// What the data names as the blocker leads, before any shortfall: a
+	// claim that does not exist, a node whose device plugin stopped
+	// reporting, a toleration that misses the taint by its value.
+	lead, err := x.leading(ctx, g, p, e)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, lead...)
 	if s := x.shortfall(ctx, g, p, e); s != nil {
 		out = append(out, *s)
 	}
-	for _, f := range []func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error){x.selector, x.tolerate, x.preempt, x.addNodes, x.repairNodes, x.lowerMinMember} {
-		s, err := f(ctx, g, p, e)
+	led := func(k SuggestionKind) bool {
+		return slices.ContainsFunc(lead, func(l Suggestion) bool { return l.Kind == k })
+	}
+	for _, f := range []struct {
+		kind SuggestionKind
+		f    func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error)
+	}{{SuggestSelector, x.selector}, {SuggestTolerate, x.tolerate}, {SuggestPreempt, x.preempt}, {SuggestAddNodes, x.addNodes},
+		{SuggestRepairNodes, x.repairNodes}, {SuggestLowerMinMember, x.lowerMinMember}} {
+		if led(f.kind) {
+			continue // offered first already
+		}
+		s, err := f.f(ctx, g, p, e)
 		if err != nil {
 			return nil, err
 		}

@@ -152,9 +152,20 @@ func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Sug
 		}
 		words = append(words, fmt.Sprintf("%s %s, %s", gang.FormatQuantity(l.Name, l.Request), l.Name, node))
 	}
+	// An init container whose request sets the pod's is named, and its
+	// request is the one to lower (requests.go).
+	short := make([]corev1.ResourceName, len(largest))
+	for i, l := range largest {
+		short[i] = l.Name
+	}
+	lower := "lower the request"
+	init := setByInit(pod, short)
+	if init != "" {
+		lower = "lower that init container's request"
+	}
 	return &Suggestion{Kind: SuggestNodesTooSmall, Largest: largest,
-		Message: fmt.Sprintf("no node of the cluster could hold %s/%s even empty: it requests %s; adding nodes of the shapes the cluster has would not help, so lower the request",
-			pod.Namespace, pod.Name, strings.Join(words, "; "))}
+		Message: fmt.Sprintf("no node of the cluster could hold %s/%s even empty: it requests %s%s; adding nodes of the shapes the cluster has would not help, so %s",
+			pod.Namespace, pod.Name, strings.Join(words, "; "), init, lower)}
 }
 
 // smallestCount finds the least n in 1..limit for which adding the nodes

@@ -96,9 +96,15 @@ func (x *explainer) shortfall(ctx context.Context, g *gang.Gang, p *gang.Placeme
 		fmt.Fprintf(&b, " on one node, and the most free on any node it may run on is %s (%s)", mostFree, first.MostFreeNode)
 	}
 	list := make([]ResourceShortfall, len(out))
+	names := make([]corev1.ResourceName, 0, len(out))
 	for i, rs := range out {
 		list[i] = rs.ResourceShortfall
+		if rs.DeviceClass == "" {
+			names = append(names, rs.Name)
+		}
 	}
+	// An init container whose request sets the member's is named (requests.go).
+	b.WriteString(setByInit(p.Blocker.Pod, names))
 	return &Suggestion{Kind: SuggestShortfall, Shortfall: list, Message: b.String()}
 }
 

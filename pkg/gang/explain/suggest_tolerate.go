@@ -77,11 +77,14 @@ func (x *explainer) tolerate(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 	for i, t := range taints {
 		tolerations[i] = toleration(t)
 	}
+	// A toleration of the member's own that misses a taint by its value
+	// alone is corrected rather than another added (suggest_nearmiss.go).
+	misses := nearMisses(e.Pod, taints)
 	changed := *g
 	changed.Members = make([]*corev1.Pod, len(g.Members))
 	for i, pod := range g.Members {
 		c := pod.DeepCopy()
-		c.Spec.Tolerations = append(c.Spec.Tolerations, tolerations...)
+		c.Spec.Tolerations = corrected(c.Spec.Tolerations, taints)
 		changed.Members[i] = c
 	}
 	then, err := x.place(ctx, x.snap, &changed)
@@ -100,6 +103,15 @@ func (x *explainer) tolerate(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 	who := "the pod"
 	if !g.IsLonePod() {
 		who = "the members"
+	}
+	if len(misses) > 0 {
+		owner := "the pod's"
+		if !g.IsLonePod() {
+			owner = "the members'"
+		}
+		return &Suggestion{Kind: SuggestTolerate, Verified: true, Tolerations: names, NearMiss: true,
+			Message: fmt.Sprintf("%s; then %d node(s) take %s: %s", nearMissWords(owner, misses), nodes, who, strings.TrimPrefix(fitsThen(g, then), "then ")),
+		}, nil
 	}
 	return &Suggestion{Kind: SuggestTolerate, Verified: true, Tolerations: names,
 		Message: fmt.Sprintf("tolerating %s would let %d node(s) take %s that only these taints keep off (add to the pod template's tolerations: %s); %s",

@@ -1,0 +1,113 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+)
+
+// The device plugin repair names what was lost; cpu and memory below
+// capacity are reserved by design (system-reserved, kube-reserved), not a
+// repair.
+func TestLostDevices(t *testing.T) {
+	snap, pod := rowsDevicePlugin()
+	e, err := Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := find(e.Suggestions, SuggestRepairDevicePlugin)
+	if s == nil || len(s.Lost) != 1 || s.Lost[0] != (LostDevices{Node: "g2", Name: "nvidia.com/gpu", Capacity: 8, Allocatable: 0}) {
+		t.Errorf("device plugin repair %+v, want g2's 8 nvidia.com/gpu lost", s)
+	}
+	node := snap.Nodes[0].DeepCopy()
+	node.Status.Allocatable["cpu"] = resource.MustParse("90")
+	node.Status.Capacity["hugepages-2Mi"] = resource.MustParse("1Gi")
+	if got := lostDevices(node, map[corev1.ResourceName]int64{"cpu": 1000, "hugepages-2Mi": 1, "nvidia.com/gpu": 8}); len(got) != 0 {
+		t.Errorf("lost on a node with reserved cpu and hugepages: %+v, want none", got)
+	}
+	for name, want := range map[corev1.ResourceName]bool{"nvidia.com/gpu": true, "example.com/foo": true, "cpu": false,
+		"hugepages-2Mi": false, "kubernetes.io/foo": false, "node.kubernetes.io/foo": false} {
+		if got := isExtended(name); got != want {
+			t.Errorf("isExtended(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// A near miss is corrected in place; a taint no toleration comes near gets
+// a toleration of its own; an Exists toleration or another effect is no
+// near miss.
+func TestNearMisses(t *testing.T) {
+	_, pod := rowsNearMiss()
+	taints := []corev1.Taint{{Key: "gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}, {Key: "ib", Effect: corev1.TaintEffectNoSchedule}}
+	got := corrected(pod.Spec.Tolerations, taints)
+	want := []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "present", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "ib", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("corrected tolerations (-want +got):\n%s", diff)
+	}
+	if m := nearMisses(pod, taints); len(m) != 1 || m[0].Taint.Key != "gpu" {
+		t.Errorf("near misses %+v, want the gpu one", m)
+	}
+	other := pod.DeepCopy()
+	other.Spec.Tolerations[0].Effect = corev1.TaintEffectNoExecute
+	if m := nearMisses(other, taints); len(m) != 0 {
+		t.Errorf("another effect: near misses %+v, want none", m)
+	}
+}
+
+// The init container that sets the pod's request, as PodRequests
+// (k8s.io/component-helpers/resource) computes it: a sidecar started before
+// it counts with it, and with the containers.
+func TestInitContainerSets(t *testing.T) {
+	_, pod := rowsInit()
+	if got := initContainerSets(pod, "cpu"); got != "init container prepare asks 40 cpu, which sets the pod's request (the largest init container or the sum of the containers, here 4 cpu)" {
+		t.Errorf("cpu: %q", got)
+	}
+	always := corev1.ContainerRestartPolicyAlways
+	side := pod.DeepCopy()
+	side.Spec.InitContainers = append([]corev1.Container{{Name: "proxy", RestartPolicy: &always,
+		Resources: corev1.ResourceRequirements{Requests: testutil.Res{"cpu": "2"}.List()}}}, side.Spec.InitContainers...)
+	if got := initContainerSets(side, "cpu"); !strings.Contains(got, "init container prepare asks 40 cpu") || !strings.Contains(got, "here 6 cpu") {
+		t.Errorf("with a sidecar: %q", got)
+	}
+	if got := initContainerSets(pod, "memory"); got != "" {
+		t.Errorf("memory set by the containers, got %q", got)
+	}
+	small := pod.DeepCopy()
+	small.Spec.InitContainers[0].Resources.Requests = testutil.Res{"cpu": "3"}.List()
+	if got := initContainerSets(small, "cpu"); got != "" {
+		t.Errorf("init container below the containers' sum named: %q", got)
+	}
+}
+
+// Beside the quota, a preemption whose victims run in the gang's namespace
+// says their eviction may free what the quota counts; it is not verified.
+func TestQuotaBesidePreemption(t *testing.T) {
+	snap, g := rowsQuota()
+	snap.Nodes = testutil.GPUNodes("zone-a", 6)
+	for i, node := range []string{"zone-a-4", "zone-a-5"} {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("low-%d", i)).Node(node).
+			Priority("low", 10).Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj())
+	}
+	for _, p := range g.Members {
+		p.Spec.PriorityClassName, p.Spec.Priority = "high", ptrTo(int32(1000))
+	}
+	e, err := Gang(context.Background(), snap, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Suggestions) == 0 || e.Suggestions[0].Kind != SuggestQuota {
+		t.Fatalf("suggestions %v, want the quota first", kinds(e.Suggestions))
+	}
+	pre := find(e.Suggestions, SuggestPreempt)
+	if pre == nil || pre.Verified || !strings.HasSuffix(pre.Message, "(proven by placing, but the quota would still refuse the new members, unless evicting the victims in ml frees enough of it)") {
+		t.Errorf("preemption %+v, want it not verified, saying the quota may be freed by its victims", pre)
+	}
+}
