@@ -90,3 +90,48 @@ func TestAdviceOnFragmentation(t *testing.T) {
 		t.Errorf("exit %d, first suggestion %q; want it to start %q:\n%s", code, first, want, out)
 	}
 }
+
+// Issue #27's first rows: the room exists behind a taint or behind the
+// members' own spread rule; the change that opens it leads (proven), and
+// the shortfall counts only the nodes the members may use as they are.
+func TestAdviceRoomBehindTaintsAndSpread(t *testing.T) {
+	node := func(name, zone, taint string) string {
+		spec := ""
+		if taint != "" {
+			spec = ", spec: {taints: [{key: gpu, value: present, effect: NoSchedule}]}"
+		}
+		return "- {apiVersion: v1, kind: Node, metadata: {name: " + name + ", labels: {topology.kubernetes.io/zone: " + zone + "}}" + spec +
+			", status: {allocatable: {cpu: \"32\", memory: 128Gi, nvidia.com/gpu: \"8\", pods: \"20\"}}}\n"
+	}
+	busy := func(node string) string {
+		return "- {apiVersion: v1, kind: Pod, metadata: {name: busy-" + node + ", namespace: web}, spec: {nodeName: " + node + ", tolerations: [{key: gpu, operator: Exists}], containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: \"8\"}, limits: {nvidia.com/gpu: \"8\"}}}]}, status: {phase: Running}}\n"
+	}
+	member := func(name, gpus, extra string) string {
+		return "- {apiVersion: v1, kind: Pod, metadata: {name: " + name + ", namespace: ml, labels: {scheduling.x-k8s.io/pod-group: job}}, spec: {" + extra + "containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: \"" + gpus + "\"}, limits: {nvidia.com/gpu: \"" + gpus + "\"}}}]}}\n"
+	}
+	const head = "apiVersion: v1\nkind: List\nitems:\n"
+	tainted := head + node("g0", "a", "") + busy("g0") + node("g1", "a", "t") + node("g2", "a", "t") + node("g3", "a", "t") +
+		"- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: job, namespace: ml}, spec: {minMember: 2}}\n" +
+		member("w-0", "8", "") + member("w-1", "8", "")
+	spreadRule := "topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {scheduling.x-k8s.io/pod-group: job}}}], "
+	spread := head + node("a0", "a", "") + node("a1", "a", "") + node("b0", "b", "") + busy("b0") +
+		"- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: job, namespace: ml}, spec: {minMember: 4}}\n" +
+		member("w-0", "4", spreadRule) + member("w-1", "4", spreadRule) + member("w-2", "4", spreadRule) + member("w-3", "4", spreadRule)
+	for _, tc := range []struct {
+		name, snapshot, first, shortfall string
+	}{
+		{"the room is behind taints", tainted, "the room exists behind taints: tolerating gpu=present:NoSchedule",
+			"without that change, short 16 nvidia.com/gpu"},
+		{"the room is behind the spread rule", spread,
+			"the room exists behind the spread rule: the members' spread constraint (topologyKey topology.kubernetes.io/zone, maxSkew 1, DoNotSchedule) keeps them off 2 node(s) with room: topology.kubernetes.io/zone=b has no room left, so the others may hold at most maxSkew more; maxSkew 4 would let the gang start: then 4 member(s) fit at once (verified)",
+			"without that change, short"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, _ := run(t, tc.snapshot, "explain", "podgroups.scheduling.x-k8s.io/job", "-n", "ml", "--snapshot", "-")
+			first := firstSuggestion(out)
+			if code != ExitNo || !strings.HasPrefix(first, tc.first) || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.shortfall) {
+				t.Errorf("exit %d, first suggestion %q; want it to start %q and the shortfall %q:\n%s", code, first, tc.first, tc.shortfall, out)
+			}
+		})
+	}
+}

@@ -226,13 +226,15 @@ func TestExplainPod(t *testing.T) {
 	if diff := cmp.Diff(wantNodes, summarize(e.Nodes)); diff != "" {
 		t.Errorf("nodes (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]SuggestionKind{SuggestShortfall, SuggestTolerate, SuggestAddNodes, SuggestRepairNodes}, kinds(e.Suggestions)); diff != "" {
+	// The toleration opens room the cluster has: it leads the shortfall
+	// (rankOpeners).
+	if diff := cmp.Diff([]SuggestionKind{SuggestTolerate, SuggestShortfall, SuggestAddNodes, SuggestRepairNodes}, kinds(e.Suggestions)); diff != "" {
 		t.Fatalf("suggestions (-want +got):\n%s\n%+v", diff, e.Suggestions)
 	}
 	// n-2 takes the pod but for its dedicated taint: tolerate it. The
 	// cordon and not-ready taints are for repairing nodes, not tolerating.
 	tolerate := find(e.Suggestions, SuggestTolerate)
-	if want := "tolerating dedicated=infra:NoSchedule would let 1 node(s) take the pod that only these taints keep off " +
+	if want := "the room exists behind taints: tolerating dedicated=infra:NoSchedule would let 1 node(s) take the pod that only these taints keep off " +
 		"(add to the pod template's tolerations: {key: dedicated, operator: Equal, value: infra, effect: NoSchedule}); then it fits on n-2"; tolerate.Message != want || !tolerate.Verified {
 		t.Errorf("tolerate message\n got %q\nwant %q", tolerate.Message, want)
 	}

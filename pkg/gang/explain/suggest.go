@@ -251,7 +251,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 	for _, f := range []struct {
 		kind SuggestionKind
 		f    func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error)
-	}{{SuggestSelector, x.selector}, {SuggestTolerate, x.tolerate}, {SuggestPreempt, x.preempt}, {SuggestAddNodes, x.addNodes},
+	}{{SuggestSelector, x.selector}, {SuggestTolerate, x.tolerate}, {SuggestSpread, x.spread}, {SuggestPreempt, x.preempt}, {SuggestAddNodes, x.addNodes},
 		{SuggestRepairNodes, x.repairNodes}, {SuggestLowerMinMember, x.lowerMinMember}} {
 		if led(f.kind) {
 			continue // offered first already
@@ -264,7 +264,36 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			out = append(out, *s)
 		}
 	}
-	return out, nil
+	return rankOpeners(out), nil
+}
+
+// rankOpeners puts a proven change to the members' own spec that opens
+// room the cluster has (a toleration, a selector, a looser spread) before
+// a shortfall, which then counts only the nodes the members may use as
+// they are: capacity is not short when the room exists behind a taint, a
+// selector or a spread rule (issue #27).
+func rankOpeners(out []Suggestion) []Suggestion {
+	short := slices.IndexFunc(out, func(s Suggestion) bool { return s.Kind == SuggestShortfall })
+	if short < 0 {
+		return out
+	}
+	why := map[SuggestionKind]string{SuggestTolerate: "taints", SuggestSelector: "the node selector", SuggestSpread: "the spread rule"}
+	var openers, rest []Suggestion
+	for i, s := range out {
+		if i > short && s.Verified && why[s.Kind] != "" && !s.NearMiss {
+			if len(openers) == 0 {
+				s.Message = fmt.Sprintf("the room exists behind %s: %s", why[s.Kind], s.Message)
+			}
+			openers = append(openers, s)
+			continue
+		}
+		rest = append(rest, s)
+	}
+	if len(openers) == 0 {
+		return out
+	}
+	rest[short].Message = "without that change, " + rest[short].Message
+	return slices.Concat(rest[:short], openers, rest[short:])
 }
 
 // unplacedOf returns the pending members the best attempt did not place.
