@@ -69,6 +69,9 @@ func (x *explainer) leading(ctx context.Context, g *gang.Gang, p *gang.Placement
 	if s := x.missingClaims(p, e); s != nil {
 		out = append(out, *s)
 	}
+	if s := x.hostPorts(p, e); s != nil {
+		out = append(out, *s)
+	}
 	s, err := x.devicePlugin(ctx, g, p, e)
 	if err != nil {
 		return nil, err

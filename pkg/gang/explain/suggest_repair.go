@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/interpodaffinity"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/nodeports"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -69,6 +72,19 @@ func passesOnceHealthy(n *Node, pod *corev1.Pod, node *corev1.Node, resources bo
 			}
 		case noderesources.Name:
 			if resources {
+				continue
+			}
+		case nodeports.Name:
+			// A host port pods on the node hold: an empty node of the
+			// shape has it free; adding one is proven by placing again.
+			if resources {
+				continue
+			}
+		case interpodaffinity.Name:
+			// A pod the member keeps away from by hostname: an empty node
+			// has none (anti-affinity over wider domains, or affinity,
+			// an added node does not settle).
+			if resources && onlyHostnameAntiAffinity(pod) {
 				continue
 			}
 		case dynamicresources.Name:
@@ -206,4 +222,22 @@ func (r NodeRepair) String() string {
 		return "uncordoning " + r.Node
 	}
 	return fmt.Sprintf("getting %s Ready again (its taints %s go)", r.Node, strings.Join(taints, ", "))
+}
+
+// onlyHostnameAntiAffinity: the pod's required inter-pod terms are all
+// anti-affinity over the hostname.
+func onlyHostnameAntiAffinity(pod *corev1.Pod) bool {
+	af := pod.Spec.Affinity
+	if af == nil || af.PodAntiAffinity == nil || len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return false
+	}
+	if af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return false
+	}
+	for _, t := range af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if t.TopologyKey != corev1.LabelHostname {
+			return false
+		}
+	}
+	return true
 }
