@@ -160,3 +160,13 @@ func TestAdviceOnHostPorts(t *testing.T) {
 		}
 	}
 }
+
+// Issue #27: scheduling gates and who owns them. The gated pod of the
+// example cluster carries Kueue's admission gate: the list and the
+// suggestion name Kueue and what it waits for.
+func TestAdviceNamesGateOwners(t *testing.T) {
+	_, out, _ := run(t, "", "explain", "pod/eval-llm-nightly-6qs4l", "-n", "ml-research", "--snapshot", exampleSnapshot)
+	if want := "kueue.x-k8s.io/admission is Kueue's: it removes it once a ClusterQueue admits the workload (check the Workload's conditions) (verified)"; !strings.Contains(firstSuggestion(out), want) {
+		t.Errorf("first suggestion %q, want it to end %q", firstSuggestion(out), want)
+	}
+}

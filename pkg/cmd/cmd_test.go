@@ -326,7 +326,7 @@ func TestKubectlHabits(t *testing.T) {
 func TestExplainListsPending(t *testing.T) {
 	code, out, stderr := run(t, "", "explain", "-n", "ml-research", "--snapshot", exampleSnapshot)
 	want := "NAME                         GANG     PENDING   VERDICT         REASON\n" +
-		"pod/eval-llm-nightly-6qs4l   -        1/1       Gated           scheduling gates: kueue.x-k8s.io/admission\n" +
+		"pod/eval-llm-nightly-6qs4l   -        1/1       Gated           scheduling gates: kueue.x-k8s.io/admission (Kueue's)\n" +
 		"podgroup/llm-pretrain        native   9/9       Unschedulable   8/9 fit in one topology.kubernetes.io/zone, all 9 wi...\n"
 	if code != ExitOK || out != want {
 		t.Errorf("exit %d, stderr %q, output:\n%s\nwant:\n%s", code, stderr, out, want)

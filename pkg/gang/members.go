@@ -2,6 +2,7 @@ package gang
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -105,4 +106,35 @@ func GateNames(pods []*corev1.Pod) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// GateOwner says who removes a scheduling gate the projects kubectl-gang
+// knows set (issue #27: "scheduling gates and who owns them"), or "" for a
+// gate of someone else's.
+func GateOwner(gate string) string {
+	switch {
+	case gate == "kueue.x-k8s.io/admission":
+		return "Kueue's: it removes it once a ClusterQueue admits the workload (check the Workload's conditions)"
+	case gate == "kueue.x-k8s.io/topology":
+		return "Kueue's topology-aware scheduling: it removes it once the workload's topology is assigned"
+	case strings.HasPrefix(gate, "kueue.x-k8s.io/"):
+		return "Kueue's"
+	case gate == volcanoQueueGateName:
+		return "Volcano's: it removes it once the pod's queue has room for it"
+	case strings.HasPrefix(gate, "scheduling.volcano.sh/"):
+		return "Volcano's"
+	}
+	return ""
+}
+
+// GateOwners words the owners of gates, "GATE is OWNER", for those known;
+// "" when none is.
+func GateOwners(gates []string) string {
+	var parts []string
+	for _, g := range gates {
+		if o := GateOwner(g); o != "" {
+			parts = append(parts, g+" is "+o)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -188,7 +188,17 @@ func (x *explainer) judgePod(ctx context.Context, line *Pending) error {
 	switch {
 	case len(pod.Spec.SchedulingGates) > 0:
 		line.Verdict = VerdictGated
-		line.Reason = "scheduling gates: " + strings.Join(gang.GateNames([]*corev1.Pod{pod}), ", ")
+		gates := gang.GateNames([]*corev1.Pod{pod})
+		line.Reason = "scheduling gates: " + strings.Join(gates, ", ")
+		var owners []string
+		for _, g := range gates {
+			if o, _, _ := strings.Cut(gang.GateOwner(g), ":"); o != "" && !slices.Contains(owners, o) {
+				owners = append(owners, o)
+			}
+		}
+		if len(owners) > 0 {
+			line.Reason += " (" + strings.Join(owners, ", ") + ")"
+		}
 	case res.Verdict == schedule.VerdictScheduled:
 		line.Verdict = VerdictSchedulable
 		line.Reason = fmt.Sprintf("fits %d of %d node(s); the best is %s (score %d)", countFeasible(res), res.NumAllNodes, res.SelectedNode, res.SelectedScore)
