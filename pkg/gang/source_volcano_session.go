@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -97,6 +98,11 @@ func openVolcano(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) 
 			st.job.Tasks = append(st.job.Tasks, volcanoTask(pod, false))
 		}
 	}
+	known := map[string]bool{}
+	for _, q := range queues {
+		known[q.Name] = true
+	}
+	standIn := len(snap.Queues) == 0 || snap.IsUnreadable(listed)
 	jobs := []*volcano.Job{st.job}
 	for _, u := range snap.PodGroups {
 		if u.GroupVersionKind().Group != schedule.VolcanoGroup || (u.GetNamespace() == g.Namespace && u.GetName() == g.Name) {
@@ -108,8 +114,14 @@ func openVolcano(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) 
 			continue // a malformed group of another user's: Volcano's cache would not take it either
 		}
 		j.Queue, j.MinMember, j.MinTaskMember, j.MinResources = other.Queue, other.MinMember, other.MinTaskMember, other.MinResources
+		if !standIn && !known[j.Queue] {
+			continue // Volcano's cache Snapshot leaves out a job whose queue does not exist
+		}
 		j.Tasks = tasks[j.Key()]
 		jobs = append(jobs, j)
+	}
+	if q := findQueue(queues, g.Queue); q != nil && q.State == "" && !standIn {
+		st.notEvaluated = append(st.notEvaluated, fmt.Sprintf("queue %q has no status.state yet (Volcano's queue controller opens new queues): taken as Open", g.Queue))
 	}
 	total, used := &volcano.Resource{}, &volcano.Resource{}
 	for _, ni := range nodes {
@@ -131,14 +143,28 @@ func openVolcano(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) 
 	return st
 }
 
-// volcanoJob is a PodGroup's job without tasks: phase, priority, creation.
+// notCreated orders a group no API server stored (a what-if, a file's
+// group without a creation time) after every group that exists: Volcano
+// gives it the time it is created, the newest.
+const notCreated = "9999-12-31T23:59:59Z"
+
+// volcanoJob is a PodGroup's job without tasks: phase, priority (its
+// class's value, else the global default class's, as Volcano's cache
+// starts every job at its defaultPriority), creation.
 func volcanoJob(snap *schedule.Snapshot, u *unstructured.Unstructured, namespace, name string) *volcano.Job {
-	j := &volcano.Job{Namespace: namespace, Name: name}
+	j := &volcano.Job{Namespace: namespace, Name: name, Created: notCreated}
+	for _, pc := range snap.PriorityClasses {
+		if pc.GlobalDefault {
+			j.Priority = pc.Value
+		}
+	}
 	if u == nil {
 		return j
 	}
 	j.Phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
-	j.Created = u.GetCreationTimestamp().UTC().Format("2006-01-02T15:04:05Z")
+	if ts := u.GetCreationTimestamp(); !ts.IsZero() {
+		j.Created = ts.UTC().Format("2006-01-02T15:04:05Z")
+	}
 	if class, _, _ := unstructured.NestedString(u.Object, "spec", "priorityClassName"); class != "" {
 		for _, pc := range snap.PriorityClasses {
 			if pc.Name == class {
@@ -149,11 +175,20 @@ func volcanoJob(snap *schedule.Snapshot, u *unstructured.Unstructured, namespace
 	return j
 }
 
+func findQueue(queues []*volcano.Queue, name string) *volcano.Queue {
+	for _, q := range queues {
+		if q.Name == name {
+			return q
+		}
+	}
+	return nil
+}
+
 // volcanoTask is a pod as a task of its job. gates says whether scheduling
 // gates other than Volcano's own hold it (DeductSchGatedResources).
 func volcanoTask(pod *corev1.Pod, gates bool) *volcano.Task {
 	t := &volcano.Task{Namespace: pod.Namespace, Name: pod.Name, Role: TaskOf(pod), Status: volcano.Status(TaskStatusOf(pod)),
-		Request: volcano.NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))}
+		Request: volcanoRequest(pod)}
 	if gates {
 		for _, sg := range pod.Spec.SchedulingGates {
 			if sg.Name != volcanoQueueGateName {
@@ -238,12 +273,12 @@ func (vb *volcanoBudget) fork() memberBudget {
 }
 
 func (vb *volcanoBudget) admit(pod *corev1.Pod) string {
-	req := volcano.NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+	req := volcanoRequest(pod)
 	return vb.b.Admit(pod.Name, req, vb.counted+vb.taken >= vb.job.MinMember)
 }
 
 func (vb *volcanoBudget) take(pod *corev1.Pod) {
-	vb.b.Take(volcano.NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})))
+	vb.b.Take(volcanoRequest(pod))
 	vb.taken++
 }
 
@@ -366,4 +401,13 @@ func by(short corev1.ResourceList) string {
 		return ""
 	}
 	return " by " + formatResources(short)
+}
+
+// volcanoRequest is a task's Resreq as Volcano's GetPodResourceRequest
+// makes it: the pod's requests (init containers, sidecars and overhead
+// included) and one pod.
+func volcanoRequest(pod *corev1.Pod) *volcano.Resource {
+	rl := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	rl[corev1.ResourcePods] = *resource.NewQuantity(1, resource.DecimalSI)
+	return volcano.NewResource(rl)
 }

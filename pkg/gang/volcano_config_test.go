@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
@@ -135,11 +137,29 @@ func TestVolcanoGuarantee(t *testing.T) {
 		}, Pods: append(volcanoMembers("train", 4, testutil.Res{"nvidia.com/gpu": "8"}), volcanoMembers("wide", 4, testutil.Res{"nvidia.com/gpu": "8"})...)}
 	}
 	p := volcanoPlace(t, snap(testutil.MakeVolcanoQueue("a").Obj()), "")
-	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Gate != gang.GateVolcanoAllocate || p.Gate.Figures["queueDeserved"] != "nvidia.com/gpu=8" {
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Gate != gang.GateVolcanoAllocate || p.Gate.Figures["queueDeserved"] != "nvidia.com/gpu=8, pods=4" {
 		t.Errorf("without guarantee: %s (%s), figures %v; want held by VolcanoAllocate, deserved 8 GPUs", p.Verdict, p.Message, p.Gate)
 	}
 	p = volcanoPlace(t, snap(testutil.MakeVolcanoQueue("a").Guarantee(testutil.Res{"nvidia.com/gpu": "32"}).Obj()), "")
 	if p.Verdict != gang.VerdictPlaced || len(p.Assignments) != 4 {
 		t.Errorf("with guarantee: %s, %d placed (%s); want Placed, 4", p.Verdict, len(p.Assignments), p.Message)
+	}
+}
+
+// A group no API server stored (a what-if: no creation time) is the newest
+// in Volcano's job order (creation time, then UID): an older Pending group
+// of its queue is enqueued first and reserves its minResources. Queue q
+// has capability cpu=4: the older group asks 3, ours 2, so ours waits.
+func TestVolcanoWhatIfIsNewest(t *testing.T) {
+	older := testutil.MakeVolcanoPodGroup("ml", "older", 1).Queue("q").MinResources(testutil.Res{"cpu": "3"}).Obj()
+	older.SetCreationTimestamp(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	ours := testutil.MakeVolcanoPodGroup("ml", "train", 1).Queue("q").MinResources(testutil.Res{"cpu": "2"}).Obj()
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("z", 1),
+		Queues:    []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "4"}).Obj()},
+		PodGroups: []*unstructured.Unstructured{older, ours},
+		Pods:      append(volcanoMembers("train", 1, testutil.Res{"cpu": "2"}), volcanoMembers("older", 1, testutil.Res{"cpu": "3"})...)}
+	p := volcanoPlace(t, snap, "")
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != gang.ReasonQueueInsufficient || !strings.Contains(p.Gate.Detail, "ml/older") {
+		t.Errorf("%s (%s), gate %+v; want held: ml/older is enqueued first", p.Verdict, p.Message, p.Gate)
 	}
 }

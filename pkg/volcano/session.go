@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
 // Queue states (scheduling.QueueState).
@@ -224,7 +226,9 @@ func (j *Job) inqueueResource() *Resource {
 			out.MilliCPU = max(minRes.MilliCPU-alloc.MilliCPU, 0)
 		case name == corev1.ResourceMemory:
 			out.Memory = max(minRes.Memory-alloc.Memory, 0)
-		default:
+		case name == corev1.ResourcePods || framework.IsScalarResourceName(name):
+			// GetInqueueResource reserves pods (in units) and scalar
+			// resources only: not ephemeral storage.
 			if v := minRes.Scalars[name] - alloc.Scalars[name]; v > 0 {
 				out.addScalar(name, v)
 			}
@@ -377,6 +381,9 @@ func Open(cfg *Config, queues []*Queue, jobs []*Job, total, used *Resource) *Ses
 	switch {
 	case cfg.Plugin(pluginProportion) != nil:
 		s.QueuePlugin = pluginProportion
+		if cfg.Plugin(pluginCapacity) != nil {
+			s.NotEvaluated = append(s.NotEvaluated, "the capacity plugin beside proportion (only proportion's limits are checked)")
+		}
 	case cfg.Plugin(pluginCapacity) != nil:
 		s.QueuePlugin = pluginCapacity
 		s.Hierarchy = cfg.Enabled(pluginCapacity, PointHierarchy)
@@ -710,12 +717,17 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 	minReq := job.minResources()
 	figures := map[string]string{"minResources": minReq.String()}
 	for _, tier := range s.Config.Tiers {
+		// JobEnqueueable (session_plugins.go): a plugin that rejects
+		// decides; a tier in which one permitted enqueues the job, and the
+		// tiers after it are not asked.
+		permitted := false
 		for _, p := range tier.Plugins {
 			if p.EnabledJobEnqueued == nil || !*p.EnabledJobEnqueued {
 				continue
 			}
 			switch p.Name {
 			case pluginOvercommit:
+				permitted = true
 				want := clusterInqueue.Clone().Add(minReq)
 				figures["clusterIdle"] = s.idle.String()
 				figures["clusterInqueue"] = clusterInqueue.String()
@@ -729,6 +741,7 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 				if p.Name != s.QueuePlugin {
 					continue
 				}
+				permitted = true
 				if s.Broken != "" {
 					return Verdict{Plugin: p.Name, Reason: ReasonHierarchyBroken, Figures: figures,
 						Message: s.Broken + ": the capacity plugin enqueues and allocates nothing"}
@@ -765,6 +778,9 @@ func (s *Session) enqueueable(job *Job, inqueue map[string]*Resource, clusterInq
 					}
 				}
 			}
+		}
+		if permitted {
+			return Verdict{Passed: true, Plugin: "enqueue", Figures: figures}
 		}
 	}
 	return Verdict{Passed: true, Plugin: "enqueue", Figures: figures}

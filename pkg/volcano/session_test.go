@@ -335,3 +335,39 @@ func TestHierarchy(t *testing.T) {
 		t.Errorf("enqueue: %+v; want refused by org", v)
 	}
 }
+
+// TestEnqueueTiers follows JobEnqueueable (session_plugins.go): a tier in
+// which a plugin permitted enqueues the job, and later tiers are not
+// asked. Overcommit alone in the first tier permits a group that
+// proportion in the second would refuse.
+func TestEnqueueTiers(t *testing.T) {
+	cfg, err := Parse([]byte("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: overcommit\n- plugins:\n  - name: proportion\n"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := &Job{Namespace: "ml", Name: "train", Queue: "q", MinMember: 1, MinResources: rl("cpu", "4"), Tasks: tasks("w", "", 1, Pending, "cpu", "4")}
+	s := Open(cfg, []*Queue{{Name: "q", Weight: 1, Capability: rl("cpu", "2")}}, []*Job{job}, cluster32, &Resource{})
+	if v := s.Enqueue(job); !v.Passed {
+		t.Errorf("overcommit permits in tier 1: %+v; want enqueued without asking proportion", v)
+	}
+	// The same plugins in one tier: proportion rejects.
+	cfg, _ = Parse([]byte("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: overcommit\n  - name: proportion\n"), "test")
+	s = Open(cfg, []*Queue{{Name: "q", Weight: 1, Capability: rl("cpu", "2")}}, []*Job{job}, cluster32, &Resource{})
+	if v := s.Enqueue(job); v.Passed || v.Reason != ReasonQueueInsufficient {
+		t.Errorf("one tier: %+v; want QueueInsufficient", v)
+	}
+}
+
+// TestInqueueResourceSkipsEphemeralStorage follows util.GetInqueueResource:
+// a Running group's reservation leaves out ephemeral storage, which is no
+// scalar resource name.
+func TestInqueueResourceSkipsEphemeralStorage(t *testing.T) {
+	running := &Job{Namespace: "ml", Name: "run", Queue: "q", Phase: PhaseRunning, MinMember: 1,
+		MinResources: rl("cpu", "1", "ephemeral-storage", "60Gi"), Tasks: tasks("r", "", 1, Running, "cpu", "1")}
+	job := &Job{Namespace: "ml", Name: "train", Queue: "q", MinMember: 1, MinResources: rl("ephemeral-storage", "50Gi"), Tasks: tasks("w", "", 1, Pending, "cpu", "1")}
+	total := res("cpu", "32", "memory", "64Gi", "ephemeral-storage", "100Gi")
+	s := Open(Default(), []*Queue{{Name: "q", Weight: 1}}, []*Job{job, running}, total, &Resource{})
+	if v := s.Enqueue(job); !v.Passed {
+		t.Errorf("%+v; want enqueued: 50Gi of 100Gi, the running group reserves no storage", v)
+	}
+}
