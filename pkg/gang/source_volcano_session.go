@@ -120,9 +120,6 @@ func openVolcano(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) 
 		j.Tasks = tasks[j.Key()]
 		jobs = append(jobs, j)
 	}
-	if q := findQueue(queues, g.Queue); q != nil && q.State == "" && !standIn {
-		st.notEvaluated = append(st.notEvaluated, fmt.Sprintf("queue %q has no status.state yet (Volcano's queue controller opens new queues): taken as Open", g.Queue))
-	}
 	total, used := &volcano.Resource{}, &volcano.Resource{}
 	for _, ni := range nodes {
 		if ni == nil || ni.Node() == nil {
@@ -173,15 +170,6 @@ func volcanoJob(snap *schedule.Snapshot, u *unstructured.Unstructured, namespace
 		}
 	}
 	return j
-}
-
-func findQueue(queues []*volcano.Queue, name string) *volcano.Queue {
-	for _, q := range queues {
-		if q.Name == name {
-			return q
-		}
-	}
-	return nil
 }
 
 // volcanoTask is a pod as a task of its job. gates says whether scheduling
