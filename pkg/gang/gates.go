@@ -97,8 +97,8 @@ func needFreeShort(need, free, short corev1.ResourceList) string {
 	return strings.Join(parts, "; ")
 }
 
-// formatResources renders a ResourceList as "cpu=4, memory=8Gi", by name.
-func formatResources(rl corev1.ResourceList) string {
+// FormatResources renders a ResourceList as "cpu=4, memory=8Gi", by name.
+func FormatResources(rl corev1.ResourceList) string {
 	names := make([]string, 0, len(rl))
 	for name := range rl {
 		names = append(names, string(name))

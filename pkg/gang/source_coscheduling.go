@@ -102,7 +102,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	}
 	request := g.MinResources.DeepCopy()
 	request[corev1.ResourcePods] = *resource.NewQuantity(int64(g.MinMember), resource.DecimalSI)
-	res.Figures["requested"] = formatResources(request)
+	res.Figures["requested"] = FormatResources(request)
 
 	var frees []corev1.ResourceList // per node, in node order
 	free := corev1.ResourceList{}
@@ -120,7 +120,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 			}
 		}
 	}
-	res.Figures["free"] = formatResources(free)
+	res.Figures["free"] = FormatResources(free)
 
 	need := request.DeepCopy() // the gap is worked out in request itself
 	gap := coschedulingResourceGap(frees, request)

@@ -220,9 +220,9 @@ func (st *volcanoState) gate(g *Gang) *GateResult {
 	}
 	switch v.Reason {
 	case volcano.ReasonQueueInsufficient:
-		res.Fix = fmt.Sprintf("raise queue %s's capability by %s%s", cmp.Or(v.Queue, g.Queue), formatResources(v.Shortfall), wait)
+		res.Fix = fmt.Sprintf("raise queue %s's capability by %s%s", cmp.Or(v.Queue, g.Queue), FormatResources(v.Shortfall), wait)
 	case volcano.ReasonClusterOverused:
-		res.Fix = fmt.Sprintf("free %s in the cluster (the overcommit factor is %s), or lower minResources%s", formatResources(v.Shortfall), v.Figures["overcommitFactor"], wait)
+		res.Fix = fmt.Sprintf("free %s in the cluster (the overcommit factor is %s), or lower minResources%s", FormatResources(v.Shortfall), v.Figures["overcommitFactor"], wait)
 	case volcano.ReasonQueueNotOpen:
 		res.Fix = fmt.Sprintf("open queue %s (vcctl queue operate -n %s -a open), or submit to another queue", g.Queue, g.Queue)
 	case volcano.ReasonQueueNotFound:
@@ -238,6 +238,9 @@ type volcanoBudget struct {
 	// counted are the members that hold a node or finished already; taken
 	// those placed so far.
 	counted, taken int32
+	// pod and req are the last member admit saw and its request.
+	pod *corev1.Pod
+	req *volcano.Resource
 }
 
 func (st *volcanoState) memberBudget() memberBudget {
@@ -261,12 +264,16 @@ func (vb *volcanoBudget) fork() memberBudget {
 }
 
 func (vb *volcanoBudget) admit(pod *corev1.Pod) string {
-	req := volcanoRequest(pod)
-	return vb.b.Admit(pod.Name, req, vb.counted+vb.taken >= vb.job.MinMember)
+	vb.pod, vb.req = pod, volcanoRequest(pod)
+	return vb.b.Admit(pod.Name, vb.req, vb.counted+vb.taken >= vb.job.MinMember)
 }
 
 func (vb *volcanoBudget) take(pod *corev1.Pod) {
-	vb.b.Take(volcanoRequest(pod))
+	if vb.pod != pod {
+		// take follows admit of the same pod: its request is computed once.
+		vb.pod, vb.req = pod, volcanoRequest(pod)
+	}
+	vb.b.Take(vb.req)
 	vb.taken++
 }
 
@@ -318,7 +325,7 @@ func (st *volcanoState) allocateHold(p *Placement, refused []volcano.Refusal) *G
 	if len(over) > 0 {
 		res.Shortfall = want.Shortfall(limit, over)
 		res.Needs = want.Shortfall(&volcano.Resource{}, over)
-		res.Figures["shortfall"] = formatResources(res.Shortfall)
+		res.Figures["shortfall"] = FormatResources(res.Shortfall)
 	}
 	if r.Queue != "" && r.Queue != g.Queue {
 		res.Figures["limitQueue"] = r.Queue
@@ -388,7 +395,7 @@ func by(short corev1.ResourceList) string {
 	if len(short) == 0 {
 		return ""
 	}
-	return " by " + formatResources(short)
+	return " by " + FormatResources(short)
 }
 
 // volcanoRequest is a task's Resreq as Volcano's GetPodResourceRequest

@@ -299,6 +299,17 @@ func rankOpeners(out []Suggestion) []Suggestion {
 	return slices.Concat(rest[:short], openers, rest[short:])
 }
 
+// withMembers is g with every member replaced by change's copy of it: a
+// what-if on the members' own spec (a toleration, a selector, a spread).
+func withMembers(g *gang.Gang, change func(*corev1.Pod) *corev1.Pod) *gang.Gang {
+	changed := *g
+	changed.Members = make([]*corev1.Pod, len(g.Members))
+	for i, m := range g.Members {
+		changed.Members[i] = change(m)
+	}
+	return &changed
+}
+
 // unplacedOf returns the pending members the best attempt did not place.
 func unplacedOf(g *gang.Gang, p *gang.Placement) []*corev1.Pod {
 	placed := map[string]bool{}

@@ -34,20 +34,20 @@ func (x *explainer) hostPorts(p *gang.Placement, e *Explanation) *Suggestion {
 			holders[a.Pod.Namespace+"/"+a.Pod.Name+" (a member of the gang)"] = a.Node
 		}
 	}
-	rejected := 0
+	rejectedBy := map[string]bool{}
 	for _, n := range e.Nodes {
-		if n.OutsideDomain || n.Plugin != nodeports.Name {
+		if !n.OutsideDomain && n.Plugin == nodeports.Name {
+			rejectedBy[n.Name] = true
+		}
+	}
+	rejected := len(rejectedBy)
+	for _, ni := range x.plain.NodeInfos() {
+		if !rejectedBy[ni.Name()] {
 			continue
 		}
-		rejected++
-		for _, ni := range x.plain.NodeInfos() {
-			if ni.Name() != n.Name {
-				continue
-			}
-			for _, pi := range ni.Pods {
-				if slices.ContainsFunc(framework.HostPorts(pi.Pod), func(c corev1.ContainerPort) bool { return conflicts(want, c) }) {
-					holders[pi.Pod.Namespace+"/"+pi.Pod.Name] = n.Name
-				}
+		for _, pi := range ni.Pods {
+			if slices.ContainsFunc(framework.HostPorts(pi.Pod), func(c corev1.ContainerPort) bool { return conflicts(want, c) }) {
+				holders[pi.Pod.Namespace+"/"+pi.Pod.Name] = ni.Name()
 			}
 		}
 	}

@@ -123,12 +123,7 @@ func (x *explainer) selector(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 		s.Message = msg
 		return s, nil
 	}
-	changed := *g
-	changed.Members = make([]*corev1.Pod, len(g.Members))
-	for i, m := range g.Members {
-		changed.Members[i] = withSelectorFixes(m, fixes)
-	}
-	then, err := x.place(ctx, x.snap, &changed)
+	then, err := x.place(ctx, x.snap, withMembers(g, func(m *corev1.Pod) *corev1.Pod { return withSelectorFixes(m, fixes) }))
 	if err != nil {
 		return nil, err
 	}

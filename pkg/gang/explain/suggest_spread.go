@@ -71,18 +71,15 @@ func (x *explainer) spread(ctx context.Context, g *gang.Gang, p *gang.Placement,
 	}
 	slices.Sort(full)
 	with := func(change func(*corev1.TopologySpreadConstraint)) (*gang.Placement, error) {
-		changed := *g
-		changed.Members = make([]*corev1.Pod, len(g.Members))
-		for j, m := range g.Members {
+		return x.place(ctx, x.snap, withMembers(g, func(m *corev1.Pod) *corev1.Pod {
 			m = m.DeepCopy()
 			for k := range m.Spec.TopologySpreadConstraints {
 				if mc := &m.Spec.TopologySpreadConstraints[k]; mc.TopologyKey == c.TopologyKey && mc.WhenUnsatisfiable == corev1.DoNotSchedule {
 					change(mc)
 				}
 			}
-			changed.Members[j] = m
-		}
-		return x.place(ctx, x.snap, &changed)
+			return m
+		}))
 	}
 	what := fmt.Sprintf("the members' spread constraint (topologyKey %s, maxSkew %d, DoNotSchedule) keeps them off %d node(s) with room", c.TopologyKey, c.MaxSkew, spreadOnly)
 	if len(full) > 0 {

@@ -80,14 +80,11 @@ func (x *explainer) tolerate(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 	// A toleration of the member's own that misses a taint by its value
 	// alone is corrected rather than another added (suggest_nearmiss.go).
 	misses := nearMisses(e.Pod, taints)
-	changed := *g
-	changed.Members = make([]*corev1.Pod, len(g.Members))
-	for i, pod := range g.Members {
+	then, err := x.place(ctx, x.snap, withMembers(g, func(pod *corev1.Pod) *corev1.Pod {
 		c := pod.DeepCopy()
 		c.Spec.Tolerations = corrected(c.Spec.Tolerations, taints)
-		changed.Members[i] = c
-	}
-	then, err := x.place(ctx, x.snap, &changed)
+		return c
+	}))
 	if err != nil || then.Verdict != gang.VerdictPlaced {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 		}
 		capability := raised(queueResources(queue, "spec", "capability"), r.Shortfall)
 		return try(func(q *unstructured.Unstructured) { setResources(q, capability, "spec", "capability") },
-			fmt.Sprintf("raising queue %s's capability to %s (by %s)", name, formatList(capability), formatList(r.Shortfall)))
+			fmt.Sprintf("raising queue %s's capability to %s (by %s)", name, gang.FormatResources(capability), gang.FormatResources(r.Shortfall)))
 	}
 	// A deserved share: proportion caps it at the queue's capability, so
 	// first the capability where it is short of what the gang needs, then
@@ -94,7 +94,7 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 			}
 		}
 		if short {
-			capWords = fmt.Sprintf("raising queue %s's capability to %s", name, formatList(capability))
+			capWords = fmt.Sprintf("raising queue %s's capability to %s", name, gang.FormatResources(capability))
 			if s, err := try(func(q *unstructured.Unstructured) { setResources(q, capability, "spec", "capability") }, capWords); s != nil || err != nil {
 				return s, err
 			}
@@ -124,7 +124,7 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 	return try(func(q *unstructured.Unstructured) {
 		withCapability(q)
 		setResources(q, guarantee, "spec", "guarantee", "resource")
-	}, fmt.Sprintf("%sa guarantee of %s on queue %s raises its deserved share to what the gang's minimum needs", capWords, formatList(guarantee), name))
+	}, fmt.Sprintf("%sa guarantee of %s on queue %s raises its deserved share to what the gang's minimum needs", capWords, gang.FormatResources(guarantee), name))
 }
 
 // queue finds a Volcano Queue of the snapshot by name.
@@ -165,22 +165,4 @@ func setResources(q *unstructured.Unstructured, rl corev1.ResourceList, path ...
 		m[string(k)] = v.String()
 	}
 	_ = unstructured.SetNestedField(q.Object, m, path...)
-}
-
-// formatList renders a ResourceList as "nvidia.com/gpu=24".
-func formatList(rl corev1.ResourceList) string {
-	names := make([]string, 0, len(rl))
-	for k := range rl {
-		names = append(names, string(k))
-	}
-	slices.Sort(names)
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		q := rl[corev1.ResourceName(n)]
-		out += n + "=" + q.String()
-	}
-	return out
 }
