@@ -1,0 +1,83 @@
+package gang
+
+import (
+	"cmp"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// Commit is the state a placed gang leaves: a fork of s with every planned
+// member reserved on its node, and a copy of snap in which those members
+// are bound there (a bound copy replaces the pending pod of the same
+// namespace and name; a member the snapshot does not hold, a what-if's or
+// a copy's, is added) and their ResourceClaims carry the allocations the
+// reservations made. snap and s are not changed. Gangs placed one after
+// another each see the ones before them running: the queue simulation and
+// the capacity count place on what Commit returns
+// (docs/design.md#the-queue).
+func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (*schedule.Snapshot, *schedule.Scheduler, error) {
+	next, err := s.Fork()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(plan) == 0 {
+		return snap, next, nil
+	}
+	bound := make(map[[2]string]*corev1.Pod, len(plan))
+	var claims []*resourcev1.ResourceClaim
+	for _, a := range plan {
+		pod := Ungated(a.Pod)
+		if err := next.Reserve(pod, a.Node); err != nil {
+			return nil, nil, err
+		}
+		c := pod.DeepCopy()
+		c.Spec.NodeName = a.Node
+		bound[[2]string{c.Namespace, c.Name}] = c
+		claims = append(claims, a.Claims...)
+	}
+	out := *snap
+	out.Pods = make([]*corev1.Pod, 0, len(snap.Pods)+len(plan))
+	for _, pod := range snap.Pods {
+		k := [2]string{pod.Namespace, pod.Name}
+		if c, ok := bound[k]; ok {
+			out.Pods = append(out.Pods, c)
+			delete(bound, k)
+			continue
+		}
+		out.Pods = append(out.Pods, pod)
+	}
+	for _, c := range bound {
+		i, _ := slices.BinarySearchFunc(out.Pods, c, byNamespaceName)
+		out.Pods = slices.Insert(out.Pods, i, c)
+	}
+	if len(claims) > 0 {
+		byName := make(map[[2]string]*resourcev1.ResourceClaim, len(claims))
+		for _, c := range claims {
+			byName[[2]string{c.Namespace, c.Name}] = c
+		}
+		out.ResourceClaims = make([]*resourcev1.ResourceClaim, 0, len(snap.ResourceClaims)+len(claims))
+		for _, c := range snap.ResourceClaims {
+			k := [2]string{c.Namespace, c.Name}
+			if n, ok := byName[k]; ok {
+				c = n
+				delete(byName, k)
+			}
+			out.ResourceClaims = append(out.ResourceClaims, c)
+		}
+		for _, c := range byName {
+			i, _ := slices.BinarySearchFunc(out.ResourceClaims, c, func(a, b *resourcev1.ResourceClaim) int {
+				return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+			})
+			out.ResourceClaims = slices.Insert(out.ResourceClaims, i, c)
+		}
+	}
+	return &out, next, nil
+}
+
+func byNamespaceName(a, b *corev1.Pod) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
