@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -307,7 +308,8 @@ func TestKubectlHabits(t *testing.T) {
 		// A plan the quota holds back places nothing.
 		{[]string{"place", "-f", "../../examples/finetune-job.yaml", "--topology-key", "topology.kubernetes.io/zone"}, ExitNo, ""},
 		{[]string{"place", "podgroup/llm-pretrain", "-n", "ml-research"}, ExitNo, ""},
-		{[]string{"explain", "-A"}, ExitOK, "pod/eval-llm-nightly-6qs4l\npodgroup/llm-pretrain\n"},
+		// In queue order: the gang's priority is higher.
+		{[]string{"explain", "-A"}, ExitOK, "podgroup/llm-pretrain\npod/eval-llm-nightly-6qs4l\n"},
 	} {
 		code, out, stderr := run(t, "", append(tc.args, "--snapshot", exampleSnapshot, "-o", "name")...)
 		if code != tc.code || out != tc.want {
@@ -324,23 +326,25 @@ func TestKubectlHabits(t *testing.T) {
 // explain without a subject lists what is pending, as kubectl get lists
 // objects: in the namespace, or with -A in every one.
 func TestExplainListsPending(t *testing.T) {
+	// Ages count to the clock: the example's objects are from 2026-11-10.
 	code, out, stderr := run(t, "", "explain", "-n", "ml-research", "--snapshot", exampleSnapshot)
-	want := "NAME                         GANG     PENDING   VERDICT         REASON\n" +
-		"pod/eval-llm-nightly-6qs4l   -        1/1       Gated           scheduling gates: kueue.x-k8s.io/admission (Kueue's)\n" +
-		"podgroup/llm-pretrain        native   9/9       Unschedulable   8/9 fit in one topology.kubernetes.io/zone, all 9 wi...\n"
-	if code != ExitOK || out != want {
+	want := regexp.MustCompile(`^NAME                         PRIORITY   AGE +MEMBERS   VERDICT   REASON
+podgroup/llm-pretrain        100000     \S+ +9/9       Blocked   8/9 fit in one topology.kubernetes.io/zone, all.*
+pod/eval-llm-nightly-6qs4l   100        \S+ +1/1       Held      scheduling gates: kueue.x-k8s.io/admission \(Kue.*
+$`)
+	if code != ExitOK || !want.MatchString(out) {
 		t.Errorf("exit %d, stderr %q, output:\n%s\nwant:\n%s", code, stderr, out, want)
 	}
 	_, out, _ = run(t, "", "explain", "-A", "--snapshot", exampleSnapshot, "--no-headers")
-	if !strings.HasPrefix(out, "ml-research   pod/eval-llm-nightly-6qs4l   -   ") || strings.Contains(out, "NAMESPACE") {
+	if !strings.HasPrefix(out, "ml-research   podgroup/llm-pretrain        100000   ") || strings.Contains(out, "NAMESPACE") {
 		t.Errorf("-A --no-headers:\n%s", out)
 	}
 	_, out, _ = run(t, "", "explain", "-n", "kube-system", "--snapshot", exampleSnapshot)
 	if out != "No pending pods or gangs found.\n" {
 		t.Errorf("nothing pending: %q", out)
 	}
-	_, out, _ = run(t, "", "explain", "-A", "--snapshot", exampleSnapshot, "-o", "jsonpath={.kind} {.items[1].name} {.items[1].gang.source} {.items[1].pending}/{.items[1].members} {.items[1].verdict}")
-	if out != "PendingList podgroup/llm-pretrain scheduling.k8s.io 9/9 Unschedulable" {
+	_, out, _ = run(t, "", "explain", "-A", "--snapshot", exampleSnapshot, "-o", "jsonpath={.kind} {.items[0].name} {.items[0].gang.source} {.items[0].pending}/{.items[0].members} {.items[0].position} {.items[0].priority} {.items[0].verdict} {.items[0].explain}")
+	if out != "PendingList podgroup/llm-pretrain scheduling.k8s.io 9/9 1 100000 Blocked Unschedulable" {
 		t.Errorf("json: %q", out)
 	}
 	for _, args := range [][]string{

@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/spf13/cobra"
@@ -43,11 +45,17 @@ var explainLong = templates.LongDesc(`
 	were outside the gang's topology domain", which kube-scheduler does not
 	write.
 
-	Without a subject, explain lists what is pending in the namespace (-A: in
-	every namespace), one line per gang with a pending member and per pending
-	pod of no gang: its kind, how many members wait, the verdict and the first
-	reason, each judged alone on the same snapshot. -o name prints the names
-	to explain next.
+	Without a subject, explain simulates the queue: every gang with a pending
+	member and every pending pod of no gang, in every namespace, taken in the
+	order their schedulers take them (priority, then the time they entered the
+	queue) and placed all or nothing on the state the ones before left. It
+	lists those of the namespace (-A: every namespace; with -A, -l keeps those
+	with a pending pod the selector matches) in queue order: scheduler, queue,
+	priority, age, members, and the verdict: Starts (where), Waits (behind the
+	named gangs that take its room), Blocked (by its own constraint, the
+	reason explain gives), NeverFits (not even on an empty cluster), Held
+	(gates, members not created, no scheduler by its schedulerName), or
+	Unverified. -o name prints the names to explain next.
 
 	-v=6 logs every request to the API server, as kubectl does.` + workloadHelp + `
 
@@ -84,8 +92,12 @@ type ExplainOptions struct {
 	MaxRows int
 	// AllNamespaces lists what is pending in every namespace (-A).
 	AllNamespaces bool
+	// SortBy orders the list (--sort-by); queue order when empty.
+	SortBy string
 
 	list bool
+	// listSelector filters the list (-A -l).
+	listSelector labels.Selector
 }
 
 // defaultMaxRows keeps explain on one screen on a cluster of thousands of
@@ -112,6 +124,7 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Without a subject, list what is pending in every namespace instead of the current one.")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Without a subject, order the list by a field of its items instead of queue order: position, namespace, name, scheduler, queue, priority (highest first), age (oldest first, as kubectl's --sort-by=.metadata.creationTimestamp), members (most first), verdict; kubectl's JSONPath spelling ('{.priority}', '.metadata.creationTimestamp') is accepted.")
 	cmd.Flags().IntVar(&o.MaxRows, "max-rows", o.MaxRows, "Rows of the node and domain tables to show, the most telling first (0: all; -o wide shows all).")
 	return cmd
 }
@@ -120,6 +133,9 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 func (o *ExplainOptions) Complete(args []string) error {
 	if o.list = o.listing(args); o.list {
 		return o.completeListing()
+	}
+	if o.SortBy != "" {
+		return usageErrorf("--sort-by orders the list of what is pending and takes no subject")
 	}
 	if o.AllNamespaces {
 		return usageErrorf("-A lists what is pending in every namespace and takes no subject; to explain one, name it with -n NAMESPACE")

@@ -313,7 +313,7 @@ func TestExplainPodOfMissingPodGroup(t *testing.T) {
 		t.Errorf("suggestions: exit %d, %q; want CreatePodGroup", code, out)
 	}
 	code, out, _ = run(t, snap, "explain", "-n", "ml", "--snapshot", "-", "-o", "wide")
-	if code != ExitOK || !strings.Contains(out, "Unschedulable   "+why) {
+	if code != ExitOK || !strings.Contains(out, "Held      -       "+why) {
 		t.Errorf("explain: exit %d, output %q; want the same reason", code, out)
 	}
 }

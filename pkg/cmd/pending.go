@@ -1,8 +1,14 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"k8s.io/klog/v2"
 
@@ -14,8 +20,10 @@ import (
 
 // listing says whether explain was given no subject: it then lists what
 // is pending, in the namespace or (-A) in every namespace.
+// With -A, -l filters the list (a gang of one selector cannot span
+// namespaces, so -A -l has no other meaning).
 func (o *ExplainOptions) listing(args []string) bool {
-	return len(args) == 0 && o.Subject.Selector == "" && o.Subject.Filename == ""
+	return len(args) == 0 && o.Subject.Filename == "" && (o.Subject.Selector == "" || o.AllNamespaces)
 }
 
 // completeListing checks the flags of a listing and resolves its namespace.
@@ -25,6 +33,13 @@ func (o *ExplainOptions) completeListing() error {
 		return usageErrorf("--min-member applies to -l and -f input, not to the list of what is pending")
 	case o.Scheduler.TopologyKey != "" || o.Scheduler.PreferTopologyKey != "":
 		return usageErrorf("--topology-key and --prefer-topology-key apply to one gang; name it to use them")
+	}
+	if o.Subject.Selector != "" {
+		sel, err := labels.Parse(o.Subject.Selector)
+		if err != nil {
+			return usageErrorf("invalid selector %q: %v", o.Subject.Selector, err)
+		}
+		o.listSelector = sel
 	}
 	if !o.AllNamespaces {
 		ns, err := o.Snapshot.Namespace()
@@ -49,15 +64,25 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 		return err
 	}
 	o.applyVolcanoConfig(snap)
-	opts, warnings := o.Scheduler.placeOptions(nil, nil)
-	o.warn(warnings)
-	var bySource []explain.SourceOptions
 	vopts, note, volcano := o.Scheduler.volcanoPlaceOptions(snap, gang.SourceVolcano)
-	if volcano {
-		bySource = append(bySource, explain.SourceOptions{Source: gang.SourceVolcano, Options: vopts})
+	q := explain.QueueOptions{PlaceFor: func(source gang.Source, pods []*corev1.Pod) (gang.PlaceOptions, string) {
+		if source == gang.SourceVolcano && volcano {
+			return vopts, ""
+		}
+		// The profile of the pods' schedulerName (no warning per line);
+		// a name no profile serves and nothing in the snapshot shows
+		// served holds them (issue #27).
+		opts, _, standIn := o.Scheduler.profileFor(pods)
+		if standIn != "" && !servedName(snap, standIn) {
+			return opts, fmt.Sprintf("no scheduler serves schedulerName %q: no profile names it and no pod on a node was scheduled by it (a misspelt schedulerName?)", standIn)
+		}
+		return opts, ""
+	}}
+	if o.listSelector != nil {
+		q.Selector = func(pod *corev1.Pod) bool { return o.listSelector.Matches(labels.Set(pod.Labels)) }
 	}
-	stop := o.working(nil, "finding what is pending", "")
-	lines, err := explain.ListPending(ctx, snap, o.namespace, opts, bySource...)
+	stop := o.working(nil, "simulating the queue", "")
+	lines, err := explain.ListPending(ctx, snap, o.namespace, q)
 	stop()
 	if err != nil {
 		return err
@@ -65,6 +90,9 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 	if volcano && slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceVolcano }) {
 		// Logged once (-v 1), when a Volcano gang is listed.
 		klog.V(1).Info(note)
+	}
+	if err := sortPending(lines, o.SortBy); err != nil {
+		return err
 	}
 	return o.printResult(output{kind: v1alpha1.KindPendingList, namespace: o.namespace,
 		object: func() any { return v1alpha1.FromPending(lines) },
@@ -76,4 +104,35 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 			}
 			return out
 		}})
+}
+
+// sortPending orders the list by --sort-by: a field of the list's items
+// (kubectl's JSONPath spelling accepted), ties kept in queue order.
+func sortPending(lines []explain.Pending, by string) error {
+	key := strings.TrimPrefix(strings.Trim(strings.TrimSpace(by), "{}"), ".")
+	var cmpf func(a, b *explain.Pending) int
+	switch key {
+	case "", "position":
+		return nil
+	case "namespace", "metadata.namespace":
+		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Namespace, b.Namespace) }
+	case "name", "metadata.name":
+		cmpf = func(a, b *explain.Pending) int { return describe.NaturalCompare(a.Name(), b.Name()) }
+	case "scheduler":
+		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Scheduler, b.Scheduler) }
+	case "queue":
+		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Queue, b.Queue) }
+	case "priority":
+		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(b.Priority, a.Priority) }
+	case "age", "since", "metadata.creationTimestamp":
+		cmpf = func(a, b *explain.Pending) int { return a.Since.Compare(b.Since) }
+	case "members":
+		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(b.Members, a.Members) }
+	case "verdict":
+		cmpf = func(a, b *explain.Pending) int { return strings.Compare(string(a.Outcome), string(b.Outcome)) }
+	default:
+		return usageErrorf("--sort-by %q: the list sorts by position, namespace, name, scheduler, queue, priority, age, members or verdict", by)
+	}
+	slices.SortStableFunc(lines, func(a, b explain.Pending) int { return cmpf(&a, &b) })
+	return nil
 }

@@ -103,13 +103,13 @@ func TestPendingListPlacesVolcanoGangsAsVolcano(t *testing.T) {
 		args    []string
 		verdict string
 	}{
-		{"Volcano's node order", nil, "Schedulable"},
-		{"kube-scheduler's profile", []string{"--profile", "default-scheduler"}, "Unschedulable"},
+		{"Volcano's node order", nil, "Starts"},
+		{"kube-scheduler's profile", []string{"--profile", "default-scheduler"}, "Blocked"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, stderr := run(t, volcanoPackingSnapshot, append([]string{"explain", "-n", "ml", "--snapshot", "-"}, tt.args...)...)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if code != ExitOK || len(lines) != 2 || strings.Fields(lines[1])[3] != tt.verdict {
+			if code != ExitOK || len(lines) != 2 || strings.Fields(lines[1])[6] != tt.verdict {
 				t.Errorf("exit %d, output:\n%s\nwant 0 and podgroup/train %s", code, out, tt.verdict)
 			}
 			if stderr != "" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -30,6 +31,8 @@ type Options struct {
 	// gang was judged with, printed once as "Volcano configuration: ...";
 	// empty for other gangs, which print nothing of it.
 	Volcano string
+	// Now is the time ages are counted to; zero: the clock's.
+	Now time.Time
 }
 
 // volcanoLine is the line that names a Volcano gang's configuration.

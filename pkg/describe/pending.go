@@ -1,18 +1,30 @@
 package describe
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 )
 
-// Pending prints what waits for a node as kubectl get prints a list: one
-// row per gang with a pending member and per pending pod of no gang, with
-// the gang's kind, how many members wait, the verdict and the first reason
-// (cut to the line width; -o wide keeps it whole). allNamespaces adds the
-// NAMESPACE column.
+// Pending prints the queue simulation as kubectl get prints a list: one
+// row per gang with a pending member and per pending pod of no gang, in
+// the order given (queue order unless --sort-by), with its scheduler,
+// queue, priority, age, members (pending/all), the verdict and the reason
+// (cut to the line width; -o wide keeps it whole and adds the position in
+// the queue, the gang's kind and the nodes a starting entry goes to).
+// allNamespaces adds the NAMESPACE column; SCHEDULER and QUEUE are left
+// out when no line says anything there but the default.
 func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Options) error {
 	if len(lines) == 0 {
 		if !o.NoHeaders {
@@ -20,29 +32,88 @@ func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Optio
 		}
 		return nil
 	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	var columns []string
+	if o.Wide {
+		columns = append(columns, "Position")
+	}
 	if allNamespaces {
 		columns = append(columns, "Namespace")
 	}
-	columns = append(columns, "Name", "Gang", "Pending", "Verdict", "Reason")
+	columns = append(columns, "Name")
+	if o.Wide {
+		columns = append(columns, "Gang")
+	}
+	// On a line's width, SCHEDULER and QUEUE are left out when they say
+	// nothing (every pod the default scheduler's, no queue anywhere), so
+	// that the reason has room; -o wide always shows them.
+	showScheduler := o.Wide || slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Scheduler != corev1.DefaultSchedulerName })
+	showQueue := o.Wide || slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Queue != "" })
+	if showScheduler {
+		columns = append(columns, "Scheduler")
+	}
+	if showQueue {
+		columns = append(columns, "Queue")
+	}
+	columns = append(columns, "Priority", "Age", "Members", "Verdict")
+	if o.Wide {
+		columns = append(columns, "Nodes")
+	}
+	columns = append(columns, "Reason")
 	var rows [][]any
 	for i := range lines {
 		l := &lines[i]
 		var row []any
+		if o.Wide {
+			row = append(row, strconv.Itoa(l.Position))
+		}
 		if allNamespaces {
 			row = append(row, l.Namespace)
 		}
-		kind := "-"
-		switch {
-		case l.Gang != nil:
-			kind = gangKind(l.Gang.Source)
-		case l.Group != "":
-			kind = "missing " + l.Group
+		row = append(row, l.Name())
+		if o.Wide {
+			kind := "-"
+			switch {
+			case l.Gang != nil:
+				kind = gangKind(l.Gang.Source)
+			case l.Group != "":
+				kind = "missing " + l.Group
+			}
+			row = append(row, kind)
 		}
-		row = append(row, l.Name(), kind, fmt.Sprintf("%d/%d", l.PendingMembers, l.Members), string(l.Verdict), l.Reason)
+		age := "<unknown>"
+		if !l.Since.IsZero() && l.Since.Before(now) {
+			age = duration.HumanDuration(now.Sub(l.Since))
+		}
+		if showScheduler {
+			row = append(row, l.Scheduler)
+		}
+		if showQueue {
+			row = append(row, cmp.Or(l.Queue, "-"))
+		}
+		row = append(row, strconv.Itoa(int(l.Priority)), age,
+			fmt.Sprintf("%d/%d", l.PendingMembers, l.Members), string(l.Outcome))
+		if o.Wide {
+			row = append(row, cmp.Or(strings.Join(distinctNodes(l.Nodes), ","), "-"))
+		}
+		row = append(row, l.Reason)
 		rows = append(rows, row)
 	}
 	return printFitTable(out, o.NoHeaders, o.Wide, columns, rows)
+}
+
+// distinctNodes keeps the first of each node name, in order.
+func distinctNodes(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // gangKind names a gang's PodGroup kind briefly.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -283,7 +285,11 @@ func FromPending(lines []explain.Pending) *PendingList {
 	for i := range lines {
 		l := &lines[i]
 		item := PendingItem{Namespace: l.Namespace, Name: l.Name(), MissingPodGroup: l.Group, Pending: int64(l.PendingMembers),
-			Members: int64(l.Members), Verdict: string(l.Verdict), Reason: l.Reason}
+			Members: int64(l.Members), Position: int64(l.Position), Scheduler: l.Scheduler, Queue: l.Queue, Priority: l.Priority,
+			Verdict: string(l.Outcome), Explain: string(l.Verdict), Reason: l.Reason, Nodes: l.Nodes, Behind: l.Behind}
+		if !l.Since.IsZero() && l.Since.Year() < 9999 {
+			item.Since = &metav1.Time{Time: l.Since}
+		}
 		if g := l.Gang; g != nil {
 			item.Gang = refOf(g)
 		}

@@ -5,7 +5,10 @@
 // The conversions from the core's results are in conversion.go.
 package v1alpha1
 
-import resourcev1 "k8s.io/api/resource/v1"
+import (
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // GroupVersion is the apiVersion of every result kubectl gang prints with -o.
 const GroupVersion = "kubectl-gang.github.io/v1alpha1"
@@ -514,8 +517,9 @@ type UngateReport struct {
 }
 
 // PendingList is what explain prints with -o json|yaml and no subject
-// (kind PendingList): what waits for a node, one item per gang with a
-// pending member and per pending pod of no gang.
+// (kind PendingList): the queue simulation, one item per gang with a
+// pending member and per pending pod of no gang, in queue order
+// (docs/design.md#the-queue).
 type PendingList struct {
 	Items []PendingItem `json:"items"`
 }
@@ -530,6 +534,28 @@ type PendingItem struct {
 	MissingPodGroup string `json:"missingPodGroup,omitempty"`
 	Pending         int64  `json:"pending"`
 	Members         int64  `json:"members"`
-	Verdict         string `json:"verdict"`
-	Reason          string `json:"reason"`
+	// Position is its place in the queue (1 first), counted over every
+	// namespace.
+	Position int64 `json:"position"`
+	// Scheduler is the pods' schedulerName; Queue the gang's queue.
+	Scheduler string `json:"scheduler,omitempty"`
+	Queue     string `json:"queue,omitempty"`
+	// Priority and Since are its queue key: higher priorities first, then
+	// the earlier time it entered the queue (its members' creation or its
+	// PodGroup's, as its scheduler takes it).
+	Priority int32        `json:"priority"`
+	Since    *metav1.Time `json:"since,omitempty"`
+	// Verdict is the queue's outcome: Starts, Unverified, Waits, Blocked,
+	// NeverFits or Held.
+	Verdict string `json:"verdict"`
+	// Explain is explain's own verdict on the state the entries ahead left
+	// (Schedulable, Unschedulable, Gated, Unverified).
+	Explain string `json:"explain,omitempty"`
+	Reason  string `json:"reason"`
+	// Nodes are the nodes a starting entry's pending pods go to, one per
+	// pod, in order.
+	Nodes []string `json:"nodes,omitempty"`
+	// Behind names the entries ahead that take the room it would use
+	// (Waits).
+	Behind []string `json:"behind,omitempty"`
 }

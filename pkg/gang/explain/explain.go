@@ -421,9 +421,6 @@ type explainer struct {
 	dsPods map[string][]*corev1.Pod
 	// nodesByName indexes the snapshot's nodes, on first use.
 	nodesByName map[string]*corev1.Node
-	// bySource places the gangs of these sources with their own options
-	// (ListPending).
-	bySource map[gang.Source]*sourceJudge
 }
 
 // fitCycleBudget bounds the cycles spent counting pods whose fit depends on

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,9 +31,49 @@ type Pending struct {
 	Verdict                 Verdict
 	// Reason is what blocks it, one line: the summary line of explain.
 	Reason string
+	// Position is its place in the queue (1 first), counted over every
+	// namespace; Outcome what the queue simulation found for it.
+	Position int
+	Outcome  Outcome
+	// Scheduler is the pods' schedulerName, Queue the gang's queue (Volcano,
+	// Kueue), Priority and Since its queue key (gang.QueueKey).
+	Scheduler string
+	Queue     string
+	Priority  int32
+	Since     time.Time
+	// Nodes are the nodes a starting entry's pending pods go to, in order
+	// (one per pod).
+	Nodes []string
+	// Behind names the entries ahead that start and take the room it would
+	// use (OutcomeWaits).
+	Behind []string
 	// qualified says PodGroups of two kinds share the gang's name.
 	qualified bool
 }
+
+// Outcome is what the queue simulation finds for an entry.
+type Outcome string
+
+// The queue outcomes (docs/design.md#the-queue).
+const (
+	// OutcomeStarts: it is placed on the state the entries ahead left.
+	OutcomeStarts Outcome = "Starts"
+	// OutcomeUnverified: it is placed, but something it needs was not
+	// evaluated: never a plain yes.
+	OutcomeUnverified Outcome = "Unverified"
+	// OutcomeWaits: it fits the cluster as it is, but not after the
+	// entries ahead of it take their room.
+	OutcomeWaits Outcome = "Waits"
+	// OutcomeBlocked: it does not fit the cluster as it is, even first.
+	OutcomeBlocked Outcome = "Blocked"
+	// OutcomeNeverFits: it does not fit even with every pod gone but
+	// DaemonSet and static pods.
+	OutcomeNeverFits Outcome = "NeverFits"
+	// OutcomeHeld: something outside the pipeline holds it (scheduling
+	// gates, a missing PodGroup or members, its source's gate, no scheduler
+	// by its schedulerName); it takes no room.
+	OutcomeHeld Outcome = "Held"
+)
 
 // Name is the subject as explain takes it: pod/NAME, or podgroup/NAME
 // (podgroups.<group>/NAME when PodGroups of two kinds share the name); a
@@ -55,39 +96,38 @@ func (p *Pending) Name() string {
 	return "podgroup/" + p.Gang.Name
 }
 
-// SourceOptions are the placement options for the gangs of one source
-// in ListPending.
-type SourceOptions struct {
-	Source  gang.Source
-	Options gang.PlaceOptions
+// QueueOptions are how ListPending places what it finds.
+type QueueOptions struct {
+	Parallelism int
+	// PlaceFor gives the placement options for the pending pods of an
+	// entry of source (SourceNone for a pod of no gang): the profile of
+	// their schedulerName, Volcano's node order for a Volcano gang. held,
+	// when not empty, says no scheduler would take them: the entry is held
+	// outside the pipeline and takes no room. The same profile must come
+	// back as the same pointer: the simulation keeps one working copy per
+	// profile.
+	PlaceFor func(source gang.Source, pods []*corev1.Pod) (opts gang.PlaceOptions, held string)
+	// Selector, when set, keeps the lines with a pending pod it matches
+	// (the simulation still takes every entry).
+	Selector func(pod *corev1.Pod) bool
 }
 
-// sourceJudge places the gangs of one source: its options and the
-// scheduler built with them, on first use.
-type sourceJudge struct {
-	opts  gang.PlaceOptions
-	plain *schedule.Scheduler
-}
-
-// ListPending finds what waits for a node in namespace (every namespace
-// when empty): each gang with a pending member, placed all or nothing as
-// explain places it, and each pending pod of no gang, scheduled alone. All
-// are judged on the same snapshot, none assuming the others placed.
-// Lines come in namespace and name order. No suggestions are made: that is
-// what explaining one of them is for. The gangs of a source in bySource
-// are placed with its options instead of opts (a Volcano gang with
-// Volcano's node order, docs/design.md#volcanos-node-order).
-func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, opts gang.PlaceOptions, bySource ...SourceOptions) ([]Pending, error) {
-	x, err := newJudge(snap, Options{PlaceOptions: opts})
-	if err != nil {
-		return nil, err
-	}
-	for _, so := range bySource {
-		if x.bySource == nil {
-			x.bySource = map[gang.Source]*sourceJudge{}
-		}
-		x.bySource[so.Source] = &sourceJudge{opts: so.Options}
-	}
+// ListPending simulates the queue (docs/design.md#the-queue): it finds
+// every gang with a pending member and every pending pod of no gang, in
+// every namespace, orders them as their schedulers' queues take them
+// (QueueKey: priority, then the time they entered the queue, then
+// namespace/name) and places each, all or nothing, on the state the ones
+// before it left: a gang that starts holds its nodes for those behind it.
+// Each line then says whether it starts now (and where), waits behind
+// named entries that take the room it would use, is blocked by itself
+// (it does not fit the cluster as it is, the explain reason), never fits
+// even on the cluster without its pods, or is held outside the pipeline
+// (scheduling gates, a missing PodGroup or members, its source's gate, no
+// scheduler by its schedulerName). Lines of namespace (every one when
+// empty) are returned in queue order, positions counted over every
+// namespace. No suggestions are made: that is what explaining one of them
+// is for.
+func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, q QueueOptions) ([]Pending, error) {
 	type groupKey struct {
 		group           string
 		namespace, name string
@@ -96,7 +136,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 	missing := map[groupKey]bool{}
 	var out []Pending
 	for _, pod := range snap.Pods {
-		if (namespace != "" && pod.Namespace != namespace) || gang.StateOf(pod) != gang.MemberPending {
+		if gang.StateOf(pod) != gang.MemberPending {
 			continue
 		}
 		var g *gang.Gang
@@ -134,7 +174,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 				if err != nil {
 					// Kueue's webhook refuses such a pod; say why.
 					out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, PendingMembers: 1, Members: 1,
-						Verdict: VerdictUnschedulable, Reason: err.Error()})
+						Verdict: VerdictUnschedulable, Outcome: OutcomeHeld, Reason: err.Error()})
 					continue
 				}
 				gangs[key], g = found, found
@@ -144,19 +184,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		if g != nil {
 			continue
 		}
-		line := Pending{Namespace: pod.Namespace, Pod: pod, Group: group, PendingMembers: 1, Members: 1}
-		if err := x.judgePod(ctx, &line); err != nil {
-			return nil, err
-		}
-		out = append(out, line)
-	}
-	for i := range out {
-		if out[i].Gang == nil {
-			continue
-		}
-		if err := x.judgeGang(ctx, &out[i]); err != nil {
-			return nil, err
-		}
+		out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, Group: group, PendingMembers: 1, Members: 1})
 	}
 	named := map[[2]string]int{}
 	for _, l := range out {
@@ -165,48 +193,47 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		}
 	}
 	for i := range out {
-		out[i].qualified = out[i].Gang != nil && named[[2]string{out[i].Namespace, out[i].Gang.Name}] > 1
+		l := &out[i]
+		l.qualified = l.Gang != nil && named[[2]string{l.Namespace, l.Gang.Name}] > 1
+		pods := []*corev1.Pod{l.Pod}
+		if l.Gang != nil {
+			pods = l.Gang.Pending()
+			l.PendingMembers, l.Members = len(pods), len(l.Gang.Members)
+			l.Priority, l.Since = gang.QueueKey(snap, l.Gang)
+			l.Queue = l.Gang.Queue
+		} else {
+			l.Priority, l.Since = gang.PodQueueKey(l.Pod)
+		}
+		if len(pods) > 0 {
+			l.Scheduler = cmp.Or(pods[0].Spec.SchedulerName, corev1.DefaultSchedulerName)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Pending) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name(), b.Name()))
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since),
+			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name(), b.Name()))
 	})
-	return out, nil
+	sim := newQueueSim(snap, q)
+	for i := range out {
+		out[i].Position = i + 1
+		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	kept := out[:0]
+	for _, l := range out {
+		if (namespace == "" || l.Namespace == namespace) && (q.Selector == nil || l.matches(q.Selector)) {
+			kept = append(kept, l)
+		}
+	}
+	return kept, nil
 }
 
-// judgePod schedules a pending pod of no gang alone.
-func (x *explainer) judgePod(ctx context.Context, line *Pending) error {
-	pod := line.Pod
-	if line.Group != "" {
-		line.Verdict = VerdictUnschedulable
-		line.Reason, _ = gang.HeldForGroup(x.snap, pod)
-		return nil
+// matches reports whether one of the line's pending pods matches sel.
+func (p *Pending) matches(sel func(*corev1.Pod) bool) bool {
+	if p.Gang == nil {
+		return sel(p.Pod)
 	}
-	res, err := x.plain.Schedule(ctx, gang.Ungated(pod))
-	if err != nil {
-		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	switch {
-	case len(pod.Spec.SchedulingGates) > 0:
-		line.Verdict = VerdictGated
-		gates := gang.GateNames([]*corev1.Pod{pod})
-		line.Reason = "scheduling gates: " + strings.Join(gates, ", ")
-		var owners []string
-		for _, g := range gates {
-			if o, _, _ := strings.Cut(gang.GateOwner(g), ":"); o != "" && !slices.Contains(owners, o) {
-				owners = append(owners, o)
-			}
-		}
-		if len(owners) > 0 {
-			line.Reason += " (" + strings.Join(owners, ", ") + ")"
-		}
-	case res.Verdict == schedule.VerdictScheduled:
-		line.Verdict = VerdictSchedulable
-		line.Reason = fmt.Sprintf("fits %d of %d node(s); the best is %s (score %d)", countFeasible(res), res.NumAllNodes, res.SelectedNode, res.SelectedScore)
-	default:
-		line.Verdict = VerdictUnschedulable
-		line.Reason = nodeVerdicts(res)
-	}
-	return nil
+	return slices.ContainsFunc(p.Gang.Pending(), sel)
 }
 
 // nodeVerdicts words a cycle that found no node briefly for one line:
@@ -242,55 +269,15 @@ func nodeVerdicts(res *schedule.Result) string {
 	return strings.Join(parts, "; ")
 }
 
-// judgeGang places a gang all or nothing, behind its source's gate, as
-// explain does, and words its verdict as explain's summary line.
-func (x *explainer) judgeGang(ctx context.Context, line *Pending) error {
-	g := line.Gang
-	var p *gang.Placement
-	var err error
-	plain, opts := x.plain, x.opts.PlaceOptions
-	if sj := x.bySource[g.Source]; sj != nil {
-		if sj.plain == nil {
-			if sj.plain, err = schedule.NewScheduler(x.snap, schedule.Options{Profile: sj.opts.Profile, Parallelism: x.opts.Parallelism}); err != nil {
-				return err
-			}
-		}
-		p, err = gang.PlaceOn(ctx, x.snap, sj.plain, g, sj.opts)
-		plain, opts = sj.plain, sj.opts
-	} else {
-		p, err = x.placeBehindGate(ctx, g)
-	}
-	if err != nil {
-		return err
-	}
-	pending := g.Pending()
-	line.PendingMembers, line.Members = len(pending), len(g.Members)
-	line.Verdict, line.Reason = gangVerdict(p, gang.Validate(g), g.GatedCount(), gang.GateNames(pending))
-	if line.Verdict == VerdictUnschedulable && p.Blocker != nil && p.Gate == nil {
-		// How many fit of the minimum, and why the next does not.
-		line.Reason = fmt.Sprintf("%d/%d fit: %s", p.MaxPlaceable, p.MinMember, nodeVerdicts(p.Blocker))
-		if p.TopologyKey != "" && p.PreferredTopologyKey == "" {
-			// A required topology may be the blocker: the gang placed
-			// again without it says so (issue #27).
-			if why, err := x.topologyBlocks(ctx, plain, opts, g, p); err != nil {
-				return err
-			} else if why != "" {
-				line.Reason = why
-			}
-		}
-	}
-	return nil
-}
-
 // topologyBlocks says, for a gang confined to one value of a topology key
 // that does not fit there, whether the whole cluster would hold it: then
 // the topology, not the capacity, is the blocker, and the reason leads
 // with it. "" when the cluster would not hold it either.
-func (x *explainer) topologyBlocks(ctx context.Context, plain *schedule.Scheduler, opts gang.PlaceOptions, g *gang.Gang, p *gang.Placement) (string, error) {
+func topologyBlocks(ctx context.Context, snap *schedule.Snapshot, plain *schedule.Scheduler, opts gang.PlaceOptions, g *gang.Gang, p *gang.Placement) (string, error) {
 	free := *g
 	free.TopologyKey = ""
 	opts.TopologyKey = ""
-	then, err := gang.PlaceOn(ctx, x.snap, plain, &free, opts)
+	then, err := gang.PlaceOn(ctx, snap, plain, &free, opts)
 	if err != nil || then.Verdict != gang.VerdictPlaced {
 		return "", err
 	}

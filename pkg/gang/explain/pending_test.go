@@ -13,15 +13,29 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
-// Without a subject, explain lists what waits: a gang per line whatever
+// defaultQueue places every entry with the default profile.
+func defaultQueue(t *testing.T) QueueOptions {
+	p, err := schedule.DefaultProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return QueueOptions{PlaceFor: func(gang.Source, []*corev1.Pod) (gang.PlaceOptions, string) {
+		return gang.PlaceOptions{Profile: p}, ""
+	}}
+}
+
+// Without a subject, explain simulates the queue: a gang per line whatever
 // its kind (members rolled up, running ones counted), a pod of no gang per
 // line, a pod whose PodGroup is missing, gated pods; bound pods and other
-// namespaces are left out.
+// namespaces are left out of the lines but not out of the simulation. All
+// have one priority and no creation time, so the queue takes them by
+// namespace and name; each is placed on what those before it left.
 func TestListPending(t *testing.T) {
 	gpu := testutil.Res{"nvidia.com/gpu": "8"}
 	pod := func(ns, name string) *testutil.PodWrapper {
 		return testutil.MakePod().Namespace(ns).Name(name).Req(gpu)
 	}
+	// Three 8-GPU nodes: zone-a-0 and zone-a-1 are full, zone-a-2 is free.
 	snap := &schedule.Snapshot{
 		Nodes: testutil.GPUNodes("zone-a", 3),
 		Pods: []*corev1.Pod{
@@ -43,30 +57,37 @@ func TestListPending(t *testing.T) {
 			testutil.MakeVolcanoPodGroup("ml", "small", 2).Obj(),
 		},
 	}
-	lines, err := ListPending(context.Background(), snap, "ml", gang.PlaceOptions{})
+	lines, err := ListPending(context.Background(), snap, "ml", defaultQueue(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
+		Position         int
 		Name             string
 		Pending, Members int
-		Verdict          Verdict
+		Outcome          Outcome
 		Reason           string
+		Behind           []string
 	}
 	var got []row
 	for _, l := range lines {
-		got = append(got, row{l.Name(), l.PendingMembers, l.Members, l.Verdict, l.Reason})
+		got = append(got, row{l.Position, l.Name(), l.PendingMembers, l.Members, l.Outcome, l.Reason, l.Behind})
 	}
 	want := []row{
-		{"pod/huge", 1, 1, VerdictUnschedulable, "3 Insufficient nvidia.com/gpu"},
+		{1, "pod/huge", 1, 1, OutcomeNeverFits, "never fits, even with every other pod gone: 3 Insufficient nvidia.com/gpu", nil},
 		// A Kueue pod group has no object: explain takes it by a member.
-		{"pod/kq-0", 2, 2, VerdictUnschedulable, "1/2 fit: 3 Insufficient nvidia.com/gpu"},
-		{"pod/kq-bad", 1, 1, VerdictUnschedulable, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation"},
-		{"pod/orphan", 1, 1, VerdictUnschedulable, "PodGroup not found: its PodGroup podgroups.scheduling.x-k8s.io/gone does not exist in namespace ml, and the pod stays pending until it is created"},
-		{"pod/solo", 1, 1, VerdictSchedulable, "fits 1 of 3 node(s); the best is zone-a-2 (score 399)"},
-		{"pod/waiting", 1, 1, VerdictGated, "scheduling gates: example.com/hold"},
-		{"podgroup/big", 4, 4, VerdictUnschedulable, "1/4 fit: 3 Insufficient nvidia.com/gpu"},
-		{"podgroup/small", 1, 2, VerdictSchedulable, "gang ml/small placed: 1 running and 1 to place, minimum 2"},
+		// One node is free: it is blocked, but fits an empty cluster.
+		{2, "pod/kq-0", 2, 2, OutcomeBlocked, "1/2 fit: 3 Insufficient nvidia.com/gpu", nil},
+		{3, "pod/kq-bad", 1, 1, OutcomeHeld, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation", nil},
+		{4, "pod/orphan", 1, 1, OutcomeHeld, "PodGroup not found: its PodGroup podgroups.scheduling.x-k8s.io/gone does not exist in namespace ml, and the pod stays pending until it is created", nil},
+		// solo takes the free node...
+		{5, "pod/solo", 1, 1, OutcomeStarts, "starts on zone-a-2", nil},
+		{6, "pod/waiting", 1, 1, OutcomeHeld, "scheduling gates: example.com/hold", nil},
+		// ... so big fits nowhere, and not even on the emptied cluster
+		// (3 of its 4 members).
+		{7, "podgroup/big", 4, 4, OutcomeNeverFits, "never fits, even with every other pod gone: 3/4 fit: 3 Insufficient nvidia.com/gpu", nil},
+		// ... and small, which fits the cluster as it is, waits behind it.
+		{8, "podgroup/small", 1, 2, OutcomeWaits, "waits: fits the cluster as it is, but pod/solo ahead of it take(s) the room", []string{"pod/solo"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -74,7 +95,7 @@ func TestListPending(t *testing.T) {
 	// PodGroups of two kinds with one name are named in full.
 	snap.PodGroups = append(snap.PodGroups, testutil.MakeCoschedulingPodGroup("ml", "big", 1).Obj())
 	snap.Pods = append(snap.Pods, pod("ml", "cos-0").CoschedulingGroup("big").Obj())
-	lines, err = ListPending(context.Background(), snap, "ml", gang.PlaceOptions{})
+	lines, err = ListPending(context.Background(), snap, "ml", defaultQueue(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +107,12 @@ func TestListPending(t *testing.T) {
 		"podgroups.scheduling.k8s.io/big", "podgroups.scheduling.x-k8s.io/big"}, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	all, err := ListPending(context.Background(), snap, "", gang.PlaceOptions{})
+	all, err := ListPending(context.Background(), snap, "", defaultQueue(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != len(want)+2 || all[0].Namespace != "ml" || all[len(all)-1].Name() != "pod/elsewhere" {
-		t.Errorf("every namespace: %d lines, want %d, other's last", len(all), len(want)+2)
+	last := all[len(all)-1]
+	if len(all) != len(want)+2 || all[0].Namespace != "ml" || last.Name() != "pod/elsewhere" || last.Outcome != OutcomeWaits {
+		t.Errorf("every namespace: %d lines, want %d, other's last, waiting: %+v", len(all), len(want)+2, last)
 	}
 }

@@ -1,0 +1,368 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// queueSim is the queue simulation's state (ListPending): the cluster as
+// it is (initial), as the entries that started so far leave it (cur), and
+// without any pod but DaemonSet and static ones (empty, on first use).
+type queueSim struct {
+	q                   QueueOptions
+	initial, cur, empty *simState
+	// changed says an entry started, so cur is no longer initial.
+	changed bool
+}
+
+// simState is a snapshot and one working copy of it per profile, built on
+// first use, all kept in step.
+type simState struct {
+	snap   *schedule.Snapshot
+	par    int
+	scheds map[*schedule.Profile]*schedule.Scheduler
+}
+
+func newSimState(snap *schedule.Snapshot, par int) *simState {
+	return &simState{snap: snap, par: par, scheds: map[*schedule.Profile]*schedule.Scheduler{}}
+}
+
+func newQueueSim(snap *schedule.Snapshot, q QueueOptions) *queueSim {
+	st := newSimState(snap, q.Parallelism)
+	return &queueSim{q: q, initial: st, cur: &simState{snap: snap, par: q.Parallelism, scheds: st.scheds}}
+}
+
+// scheduler is the state's working copy for profile p.
+func (st *simState) scheduler(p *schedule.Profile) (*schedule.Scheduler, error) {
+	if s := st.scheds[p]; s != nil {
+		return s, nil
+	}
+	s, err := schedule.NewScheduler(st.snap, schedule.Options{Profile: p, Parallelism: st.par})
+	if err != nil {
+		return nil, err
+	}
+	st.scheds[p] = s
+	return s, nil
+}
+
+// commit records plan, placed with profile p, as running: every working
+// copy reserves it, the snapshot binds it (gang.Commit).
+func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
+	st := sim.cur
+	if !sim.changed {
+		// The first entry to start: initial keeps its working copies.
+		sim.cur = &simState{snap: st.snap, par: st.par, scheds: map[*schedule.Profile]*schedule.Scheduler{}}
+		for k, v := range st.scheds {
+			sim.cur.scheds[k] = v
+		}
+		st, sim.changed = sim.cur, true
+	}
+	snap, s, err := gang.Commit(st.snap, st.scheds[p], plan)
+	if err != nil {
+		return err
+	}
+	for k, other := range st.scheds {
+		if k == p {
+			continue
+		}
+		f, err := other.Fork()
+		if err != nil {
+			return err
+		}
+		for _, a := range plan {
+			if err := f.Reserve(gang.Ungated(a.Pod), a.Node); err != nil {
+				return err
+			}
+		}
+		st.scheds[k] = f
+	}
+	st.snap, st.scheds[p] = snap, s
+	return nil
+}
+
+// emptyState is the cluster without its pods, but DaemonSet and static
+// pods (they come back on any node) and pending pods (they hold nothing).
+func (sim *queueSim) emptyState() *simState {
+	if sim.empty == nil {
+		snap := *sim.initial.snap
+		snap.Pods = nil
+		for _, pod := range sim.initial.snap.Pods {
+			if pod.Spec.NodeName == "" || stays(pod) {
+				snap.Pods = append(snap.Pods, pod)
+			}
+		}
+		sim.empty = newSimState(&snap, sim.q.Parallelism)
+	}
+	return sim.empty
+}
+
+// stays reports whether pod would be on its node on an emptied cluster: a
+// DaemonSet's pod or a static pod's mirror.
+func stays(pod *corev1.Pod) bool {
+	if _, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]; ok {
+		return true
+	}
+	for _, ref := range pod.OwnerReferences {
+		if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
+}
+
+// take simulates one entry on the state the ones ahead of it left.
+func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) error {
+	if l.Outcome == OutcomeHeld {
+		return nil
+	}
+	if l.Gang == nil && l.Group != "" {
+		l.Verdict, l.Outcome = VerdictUnschedulable, OutcomeHeld
+		l.Reason, _ = gang.HeldForGroup(sim.initial.snap, l.Pod)
+		return nil
+	}
+	source, pods := gang.Source(""), []*corev1.Pod{l.Pod}
+	if l.Gang != nil {
+		source, pods = l.Gang.Source, l.Gang.Pending()
+	}
+	opts, held := sim.q.PlaceFor(source, pods)
+	if held != "" {
+		l.Verdict, l.Outcome, l.Reason = VerdictUnschedulable, OutcomeHeld, held
+		return nil
+	}
+	if l.Gang != nil {
+		return sim.takeGang(ctx, ahead, l, opts)
+	}
+	return sim.takePod(ctx, ahead, l, opts)
+}
+
+// takeGang places a gang all or nothing behind its source's gate, as
+// explain does.
+func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, opts gang.PlaceOptions) error {
+	g := l.Gang
+	s, err := sim.cur.scheduler(opts.Profile)
+	if err != nil {
+		return err
+	}
+	p, err := gang.PlaceOn(ctx, sim.cur.snap, s, g, opts)
+	if err != nil {
+		return err
+	}
+	pending := g.Pending()
+	gates := gang.GateNames(pending)
+	l.Verdict, l.Reason = gangVerdict(p, gang.Validate(g), g.GatedCount(), gates)
+	switch {
+	case l.Verdict == VerdictGated:
+		l.Outcome = OutcomeHeld
+		l.Reason += gateOwnersBrief(gates)
+		return nil
+	case p.Verdict == gang.VerdictPlaced && p.Gate == nil:
+		return sim.start(l, p.Planned(), opts.Profile, p.Verified(), p.AllNotEvaluated())
+	}
+	s0, p0 := s, p
+	if sim.changed {
+		// Does it fit the cluster as it is? Then those ahead took its room.
+		if s0, err = sim.initial.scheduler(opts.Profile); err != nil {
+			return err
+		}
+		if p0, err = gang.PlaceOn(ctx, sim.initial.snap, s0, g, opts); err != nil {
+			return err
+		}
+		if p0.Verdict == gang.VerdictPlaced && p0.Gate == nil {
+			sim.waits(ahead, l, p0.Planned())
+			return nil
+		}
+		l.Verdict, l.Reason = gangVerdict(p0, gang.Validate(g), g.GatedCount(), gates)
+	}
+	if p0.Gate != nil {
+		// Its source holds it (a queue, members not created yet).
+		l.Outcome = OutcomeHeld
+		return nil
+	}
+	if p0.Blocker != nil {
+		// How many fit of the minimum, and why the next does not.
+		l.Reason = fmt.Sprintf("%d/%d fit: %s", p0.MaxPlaceable, p0.MinMember, nodeVerdicts(p0.Blocker))
+		if p0.TopologyKey != "" && p0.PreferredTopologyKey == "" {
+			// A required topology may be the blocker: the gang placed
+			// again without it says so (issue #27).
+			if why, err := topologyBlocks(ctx, sim.initial.snap, s0, opts, g, p0); err != nil {
+				return err
+			} else if why != "" {
+				l.Reason = why
+			}
+		}
+	}
+	l.Outcome = OutcomeBlocked
+	if p0.Blocker == nil {
+		// Its own rules refuse it (validity): no cluster changes that.
+		return nil
+	}
+	empty := sim.emptyState()
+	se, err := empty.scheduler(opts.Profile)
+	if err != nil {
+		return err
+	}
+	pe, err := gang.PlaceOn(ctx, empty.snap, se, g, opts)
+	if err != nil {
+		return err
+	}
+	if pe.Verdict != gang.VerdictPlaced && pe.Blocker != nil {
+		l.Outcome = OutcomeNeverFits
+		l.Reason = fmt.Sprintf("never fits, even with every other pod gone: %d/%d fit: %s", pe.MaxPlaceable, pe.MinMember, nodeVerdicts(pe.Blocker))
+	}
+	return nil
+}
+
+// takePod schedules a pod of no gang.
+func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, opts gang.PlaceOptions) error {
+	pod := l.Pod
+	if len(pod.Spec.SchedulingGates) > 0 {
+		gates := gang.GateNames([]*corev1.Pod{pod})
+		l.Verdict, l.Outcome = VerdictGated, OutcomeHeld
+		l.Reason = "scheduling gates: " + strings.Join(gates, ", ")
+		l.Reason += gateOwnersBrief(gates)
+		return nil
+	}
+	s, err := sim.cur.scheduler(opts.Profile)
+	if err != nil {
+		return err
+	}
+	res, err := s.Schedule(ctx, pod)
+	if err != nil {
+		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if res.Verdict == schedule.VerdictScheduled {
+		l.Verdict = VerdictSchedulable
+		return sim.start(l, []gang.Assignment{{Pod: pod, Node: res.SelectedNode}}, opts.Profile, len(res.NotEvaluated) == 0, res.NotEvaluated)
+	}
+	l.Verdict = VerdictUnschedulable
+	if sim.changed {
+		s0, err := sim.initial.scheduler(opts.Profile)
+		if err != nil {
+			return err
+		}
+		if res, err = s0.Schedule(ctx, pod); err != nil {
+			return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		if res.Verdict == schedule.VerdictScheduled {
+			var feasible []gang.Assignment
+			for _, n := range res.Nodes {
+				if n.Feasible {
+					feasible = append(feasible, gang.Assignment{Pod: pod, Node: n.Name})
+				}
+			}
+			sim.waits(ahead, l, feasible)
+			return nil
+		}
+	}
+	l.Outcome, l.Reason = OutcomeBlocked, nodeVerdicts(res)
+	if res.NominatedNode != "" {
+		l.Reason += fmt.Sprintf(" (preemption would evict %d pod(s) on %s)", len(res.PreemptionVictims), res.NominatedNode)
+	}
+	empty := sim.emptyState()
+	se, err := empty.scheduler(opts.Profile)
+	if err != nil {
+		return err
+	}
+	re, err := se.Schedule(ctx, pod)
+	if err != nil {
+		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if re.Verdict != schedule.VerdictScheduled {
+		l.Outcome, l.Reason = OutcomeNeverFits, "never fits, even with every other pod gone: "+nodeVerdicts(re)
+	}
+	return nil
+}
+
+// start records an entry that is placed: it holds its nodes for the
+// entries behind it.
+func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profile, verified bool, notEvaluated []string) error {
+	l.Nodes = nil
+	for _, a := range plan {
+		l.Nodes = append(l.Nodes, a.Node)
+	}
+	l.Outcome, l.Reason = OutcomeStarts, "starts on "+someNames(distinct(l.Nodes), 3)
+	if !verified {
+		l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
+		l.Reason = "would start on " + someNames(distinct(l.Nodes), 3)
+		if len(notEvaluated) > 0 {
+			l.Reason += "; not verified: " + notEvaluated[0]
+		}
+	}
+	return sim.commit(plan, p)
+}
+
+// waits records an entry that fits the cluster as it is (on the nodes of
+// plan, or any of them for a pod alone) but not after the entries ahead:
+// Behind names those that started on those nodes, else every one that
+// started.
+func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) {
+	want := map[string]bool{}
+	for _, a := range plan {
+		want[a.Node] = true
+	}
+	var on, all []string
+	for i := range ahead {
+		a := &ahead[i]
+		if a.Outcome != OutcomeStarts && a.Outcome != OutcomeUnverified {
+			continue
+		}
+		name := a.Name()
+		if a.Namespace != l.Namespace {
+			name = a.Namespace + "/" + name
+		}
+		all = append(all, name)
+		if slices.ContainsFunc(a.Nodes, func(n string) bool { return want[n] }) {
+			on = append(on, name)
+		}
+	}
+	l.Behind = cmpOr(on, all)
+	l.Outcome = OutcomeWaits
+	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", someNames(l.Behind, 3))
+}
+
+// gateOwnersBrief names who removes gates, " (Kueue, ...)", or "".
+func gateOwnersBrief(gates []string) string {
+	var owners []string
+	for _, g := range gates {
+		if o, _, _ := strings.Cut(gang.GateOwner(g), ":"); o != "" && !slices.Contains(owners, o) {
+			owners = append(owners, o)
+		}
+	}
+	if len(owners) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(owners, ", ") + ")"
+}
+
+func cmpOr(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+// distinct keeps the first of each name, in order.
+func distinct(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// someNames joins the first max names and counts the rest.
+func someNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}

@@ -1,0 +1,82 @@
+package explain
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// The case (#28): two pending 3 x 8-GPU gangs and 4 free 8-GPU
+// nodes; judged alone each fits, together only the first in queue order
+// starts. Order follows each scheduler's queue sort: a higher priority
+// first whatever its age (PrioritySort, Coscheduling.Less), then the older
+// (Coscheduling: the PodGroup's creation, not its pods'), and a pod of no
+// gang takes its turn by the same key.
+func TestQueueTakesEntriesInSchedulerOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	members := func(group string, n int, created time.Time, prio int32) []*corev1.Pod {
+		var out []*corev1.Pod
+		for i := range n {
+			w := testutil.MakePod().Namespace("ml").Name(group + "-" + string(rune('0'+i))).Req(gpu).CoschedulingGroup(group).Created(created)
+			if prio != 0 {
+				w = w.Priority("p", prio)
+			}
+			out = append(out, w.Obj())
+		}
+		return out
+	}
+	group := func(name string, min int64, created time.Time) *unstructured.Unstructured {
+		u := testutil.MakeCoschedulingPodGroup("ml", name, min).Obj()
+		u.SetCreationTimestamp(metav1.NewTime(created))
+		return u
+	}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4)}
+	// "first" is the older PodGroup although its pods were created last.
+	snap.Pods = append(snap.Pods, members("first", 3, at(30), 0)...)
+	snap.Pods = append(snap.Pods, members("second", 3, at(1), 0)...)
+	snap.PodGroups = []*unstructured.Unstructured{group("first", 3, at(0)), group("second", 3, at(1))}
+	run := func() []string {
+		t.Helper()
+		lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range lines {
+			got = append(got, l.Name()+" "+string(l.Outcome)+" "+l.Reason)
+		}
+		return got
+	}
+	want := []string{
+		"podgroup/first Starts starts on zone-a-0, zone-a-1, zone-a-2",
+		"podgroup/second Waits waits: fits the cluster as it is, but podgroup/first ahead of it take(s) the room",
+	}
+	if diff := cmp.Diff(want, run()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// A newer gang of higher priority goes first, and a pod of no gang
+	// of higher priority still before it takes a node.
+	snap.Pods = append(snap.Pods, members("urgent", 2, at(60), 1000)...)
+	snap.PodGroups = append(snap.PodGroups, group("urgent", 2, at(60)))
+	snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name("hot").Req(gpu).Priority("p", 2000).Created(at(90)).Obj())
+	want = []string{
+		"pod/hot Starts starts on zone-a-0",
+		"podgroup/urgent Starts starts on zone-a-1, zone-a-2",
+		"podgroup/first Waits waits: fits the cluster as it is, but pod/hot, podgroup/urgent ahead of it take(s) the room",
+		"podgroup/second Waits waits: fits the cluster as it is, but pod/hot, podgroup/urgent ahead of it take(s) the room",
+	}
+	if diff := cmp.Diff(want, run()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
