@@ -667,6 +667,21 @@ func (e *Env) startScheduler(ctx context.Context, opts Options) error {
 	return e.probeScheduler(ctx, p)
 }
 
+// StopScheduler stops the kube-scheduler StartScheduler (or Start) started,
+// so that a test can create pods no scheduler sees, then start one that
+// finds them all at once. It is a no-op without a scheduler.
+func (e *Env) StopScheduler() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, p := range e.procs {
+		if p.name == "kube-scheduler" {
+			p.stop(5 * time.Second)
+			e.procs = append(e.procs[:i], e.procs[i+1:]...)
+			return
+		}
+	}
+}
+
 // schedulerConfigCopy writes a copy of the KubeSchedulerConfiguration at src
 // that talks to this test bed.
 func (e *Env) schedulerConfigCopy(src, kubeconfig string) (string, error) {
