@@ -219,6 +219,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 			return nil, err
 		}
 	}
+	markPreemption(snap, out)
 	kept := out[:0]
 	for _, l := range out {
 		if (namespace == "" || l.Namespace == namespace) && (q.Selector == nil || l.matches(q.Selector)) {

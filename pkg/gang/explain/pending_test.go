@@ -87,7 +87,7 @@ func TestListPending(t *testing.T) {
 		// (3 of its 4 members).
 		{7, "podgroup/big", 4, 4, OutcomeNeverFits, "never fits, even with every other pod gone: 3/4 fit: 3 Insufficient nvidia.com/gpu", nil},
 		// ... and small, which fits the cluster as it is, waits behind it.
-		{8, "podgroup/small", 1, 2, OutcomeWaits, "waits: fits the cluster as it is, but pod/solo ahead of it take(s) the room", []string{"pod/solo"}},
+		{8, "podgroup/small", 1, 2, OutcomeWaits, "waits: fits the cluster as it is, but pod/solo ahead of it take(s) the room (equal priority: ahead by age, which the scheduler's own queue times may reorder)", []string{"pod/solo"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

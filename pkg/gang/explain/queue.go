@@ -308,6 +308,7 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 		want[a.Node] = true
 	}
 	var on, all []string
+	tie := false
 	for i := range ahead {
 		a := &ahead[i]
 		if a.Outcome != OutcomeStarts && a.Outcome != OutcomeUnverified {
@@ -320,11 +321,17 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 		all = append(all, name)
 		if slices.ContainsFunc(a.Nodes, func(n string) bool { return want[n] }) {
 			on = append(on, name)
+			tie = tie || a.Priority == l.Priority
 		}
 	}
 	l.Behind = cmpOr(on, all)
 	l.Outcome = OutcomeWaits
 	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", someNames(l.Behind, 3))
+	if tie {
+		// Among equal priorities the queue goes by the time each entered
+		// it, which only the scheduler knows (docs/design.md#the-queue).
+		l.Reason += " (equal priority: ahead by age, which the scheduler's own queue times may reorder)"
+	}
 }
 
 // gateOwnersBrief names who removes gates, " (Kueue, ...)", or "".
@@ -365,4 +372,57 @@ func someNames(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// markPreemption takes back the plain yes of entries a preemption may undo.
+// kube-scheduler's PostFilter (and its pod-group preemption) evicts pods of
+// lower priority for a pod that does not fit, unless the pod's
+// preemptionPolicy is Never: an entry that waits or is blocked may evict
+// what started behind it at a lower priority once those run, so such
+// starts become Unverified, and its own line says it may preempt when the
+// cluster runs pods of lower priority. Volcano's allocate does not preempt
+// (its preempt action is not modelled, docs/design.md#volcano).
+func markPreemption(snap *schedule.Snapshot, lines []Pending) {
+	lowest, any := int32(0), false
+	for _, pod := range snap.Pods {
+		if pod.Spec.NodeName != "" && pod.DeletionTimestamp == nil {
+			if p := gang.PodPriority(pod); !any || p < lowest {
+				lowest, any = p, true
+			}
+		}
+	}
+	for i := range lines {
+		e := &lines[i]
+		if (e.Outcome != OutcomeWaits && e.Outcome != OutcomeBlocked) || !mayPreempt(e) {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			s := &lines[j]
+			if s.Outcome == OutcomeStarts && s.Priority < e.Priority {
+				s.Outcome, s.Verdict = OutcomeUnverified, VerdictUnverified
+				s.Reason = fmt.Sprintf("%s; not verified: %s of priority %d, ahead of it, may preempt it (kube-scheduler preempts lower priorities for a pod that does not fit)", s.Reason, e.Name(), e.Priority)
+			}
+		}
+		if any && lowest < e.Priority {
+			e.Reason += fmt.Sprintf("; kube-scheduler may preempt running pods of lower priority for it (from %d)", lowest)
+		}
+	}
+}
+
+// mayPreempt reports whether kube-scheduler would preempt for the entry's
+// pending pods: not Volcano's, and a preemptionPolicy other than Never.
+func mayPreempt(l *Pending) bool {
+	pods := []*corev1.Pod{l.Pod}
+	if l.Gang != nil {
+		if l.Gang.Source == gang.SourceVolcano {
+			return false
+		}
+		pods = l.Gang.Pending()
+	}
+	for _, pod := range pods {
+		if pod.Spec.PreemptionPolicy == nil || *pod.Spec.PreemptionPolicy != corev1.PreemptNever {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func TestQueueTakesEntriesInSchedulerOrder(t *testing.T) {
 	}
 	want := []string{
 		"podgroup/first Starts starts on zone-a-0, zone-a-1, zone-a-2",
-		"podgroup/second Waits waits: fits the cluster as it is, but podgroup/first ahead of it take(s) the room",
+		"podgroup/second Waits waits: fits the cluster as it is, but podgroup/first ahead of it take(s) the room (equal priority: ahead by age, which the scheduler's own queue times may reorder)",
 	}
 	if diff := cmp.Diff(want, run()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -78,5 +79,43 @@ func TestQueueTakesEntriesInSchedulerOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, run()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A gang of higher priority that cannot start yet may preempt what starts
+// behind it at a lower priority: those starts are not a plain yes.
+func TestQueueStartsBehindAPreemptorAreUnverified(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4)}
+	// A running pod of higher priority than anything pending holds a node.
+	snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name("keep").Req(gpu).Priority("top", 5000).BoundTo("zone-a-0").Obj())
+	for i := range 4 {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name("big-"+string(rune('0'+i))).Req(gpu).CoschedulingGroup("big").Priority("high", 1000).Obj())
+	}
+	snap.PodGroups = []*unstructured.Unstructured{testutil.MakeCoschedulingPodGroup("ml", "big", 4).Obj()}
+	snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name("small").Req(gpu).Obj())
+	never := corev1.PreemptNever
+	lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Name()+" "+string(l.Outcome))
+	}
+	if diff := cmp.Diff([]string{"podgroup/big Blocked", "pod/small Unverified"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// A gang that never preempts leaves the start a yes.
+	for _, pod := range snap.Pods {
+		if strings.HasPrefix(pod.Name, "big-") {
+			pod.Spec.PreemptionPolicy = &never
+		}
+	}
+	if lines, err = ListPending(context.Background(), snap, "", defaultQueue(t)); err != nil {
+		t.Fatal(err)
+	}
+	if lines[1].Outcome != OutcomeStarts {
+		t.Errorf("with PreemptNever: %s %s, want Starts", lines[1].Name(), lines[1].Outcome)
 	}
 }
