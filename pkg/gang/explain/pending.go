@@ -49,6 +49,14 @@ type Pending struct {
 	Behind []string
 	// qualified says PodGroups of two kinds share the gang's name.
 	qualified bool
+	// room are the nodes a waiting or blocked entry would use: on the
+	// cluster as it is (Waits), or with every other pod gone (Blocked).
+	room map[string]bool
+	// short are the resources its blocking cycle on the state the entries
+	// ahead left found insufficient; shortOther says it found another
+	// reason too (ports, affinity, ...).
+	short      []corev1.ResourceName
+	shortOther bool
 }
 
 // Outcome is what the queue simulation finds for an entry.

@@ -165,6 +165,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	case p.Verdict == gang.VerdictPlaced && p.Gate == nil:
 		return sim.start(l, p.Planned(), opts.Profile, p.Verified(), p.AllNotEvaluated())
 	}
+	l.short, l.shortOther = insufficient(p.Blocker)
 	s0, p0 := s, p
 	if sim.changed {
 		// Does it fit the cluster as it is? Then those ahead took its room.
@@ -212,6 +213,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	if err != nil {
 		return err
 	}
+	l.room = nodeSet(pe.Planned())
 	if pe.Verdict != gang.VerdictPlaced && pe.Blocker != nil {
 		l.Outcome = OutcomeNeverFits
 		l.Reason = fmt.Sprintf("never fits, even with every other pod gone: %d/%d fit: %s", pe.MaxPlaceable, pe.MinMember, nodeVerdicts(pe.Blocker))
@@ -242,6 +244,7 @@ func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, o
 		return sim.start(l, []gang.Assignment{{Pod: pod, Node: res.SelectedNode}}, opts.Profile, len(res.NotEvaluated) == 0, res.NotEvaluated)
 	}
 	l.Verdict = VerdictUnschedulable
+	l.short, l.shortOther = insufficient(res)
 	if sim.changed {
 		s0, err := sim.initial.scheduler(opts.Profile)
 		if err != nil {
@@ -274,6 +277,7 @@ func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, o
 	if err != nil {
 		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
+	l.room = map[string]bool{re.SelectedNode: true}
 	if re.Verdict != schedule.VerdictScheduled {
 		l.Outcome, l.Reason = OutcomeNeverFits, "never fits, even with every other pod gone: "+nodeVerdicts(re)
 	}
@@ -303,10 +307,8 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 // Behind names those that started on those nodes, else every one that
 // started.
 func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) {
-	want := map[string]bool{}
-	for _, a := range plan {
-		want[a.Node] = true
-	}
+	want := nodeSet(plan)
+	l.room = want
 	var on, all []string
 	tie := false
 	for i := range ahead {
@@ -348,6 +350,15 @@ func gateOwnersBrief(gates []string) string {
 	return " (" + strings.Join(owners, ", ") + ")"
 }
 
+// nodeSet is the set of plan's nodes.
+func nodeSet(plan []gang.Assignment) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range plan {
+		out[a.Node] = true
+	}
+	return out
+}
+
 func cmpOr(a, b []string) []string {
 	if len(a) > 0 {
 		return a
@@ -380,7 +391,9 @@ func someNames(names []string, max int) string {
 // preemptionPolicy is Never: an entry that waits or is blocked may evict
 // what started behind it at a lower priority once those run, so such
 // starts become Unverified, and its own line says it may preempt when the
-// cluster runs pods of lower priority. Volcano's allocate does not preempt
+// cluster runs pods of lower priority. Only starts on a node the entry
+// would use (its room) that hold what it lacks (a resource its cycle found
+// insufficient, or anything when another reason blocked it) are at risk. Volcano's allocate does not preempt
 // (its preempt action is not modelled, docs/design.md#volcano).
 func markPreemption(snap *schedule.Snapshot, lines []Pending) {
 	lowest, any := int32(0), false
@@ -398,7 +411,8 @@ func markPreemption(snap *schedule.Snapshot, lines []Pending) {
 		}
 		for j := i + 1; j < len(lines); j++ {
 			s := &lines[j]
-			if s.Outcome == OutcomeStarts && s.Priority < e.Priority {
+			if s.Outcome == OutcomeStarts && s.Priority < e.Priority && slices.ContainsFunc(s.Nodes, func(n string) bool { return e.room[n] }) &&
+				(e.shortOther || requestsAny(s, e.short)) {
 				s.Outcome, s.Verdict = OutcomeUnverified, VerdictUnverified
 				s.Reason = fmt.Sprintf("%s; not verified: %s of priority %d, ahead of it, may preempt it (kube-scheduler preempts lower priorities for a pod that does not fit)", s.Reason, e.Name(), e.Priority)
 			}
@@ -422,6 +436,53 @@ func mayPreempt(l *Pending) bool {
 	for _, pod := range pods {
 		if pod.Spec.PreemptionPolicy == nil || *pod.Spec.PreemptionPolicy != corev1.PreemptNever {
 			return true
+		}
+	}
+	return false
+}
+
+// insufficient reads a blocking cycle: the resources its nodes lacked
+// ("Insufficient X"), and whether another reason rejected a node.
+func insufficient(res *schedule.Result) (names []corev1.ResourceName, other bool) {
+	if res == nil {
+		return nil, true
+	}
+	for _, n := range res.Nodes {
+		if n.Feasible || n.Status == nil {
+			continue
+		}
+		for _, r := range n.Status.Reasons() {
+			switch {
+			case r == schedule.NotInDomainReason:
+			case strings.HasPrefix(r, "Insufficient "):
+				if name := corev1.ResourceName(strings.TrimPrefix(r, "Insufficient ")); !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			default:
+				other = true
+			}
+		}
+	}
+	if len(names) == 0 {
+		other = true
+	}
+	return names, other
+}
+
+// requestsAny reports whether the entry's pending pods request one of
+// names.
+func requestsAny(l *Pending, names []corev1.ResourceName) bool {
+	pods := []*corev1.Pod{l.Pod}
+	if l.Gang != nil {
+		pods = l.Gang.Pending()
+	}
+	for _, pod := range pods {
+		for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
+			for _, name := range names {
+				if q, ok := c.Resources.Requests[name]; ok && !q.IsZero() {
+					return true
+				}
+			}
 		}
 	}
 	return false
