@@ -323,15 +323,16 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 		all = append(all, name)
 		if slices.ContainsFunc(a.Nodes, func(n string) bool { return want[n] }) {
 			on = append(on, name)
-			tie = tie || a.Priority == l.Priority
+			tie = tie || a.Priority == l.Priority && !(coscheduling(a) && coscheduling(l))
 		}
 	}
 	l.Behind = cmpOr(on, all)
 	l.Outcome = OutcomeWaits
 	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", someNames(l.Behind, 3))
 	if tie {
-		// Among equal priorities the queue goes by the time each entered
-		// it, which only the scheduler knows (docs/design.md#the-queue).
+		// Among equal priorities kube-scheduler's queue goes by the time
+		// each entered it, which only the scheduler knows
+		// (docs/design.md#the-queue).
 		l.Reason += " (equal priority: ahead by age, which the scheduler's own queue times may reorder)"
 	}
 }
@@ -349,6 +350,11 @@ func gateOwnersBrief(gates []string) string {
 	}
 	return " (" + strings.Join(owners, ", ") + ")"
 }
+
+// coscheduling reports whether the entry is a Coscheduling gang, whose
+// queue orders equal priorities by the PodGroup's creation
+// (Coscheduling.Less), which the snapshot holds.
+func coscheduling(l *Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceCoscheduling }
 
 // nodeSet is the set of plan's nodes.
 func nodeSet(plan []gang.Assignment) map[string]bool {

@@ -60,7 +60,9 @@ func TestQueueTakesEntriesInSchedulerOrder(t *testing.T) {
 	}
 	want := []string{
 		"podgroup/first Starts starts on zone-a-0, zone-a-1, zone-a-2",
-		"podgroup/second Waits waits: fits the cluster as it is, but podgroup/first ahead of it take(s) the room (equal priority: ahead by age, which the scheduler's own queue times may reorder)",
+		// Coscheduling orders equal priorities by the PodGroup's creation:
+		// no doubt about the order.
+		"podgroup/second Waits waits: fits the cluster as it is, but podgroup/first ahead of it take(s) the room",
 	}
 	if diff := cmp.Diff(want, run()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -1,0 +1,177 @@
+package coscheduling
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
+	"github.com/kubectl-gang/kubectl-gang/test/testbed"
+)
+
+// queueGang is a coscheduling PodGroup of whole-node 8-GPU members.
+type queueGang struct {
+	name     string
+	members  int
+	priority int32
+}
+
+// TestQueueAgreesWithCoscheduling checks the queue simulation (explain
+// without a subject, docs/design.md#the-queue) against scheduler-plugins'
+// Coscheduling: the gangs are created while no scheduler runs, one PodGroup
+// a second after the other, explain simulates, then the scheduler starts
+// and finds them all at once. Coscheduling.Less orders by pod priority,
+// then the PodGroup's creation, so equal priorities are ordered too: the
+// issue's case of two 3 x 8-GPU gangs on four free 8-GPU nodes starts the
+// older group, whatever the names.
+func TestQueueAgreesWithCoscheduling(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes int
+		gangs []queueGang // in creation order
+	}{
+		{"equal-priority-older-first", 4, []queueGang{{"zeta", 3, 0}, {"alpha", 3, 0}}},
+		{"priority-then-age", 6, []queueGang{{"old-low", 3, 0}, {"huge", 7, 500}, {"new-high", 3, 1000}, {"mid", 2, 500}, {"tail", 1, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { queueScenario(t, tc.name, tc.nodes, tc.gangs) })
+	}
+}
+
+// priorityClass makes a PriorityClass of value that never preempts (a
+// preemption is not simulated) and names it.
+func priorityClass(t *testing.T, value int32) string {
+	t.Helper()
+	name := fmt.Sprintf("queue-%d", value)
+	never := corev1.PreemptNever
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value, PreemptionPolicy: &never}
+	if _, err := env.Clientset().SchedulingV1().PriorityClasses().Create(t.Context(), pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func queueScenario(t *testing.T, name string, nodeCount int, gangs []queueGang) {
+	ctx := t.Context()
+	cs := env.Clientset()
+	ns := "cosched-queue-" + name
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, testutil.MakeNamespace(ns), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for i := range nodeCount {
+		n := testutil.MakeNode().Name(fmt.Sprintf("%s-n%d", ns, i)).Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
+		if err := env.CreateNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n.Name)
+	}
+	defer cleanup(t, ns, nodes)
+
+	// The package's scheduler stops while the gangs are created, and runs
+	// again afterwards whatever happens.
+	bin, err := testbed.ResolveSchedulerPlugins(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.StopScheduler()
+	restarted := false
+	restart := func() {
+		if !restarted {
+			restarted = true
+			if err := env.StartScheduler(ctx, testbed.Options{SchedulerBinary: bin, SchedulerConfig: "testdata/scheduler-config.yaml"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer restart()
+
+	var pods []string
+	for i, g := range gangs {
+		if i > 0 {
+			// PodGroup creation times are in seconds.
+			time.Sleep(1100 * time.Millisecond)
+		}
+		pg := testutil.MakeCoschedulingPodGroup(ns, g.name, int64(g.members))
+		if _, err := dynamic.NewForConfigOrDie(env.Config).Resource(podGroups).Namespace(ns).Create(ctx, pg.Obj(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for m := range g.members {
+			w := testutil.MakePod().Namespace(ns).Name(fmt.Sprintf("%s-%d", g.name, m)).CoschedulingGroup(g.name).
+				Req(testutil.Res{"nvidia.com/gpu": "8", "cpu": "1"})
+			p := w.Obj()
+			if g.priority != 0 {
+				p.Spec.PriorityClassName = priorityClass(t, g.priority)
+			}
+			if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			pods = append(pods, p.Name)
+		}
+	}
+
+	var out, errOut bytes.Buffer
+	code := cmd.Main([]string{"explain", "-n", ns, "-o", "json", "--kubeconfig", env.Kubeconfig, "--scheduler-config", "testdata/scheduler-config.yaml"},
+		genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != cmd.ExitOK {
+		t.Fatalf("explain exit %d: %s", code, errOut.String())
+	}
+	var list struct {
+		Items []struct {
+			Name    string `json:"name"`
+			Verdict string `json:"verdict"`
+			Reason  string `json:"reason"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+		t.Fatalf("explain -o json: %v\n%s", err, out.String())
+	}
+	restart()
+	if _, _, err := env.Settle(ctx, ns, pods, permitWait+time.Second, 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	all, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := map[string]int{}
+	for _, p := range all.Items {
+		if p.Spec.NodeName != "" {
+			bound[p.Labels["scheduling.x-k8s.io/pod-group"]]++
+		}
+	}
+	var report []string
+	for _, it := range list.Items {
+		report = append(report, it.Name+" "+it.Verdict+": "+it.Reason)
+	}
+	if len(list.Items) != len(gangs) {
+		t.Fatalf("%d entries, want %d:\n%s", len(list.Items), len(gangs), strings.Join(report, "\n"))
+	}
+	for _, it := range list.Items {
+		g := strings.TrimPrefix(it.Name, "podgroup/")
+		want := 0
+		for _, q := range gangs {
+			if q.name == g && it.Verdict == "Starts" {
+				want = q.members
+			}
+		}
+		if it.Verdict == "Unverified" {
+			continue
+		}
+		if bound[g] != want {
+			t.Errorf("%s: we say %s, Coscheduling bound %d (want %d)\n%s", it.Name, it.Verdict, bound[g], want, strings.Join(report, "\n"))
+		}
+	}
+	t.Logf("queue:\n%s\nbound: %v", strings.Join(report, "\n"), bound)
+}
