@@ -4,6 +4,7 @@
 //
 //	go run ./hack/clustergen -out /tmp/cluster.json
 //	go run ./hack/clustergen -nodes 15000 -gpu-nodes 12000 -pods 150000 -out /tmp/c15k.json
+//	go run ./hack/clustergen -nodes 5000 -gpu-nodes 5000 -pending-gangs 200 -out /tmp/queue.json
 //	go run ./hack/clustergen -job train -parallelism 1000 -gpus 2 -indexed -out /tmp/job.json
 package main
 
@@ -33,6 +34,7 @@ func run(args []string) error {
 	fs.IntVar(&o.BlockSize, "block-size", o.BlockSize, "nodes per network block")
 	fs.IntVar(&o.Pods, "pods", o.Pods, "running pods")
 	fs.IntVar(&o.GPUsUsed, "gpus-used", o.GPUsUsed, "GPUs the first pod of each GPU node holds")
+	pending := fs.Int("pending-gangs", 0, "pending gangs and pods of no gang of mixed shapes and priorities to add (the queue's benchmark)")
 	out := fs.String("out", "-", "file to write, - for standard output")
 	job := clustergen.JobOptions{Namespace: "ml-research"}
 	fs.StringVar(&job.Name, "job", "", "write a Job of this name instead of a cluster")
@@ -59,7 +61,7 @@ func run(args []string) error {
 		if err := json.NewEncoder(bw).Encode(clustergen.Job(job)); err != nil {
 			return err
 		}
-	} else if err := clustergen.WriteList(bw, clustergen.Cluster(o)); err != nil {
+	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), clustergen.PendingGangs(o, *pending)...)); err != nil {
 		return err
 	}
 	return bw.Flush()

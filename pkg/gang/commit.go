@@ -42,11 +42,14 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 	out := *snap
 	out.Pods = make([]*corev1.Pod, 0, len(snap.Pods)+len(plan))
 	for _, pod := range snap.Pods {
-		k := [2]string{pod.Namespace, pod.Name}
-		if c, ok := bound[k]; ok {
-			out.Pods = append(out.Pods, c)
-			delete(bound, k)
-			continue
+		if pod.Spec.NodeName == "" && len(bound) > 0 {
+			// Only a pending pod can be a planned member.
+			k := [2]string{pod.Namespace, pod.Name}
+			if c, ok := bound[k]; ok {
+				out.Pods = append(out.Pods, c)
+				delete(bound, k)
+				continue
+			}
 		}
 		out.Pods = append(out.Pods, pod)
 	}

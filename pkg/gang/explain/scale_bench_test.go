@@ -74,3 +74,37 @@ func BenchmarkExplain1000IndexedDoesNotFit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQueue200Gangs simulates the queue of 200 pending gangs and pods
+// of mixed shapes and priorities (clustergen.PendingGangs) on a 5,000-node
+// cluster of 8-GPU nodes with 4 GPUs in use. Target (issue #28): at most 3x
+// loading the snapshot (whole commands: README "Performance").
+func BenchmarkQueue200Gangs(b *testing.B) {
+	o := clustergen.Default
+	o.GPUNodes = o.Nodes
+	snap := scaleClusterOf(o)
+	for _, obj := range clustergen.PendingGangs(o, 200) {
+		switch v := obj.(type) {
+		case *corev1.Pod:
+			snap.Pods = append(snap.Pods, v)
+		case map[string]any:
+			snap.PodGroups = append(snap.PodGroups, &unstructured.Unstructured{Object: v})
+		}
+	}
+	snap.Sort()
+	p, err := schedule.DefaultProfile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := QueueOptions{PlaceFor: func(gang.Source, []*corev1.Pod) (gang.PlaceOptions, string) { return gang.PlaceOptions{Profile: p}, "" }}
+	b.ResetTimer()
+	for b.Loop() {
+		lines, err := ListPending(context.Background(), snap, "", q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(lines) != 200 {
+			b.Fatalf("%d lines, want 200", len(lines))
+		}
+	}
+}
