@@ -347,6 +347,21 @@ $`)
 	if out != "PendingList podgroup/llm-pretrain scheduling.k8s.io 9/9 1 100000 Blocked Unschedulable" {
 		t.Errorf("json: %q", out)
 	}
+	// The queue: two teams' gangs of one priority class compete; the
+	// older PodGroup starts, the other waits behind it, and explaining it
+	// says so.
+	_, out, _ = run(t, "", "explain", "-A", "--snapshot", "../../examples/queue-cluster.yaml", "-o", "jsonpath={range .items[*]}{.name} {.verdict}{\"\\n\"}{end}")
+	if want := "podgroup/pretrain Starts\npodgroup/finetune Starts\npodgroup/sweep Waits\npodgroup/giant NeverFits\npod/eval-nightly Waits\npod/eval-typo Held\npod/notebook Starts\n"; out != want {
+		t.Errorf("queue: %q, want %q", out, want)
+	}
+	code, out, _ = run(t, "", "explain", "podgroup/sweep", "-n", "ml-platform", "--snapshot", "../../examples/queue-cluster.yaml", "-o", "jsonpath={.queue.position}/{.queue.of} {.queue.verdict} {.queue.ahead}")
+	if code != ExitOK || out != `3/7 Waits ["ml-research/podgroup/pretrain","ml-platform/podgroup/finetune"]` {
+		t.Errorf("explain podgroup/sweep: exit %d, queue %q", code, out)
+	}
+	_, out, _ = run(t, "", "explain", "-A", "-l", "scheduling.x-k8s.io/pod-group", "--sort-by", "name", "--snapshot", "../../examples/queue-cluster.yaml", "-o", "name")
+	if out != "podgroup/finetune\npodgroup/giant\npodgroup/sweep\n" {
+		t.Errorf("-A -l --sort-by name: %q", out)
+	}
 	for _, args := range [][]string{
 		{"explain", "-A", "podgroup/llm-pretrain"},
 		{"explain", "-A", "--topology-key", "topology.kubernetes.io/zone"},
@@ -367,7 +382,8 @@ func TestShippedExamples(t *testing.T) {
 	}
 	snapshots := map[string]string{"dra-job.yaml": "../../examples/dra-cluster.yaml", "vcjob.yaml": "../../examples/volcano-cluster.yaml"}
 	for _, f := range files {
-		if base := filepath.Base(f); base == "gpu-cluster.yaml" || base == "dra-cluster.yaml" || base == "volcano-cluster.yaml" || base == "fragmented-cluster.yaml" {
+		if strings.HasSuffix(filepath.Base(f), "-cluster.yaml") {
+			// A snapshot, not a manifest.
 			continue
 		}
 		snap := cmp.Or(snapshots[filepath.Base(f)], exampleSnapshot)

@@ -176,6 +176,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	} else {
 		e, err = explain.Pod(ctx, snap, pod, opts)
 	}
+	if err == nil {
+		e.Queue, err = o.queuePlace(ctx, snap, g, pod)
+	}
 	stop()
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 // listing says whether explain was given no subject: it then lists what
@@ -64,20 +65,7 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 		return err
 	}
 	o.applyVolcanoConfig(snap)
-	vopts, note, volcano := o.Scheduler.volcanoPlaceOptions(snap, gang.SourceVolcano)
-	q := explain.QueueOptions{PlaceFor: func(source gang.Source, pods []*corev1.Pod) (gang.PlaceOptions, string) {
-		if source == gang.SourceVolcano && volcano {
-			return vopts, ""
-		}
-		// The profile of the pods' schedulerName (no warning per line);
-		// a name no profile serves and nothing in the snapshot shows
-		// served holds them (issue #27).
-		opts, _, standIn := o.Scheduler.profileFor(pods)
-		if standIn != "" && !servedName(snap, standIn) {
-			return opts, fmt.Sprintf("no scheduler serves schedulerName %q: no profile names it and no pod on a node was scheduled by it (a misspelt schedulerName?)", standIn)
-		}
-		return opts, ""
-	}}
+	q, note, volcano := o.Scheduler.queueOptions(snap)
 	if o.listSelector != nil {
 		q.Selector = func(pod *corev1.Pod) bool { return o.listSelector.Matches(labels.Set(pod.Labels)) }
 	}
@@ -104,6 +92,41 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 			}
 			return out
 		}})
+}
+
+// queueOptions place each entry of the queue simulation as its scheduler
+// would: a Volcano gang with Volcano's node order (note says which, and
+// volcano whether it applies), any other with the profile of its pods'
+// schedulerName, without a warning per line; a name no profile serves and
+// nothing in the snapshot shows served holds them (issue #27).
+func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueOptions, note string, volcano bool) {
+	vopts, note, volcano := f.volcanoPlaceOptions(snap, gang.SourceVolcano)
+	q.PlaceFor = func(source gang.Source, pods []*corev1.Pod) (gang.PlaceOptions, string) {
+		if source == gang.SourceVolcano && volcano {
+			return vopts, ""
+		}
+		opts, _, standIn := f.profileFor(pods)
+		if standIn != "" && !servedName(snap, standIn) {
+			return opts, fmt.Sprintf("no scheduler serves schedulerName %q: no profile names it and no pod on a node was scheduled by it (a misspelt schedulerName?)", standIn)
+		}
+		return opts, ""
+	}
+	return q, note, volcano
+}
+
+// queuePlace is where the explained subject stands in the queue: the
+// simulation up to it, when it is pending in the snapshot (not a what-if).
+func (o *ExplainOptions) queuePlace(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, pod *corev1.Pod) (*explain.QueuePlace, error) {
+	if o.Subject.Filename != "" {
+		return nil, nil
+	}
+	q, _, _ := o.Scheduler.queueOptions(snap)
+	return explain.Position(ctx, snap, q, func(l *explain.Pending) bool {
+		if g != nil {
+			return l.Gang != nil && l.Gang.Source == g.Source && l.Gang.Namespace == g.Namespace && l.Gang.Name == g.Name
+		}
+		return l.Gang == nil && l.Pod != nil && l.Pod.Namespace == pod.Namespace && l.Pod.Name == pod.Name
+	})
 }
 
 // sortPending orders the list by --sort-by: a field of the list's items

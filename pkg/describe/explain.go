@@ -88,6 +88,9 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	if e.Gang != nil && e.Blocked {
 		w.para("", blockedBy(e))
 	}
+	if q := e.Queue; q != nil && (q.Entry.Outcome == explain.OutcomeWaits || len(q.Ahead) > 0) {
+		w.para("Queue: ", queuePlace(q))
+	}
 	if len(e.Suggestions) > 0 {
 		w.title("What would make it fit (each change proven by placing on a changed copy of the snapshot):")
 		for _, s := range e.Suggestions {
@@ -606,4 +609,25 @@ func memberAlone(m *explain.MemberAlone) string {
 		return fmt.Sprintf("Pod %s alone would fit (best node %s, score %d): it waits for its gang, below.", pod, m.Node, m.Score)
 	}
 	return fmt.Sprintf("Pod %s does not fit by itself either: %s", pod, m.Message)
+}
+
+// queuePlace words where the subject stands in the queue simulation,
+// printed when it adds to the explanation: the subject waits behind others,
+// or others start before it (the verdict and reason being its own).
+func queuePlace(q *explain.QueuePlace) string {
+	s := fmt.Sprintf("position %d of %d", q.Entry.Position, q.Of)
+	if q.Entry.Outcome == explain.OutcomeWaits {
+		return s + ", " + q.Entry.Reason
+	}
+	if len(q.Ahead) > 0 {
+		var names []string
+		for _, a := range q.Ahead {
+			names = append(names, a.Name())
+		}
+		if len(names) > 3 {
+			names = append(names[:3], fmt.Sprintf("%d more", len(q.Ahead)-3))
+		}
+		s += fmt.Sprintf(" (%d ahead of it start first: %s)", len(q.Ahead), strings.Join(names, ", "))
+	}
+	return s
 }

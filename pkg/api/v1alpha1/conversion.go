@@ -40,7 +40,15 @@ func ToObject(kind, namespace, name string, v any) (runtime.Object, error) {
 
 // FromExplanation converts explain's result.
 func FromExplanation(e *explain.Explanation) *Explanation {
+	var queue *QueuePlace
+	if q := e.Queue; q != nil {
+		queue = &QueuePlace{Position: int64(q.Entry.Position), Of: int64(q.Of), Verdict: string(q.Entry.Outcome), Reason: q.Entry.Reason}
+		for _, a := range q.Ahead {
+			queue.Ahead = append(queue.Ahead, a.Namespace+"/"+a.Name())
+		}
+	}
 	out := Explanation{
+		Queue:        queue,
 		Verdict:      string(e.Verdict),
 		Message:      e.Message,
 		Blocked:      e.Blocked,

@@ -26,6 +26,9 @@ const (
 // Explanation is what explain prints with -o json|yaml (kind Explanation).
 type Explanation struct {
 	Verdict string `json:"verdict"`
+	// Queue is where the subject stands in the queue simulation, when it
+	// is pending in the snapshot (docs/design.md#the-queue).
+	Queue *QueuePlace `json:"queue,omitempty"`
 	// Message is the summary line: kube-scheduler's FailedScheduling message
 	// when the subject does not fit.
 	Message string `json:"message"`
@@ -558,4 +561,16 @@ type PendingItem struct {
 	// Behind names the entries ahead that take the room it would use
 	// (Waits).
 	Behind []string `json:"behind,omitempty"`
+}
+
+// QueuePlace is where an explained subject stands in the queue.
+type QueuePlace struct {
+	// Position counts from 1 over every namespace; Of is the queue's length.
+	Position int64 `json:"position"`
+	Of       int64 `json:"of"`
+	// Verdict and Reason are the subject's line of the list.
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Ahead names the entries before it that start.
+	Ahead []string `json:"ahead,omitempty"`
 }

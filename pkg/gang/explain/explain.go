@@ -86,6 +86,10 @@ type MemberAlone struct {
 // figures and what would make it fit.
 type Explanation struct {
 	Verdict Verdict
+	// Queue is where the subject stands in the queue simulation
+	// (Position), when it is pending in the snapshot; set by the caller,
+	// which knows every scheduler's options.
+	Queue *QueuePlace
 	// Message is the summary line. When the subject does not fit it is the
 	// FailedScheduling message kube-scheduler writes for Pod, byte for byte
 	// ("0/N nodes are available: ..."); a gang confined to a topology domain

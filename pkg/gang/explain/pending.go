@@ -136,6 +136,66 @@ type QueueOptions struct {
 // namespace. No suggestions are made: that is what explaining one of them
 // is for.
 func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string, q QueueOptions) ([]Pending, error) {
+	out, err := queueEntries(snap)
+	if err != nil {
+		return nil, err
+	}
+	sim := newQueueSim(snap, q)
+	for i := range out {
+		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	markPreemption(snap, out)
+	kept := out[:0]
+	for _, l := range out {
+		if (namespace == "" || l.Namespace == namespace) && (q.Selector == nil || l.matches(q.Selector)) {
+			kept = append(kept, l)
+		}
+	}
+	return kept, nil
+}
+
+// QueuePlace is where a subject stands in the queue (Position).
+type QueuePlace struct {
+	// Entry is the subject's own line; Of counts every entry of the queue.
+	Entry Pending
+	Of    int
+	// Ahead are the entries before it that start.
+	Ahead []Pending
+}
+
+// Position simulates the queue (ListPending) up to the first entry match
+// reports true for, and says where it stands; nil when no pending entry
+// matches.
+func Position(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, match func(*Pending) bool) (*QueuePlace, error) {
+	out, err := queueEntries(snap)
+	if err != nil {
+		return nil, err
+	}
+	at := slices.IndexFunc(out, func(l Pending) bool { return match(&l) })
+	if at < 0 {
+		return nil, nil
+	}
+	sim := newQueueSim(snap, q)
+	for i := range out[:at+1] {
+		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	markPreemption(snap, out[:at+1])
+	place := &QueuePlace{Entry: out[at], Of: len(out)}
+	for _, l := range out[:at] {
+		if l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified {
+			place.Ahead = append(place.Ahead, l)
+		}
+	}
+	return place, nil
+}
+
+// queueEntries finds every gang with a pending member and every pending
+// pod of no gang, with their queue keys, in queue order (positions set).
+func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 	type groupKey struct {
 		group           string
 		namespace, name string
@@ -220,21 +280,10 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since),
 			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name(), b.Name()))
 	})
-	sim := newQueueSim(snap, q)
 	for i := range out {
 		out[i].Position = i + 1
-		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
-			return nil, err
-		}
 	}
-	markPreemption(snap, out)
-	kept := out[:0]
-	for _, l := range out {
-		if (namespace == "" || l.Namespace == namespace) && (q.Selector == nil || l.matches(q.Selector)) {
-			kept = append(kept, l)
-		}
-	}
-	return kept, nil
+	return out, nil
 }
 
 // matches reports whether one of the line's pending pods matches sel.

@@ -67,6 +67,14 @@ func TestQueueTakesEntriesInSchedulerOrder(t *testing.T) {
 	if diff := cmp.Diff(want, run()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	// explain podgroup/second says where it stands and who is ahead.
+	place, err := Position(context.Background(), snap, defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == "second" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if place == nil || place.Entry.Position != 2 || place.Of != 2 || place.Entry.Outcome != OutcomeWaits || len(place.Ahead) != 1 || place.Ahead[0].Name() != "podgroup/first" {
+		t.Errorf("Position of second: %+v", place)
+	}
 
 	// A newer gang of higher priority goes first, and a pod of no gang
 	// of higher priority still before it takes a node.
