@@ -37,7 +37,7 @@ func PendingGangs(o Options, n int) []any {
 			} else {
 				objs = append(objs, map[string]any{"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
 					"metadata": map[string]any{"name": name, "namespace": ns, "creationTimestamp": ts.UTC().Format(time.RFC3339)},
-					"spec": map[string]any{"minMember": members}})
+					"spec":     map[string]any{"minMember": members}})
 			}
 		}
 		for m := range members {
