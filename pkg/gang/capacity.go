@@ -62,6 +62,11 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 	out := &CapacityResult{Gang: g}
 	cur, s := snap, base
 	all := &Gang{Namespace: g.Namespace, Name: g.Name}
+	// The quota is charged on snap's usage, and no copy is in snap: the
+	// pods are left out so that Quota does not index them for every copy.
+	quotaSnap := *snap
+	quotaSnap.Pods = nil
+	quota := true
 	for i := 1; i <= limit; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -71,9 +76,14 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 		if err != nil {
 			return nil, err
 		}
-		all.Members = append(all.Members, c.Members...)
-		q := Quota(snap, all)
-		p.ApplyQuota(q)
+		if quota {
+			all.Members = append(all.Members, c.Members...)
+			q := Quota(&quotaSnap, all)
+			p.ApplyQuota(q)
+			// A namespace without a ResourceQuota has none for the
+			// next copies either.
+			quota = q.Outcome != QuotaNone
+		}
 		if p.Verdict != VerdictPlaced {
 			out.Stop, out.Reason = p, stopReason(p)
 			return out, nil
