@@ -222,10 +222,16 @@ func shapeName(s *Subject, g *gang.Gang) string {
 	if s.Kind != SubjectFile && s.Kind != SubjectSelector {
 		return s.Arg
 	}
-	if s.Kind == SubjectFile && len(g.Read) > 0 {
-		kind, rest, _ := strings.Cut(g.Read[0], " ")
-		name, _, _ := strings.Cut(rest, " ")
-		return strings.ToLower(kind) + "/" + name
+	if s.Kind == SubjectFile {
+		// The object the gang is named after ("Kind name (group/version)"),
+		// not a runtime or claim read with it.
+		first, _, _ := strings.Cut(g.Name, ",")
+		for _, r := range g.Read {
+			kind, rest, _ := strings.Cut(r, " ")
+			if name, _, _ := strings.Cut(rest, " "); name == first {
+				return strings.ToLower(kind) + "/" + name
+			}
+		}
 	}
 	return g.Name
 }
