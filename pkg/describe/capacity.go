@@ -106,15 +106,16 @@ func domainsText(domains []string) string {
 const chartBar = 50
 
 // HoleChart prints the free accelerators by hole size: per resource and
-// domain, a bar per hole size (from the largest free amount a node has
-// down to none) with the count of nodes that have it.
+// domain, a bar per hole size some node has (largest first, down to none
+// free) with the count of nodes that have it; sizes no node has are left
+// out (JSON lists them all). Rows fit 80 columns.
 func HoleChart(out io.Writer, c *gang.HoleChart) error {
 	left := ""
 	if c.Unschedulable > 0 {
-		left = fmt.Sprintf("; %d node(s) left out: cordoned or not Ready", c.Unschedulable)
+		left = fmt.Sprintf("\n(%d node(s) left out: cordoned or not Ready)", c.Unschedulable)
 	}
 	if len(c.Resources) == 0 {
-		_, err := fmt.Fprintf(out, "No schedulable node has an extended resource or DRA devices to chart%s.\n", left)
+		_, err := fmt.Fprintf(out, "No schedulable node has an extended resource or DRA devices to chart.%s\n", left)
 		return err
 	}
 	by := "the whole cluster"
@@ -141,13 +142,10 @@ func HoleChart(out io.Writer, c *gang.HoleChart) error {
 			fmt.Fprintf(out, "%s: %d node(s), %d free\n", name, d.Nodes, d.Free)
 			for k := int64(len(d.Holes)) - 1; k >= 0; k-- {
 				n := d.Holes[k]
-				if n == 0 && r.Largest > 16 {
-					continue // a long scale shows the sizes some node has
+				if n == 0 {
+					continue // compact: the sizes some node has
 				}
-				bar := 0
-				if n > 0 {
-					bar = max(1, n*chartBar/most)
-				}
+				bar := max(1, n*chartBar/most)
 				fmt.Fprintf(out, "  %*d free %-*s %d\n", width, k, chartBar, strings.Repeat("#", bar), n)
 			}
 		}
