@@ -296,7 +296,14 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 		}
 	}
 	err = o.printResult(output{kind: v1alpha1.KindCapacity, namespace: o.namespace,
-		object: func() any { return v1alpha1.FromCapacity(results, chart) },
+		object: func() any {
+			names := make([]string, len(results))
+			counts := make([]*gang.CapacityResult, len(results))
+			for i, r := range results {
+				names[i], counts[i] = r.Name, r.Result
+			}
+			return v1alpha1.FromCapacity(names, counts, chart)
+		},
 		human: func(d describe.Options) error {
 			return describe.Capacity(o.Out, results, chart, d)
 		},

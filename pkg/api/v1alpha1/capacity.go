@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
@@ -70,12 +69,12 @@ type HoleCount struct {
 	Nodes int64 `json:"nodes"`
 }
 
-// FromCapacity converts capacity's counts and chart (nil: none).
-func FromCapacity(lines []describe.CapacityLine, chart *gang.HoleChart) *Capacity {
+// FromCapacity converts capacity's counts, each shape named as given
+// (names[i] names results[i]), and its chart (nil: none).
+func FromCapacity(names []string, results []*gang.CapacityResult, chart *gang.HoleChart) *Capacity {
 	out := &Capacity{Items: []CapacityItem{}}
-	for _, l := range lines {
-		c := l.Result
-		item := CapacityItem{Name: l.Name, Gang: refOf(c.Gang), Members: int64(len(c.Gang.Members)), Copies: int64(c.Copies),
+	for i, c := range results {
+		item := CapacityItem{Name: names[i], Gang: refOf(c.Gang), Members: int64(len(c.Gang.Members)), Copies: int64(c.Copies),
 			AtLeast: c.AtLeast, Verified: c.Verified(), StoppedBy: c.Reason, Domains: c.Domains, NotEvaluated: c.NotEvaluated}
 		if c.Stop != nil {
 			item.Message, item.Verdict = c.Stop.Message, string(c.Stop.Verdict)
