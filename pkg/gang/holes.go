@@ -54,8 +54,9 @@ func holeSkipped(name corev1.ResourceName) bool {
 }
 
 // Schedulable reports whether new pods may go to the node at all: not
-// cordoned (spec.unschedulable), and Ready. Taints are not looked at: they
-// keep some pods off, not all.
+// cordoned (spec.unschedulable), and Ready. A node with no Ready condition
+// (a hand-made snapshot) counts: the pipeline places pods there too.
+// Taints are not looked at: they keep some pods off, not all.
 func Schedulable(n *corev1.Node) bool {
 	if n.Spec.Unschedulable {
 		return false
@@ -65,7 +66,7 @@ func Schedulable(n *corev1.Node) bool {
 			return c.Status == corev1.ConditionTrue
 		}
 	}
-	return false
+	return true
 }
 
 // Holes charts, on the state nodes hold (a scheduler's NodeInfos, so pods

@@ -13,12 +13,14 @@ import (
 
 // TestHoles: zone-a's 3 nodes have 8, 4 and 0 GPUs free (pods hold 4 and
 // 8); zone-b's cordoned node and its NotReady node are left out, its
-// third has 8 free. A DRA driver's node-local slice of 4 devices, one
+// third, which has no Ready condition (a hand-made file), has 8 free. A DRA driver's node-local slice of 4 devices, one
 // allocated, leaves 3.
 func TestHoles(t *testing.T) {
 	nodes := append(testutil.GPUNodes("zone-a", 3), testutil.GPUNodes("zone-b", 3)...)
 	nodes[3].Spec.Unschedulable = true
 	nodes[4].Status.Conditions[0].Status = corev1.ConditionFalse
+	// A node with no Ready condition at all (a hand-made snapshot) counts.
+	nodes[5].Status.Conditions = nil
 	pods := []*corev1.Pod{
 		testutil.MakePod().Namespace("x").Name("p1").Node("zone-a-1").Req(testutil.Res{"nvidia.com/gpu": "4"}).Obj(),
 		testutil.MakePod().Namespace("x").Name("p2").Node("zone-a-2").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj(),
