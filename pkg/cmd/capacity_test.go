@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,6 +78,20 @@ func TestCapacityCounts(t *testing.T) {
 	code, c = count("-f", capacityShapes, "--max", "3", "--holes=false")
 	if code != ExitOK || !c.Items[0].AtLeast || c.Items[0].Copies != 3 || c.Holes != nil {
 		t.Errorf("--max 3: exit %d, %+v", code, c)
+	}
+	// DRA: one pod claiming 8 devices; 4 nodes have 8 free (the chart
+	// says so), each copy's claim is its own and holds its devices.
+	manifest, err := os.ReadFile("../../examples/dra-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := strings.NewReplacer("parallelism: 5", "parallelism: 1", "completions: 5", "completions: 1").Replace(string(manifest))
+	code, out, stderr := run(t, one, "capacity", "-f", "-", "-o", "json", "--snapshot", "../../examples/dra-cluster.yaml")
+	var dra v1alpha1.Capacity
+	if err := json.Unmarshal([]byte(out), &dra); err != nil || code != ExitOK || dra.Items[0].Copies != 4 {
+		t.Errorf("DRA: exit %d, %s %v %s", code, out, err, stderr)
+	} else if h := dra.Holes.Resources[0]; h.Resource != "gpu.nvidia.com devices" || h.Domains[0].Holes[0] != (v1alpha1.HoleCount{Free: 8, Nodes: 4}) {
+		t.Errorf("DRA chart: %+v", h)
 	}
 	for _, bad := range [][]string{{"--max", "0"}, {"-f", "-", "-f", "-"}, {"-f", "nope.yaml"}, {"jobset/x"}} {
 		code, _, stderr := run(t, "", append(append([]string{"capacity"}, bad...), snap...)...)
