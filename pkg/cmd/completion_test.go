@@ -72,3 +72,29 @@ func TestCompleteSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteNamespaceOffline: -n completes from --snapshot's file, with
+// no cluster to ask.
+func TestCompleteNamespaceOffline(t *testing.T) {
+	want := []string{"default", "kube-system", "ml-prod", "ml-research"}
+	for _, verb := range []string{"explain", "capacity", "place"} {
+		if diff := cmp.Diff(want, complete(t, verb, "--snapshot", exampleSnapshot, "-n", "")); diff != "" {
+			t.Errorf("%s -n (-want +got):\n%s", verb, diff)
+		}
+	}
+}
+
+// TestSnapshotAllNamespaces: -A is accepted as kubectl get's habit and
+// changes nothing (a snapshot is of every namespace); -n is still refused.
+func TestSnapshotAllNamespaces(t *testing.T) {
+	_, want, _ := run(t, "", "snapshot", "--summary", "--snapshot", exampleSnapshot)
+	for _, flag := range []string{"-A", "--all-namespaces"} {
+		code, out, stderr := run(t, "", "snapshot", flag, "--summary", "--snapshot", exampleSnapshot)
+		if code != ExitOK || out != want {
+			t.Errorf("snapshot %s: exit %d, stderr %q; output differs: %v", flag, code, stderr, out != want)
+		}
+	}
+	if code, _, _ := run(t, "", "snapshot", "-A", "-n", "ml", "--snapshot", exampleSnapshot); code != ExitUsage {
+		t.Errorf("snapshot -A -n: exit %d, want %d", code, ExitUsage)
+	}
+}

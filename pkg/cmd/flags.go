@@ -197,9 +197,33 @@ func (f *SnapshotFlags) enforcedNamespace() string {
 	return *f.ConfigFlags.Namespace
 }
 
-// completeNames lists namespace names for shell completion; it gives up
-// quietly, since completion must never print errors or hang.
+// completeNames lists namespace names for shell completion: from
+// --snapshot when it names a file or directory (its Namespaces, and the
+// namespaces its pods and PodGroups are in, for a hand-made file without
+// Namespace objects), else from the cluster. It gives up quietly, since
+// completion must never print errors or hang.
 func (f *SnapshotFlags) completeNames(ctx context.Context) []string {
+	if f.Offline() {
+		if f.Path == "-" {
+			return nil
+		}
+		snap, _, err := snapshot.LoadFiles(f.Path, nil)
+		if err != nil {
+			return nil
+		}
+		var names []string
+		for _, ns := range snap.Namespaces {
+			names = append(names, ns.Name)
+		}
+		for _, p := range snap.Pods {
+			names = append(names, p.Namespace)
+		}
+		for _, pg := range snap.PodGroups {
+			names = append(names, pg.GetNamespace())
+		}
+		slices.Sort(names)
+		return slices.Compact(names)
+	}
 	cfg, err := f.RESTConfig()
 	if err != nil {
 		return nil

@@ -77,6 +77,7 @@ func NewCmdGang(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(
 		NewCmdExplain(snapshotFlags, streams),
 		NewCmdPlace(snapshotFlags, streams),
+		NewCmdCapacity(snapshotFlags, streams),
 		NewCmdAdmit(snapshotFlags, streams),
 		NewCmdBind(snapshotFlags, streams),
 		NewCmdSnapshot(snapshotFlags, streams),

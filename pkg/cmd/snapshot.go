@@ -33,7 +33,10 @@ var snapshotLong = templates.LongDesc(`
 	offline use with --snapshot and for bug reports.
 
 	The live read is paginated, consistent (never a stale cache), in parallel,
-	in protobuf for built-in kinds. --summary prints what was read instead.`)
+	in protobuf for built-in kinds. --summary prints what was read instead.
+
+	A snapshot is of every namespace: -A (--all-namespaces) is accepted, as
+	kubectl get takes it, and changes nothing; -n is refused.`)
 
 var snapshotExample = templates.Examples(`
 	# Save the cluster for offline use
@@ -52,6 +55,9 @@ type SnapshotOptions struct {
 	// Summary prints a table of what the snapshot holds instead of the objects.
 	Summary   bool
 	NoHeaders bool
+	// AllNamespaces is -A, kubectl's habit: a snapshot reads every
+	// namespace anyway, so it changes nothing.
+	AllNamespaces bool
 
 	printer printers.ResourcePrinter
 	genericiooptions.IOStreams
@@ -87,6 +93,7 @@ func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(o.PrintFlags.AllowedFormats()))
 	cmd.Flags().BoolVar(&o.Summary, "summary", o.Summary, "Print a table of what the snapshot holds instead of the objects.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "With --summary, do not print headers.")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Accepted as with kubectl get: a snapshot reads every namespace anyway.")
 	return cmd
 }
 

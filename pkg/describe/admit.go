@@ -28,9 +28,9 @@ func Admission(out io.Writer, a *admit.Admission, u *admit.UngateReport, o Optio
 	}
 	switch {
 	case len(u.Changed) > 0:
-		fmt.Fprintf(out, "Gate %s: nothing more removed: %d member(s) changed since the snapshot: %s\n", u.Gate, len(u.Changed), strings.Join(u.Changed, ", "))
+		fmt.Fprintf(out, "Gate %s: nothing more removed: %d member(s) changed since the snapshot: %s\n", u.Gate, len(u.Changed), strings.Join(naturalKeys(u.Changed), ", "))
 		if len(u.Ungated) > 0 {
-			fmt.Fprintf(out, "Gate %s was already removed from: %s\n", u.Gate, strings.Join(u.Ungated, ", "))
+			fmt.Fprintf(out, "Gate %s was already removed from: %s\n", u.Gate, strings.Join(naturalKeys(u.Ungated), ", "))
 		}
 	default:
 		fmt.Fprintf(out, "Gate %s removed from %d member(s)", u.Gate, len(u.Ungated))

@@ -498,7 +498,7 @@ func (w *explainWriter) gang(e *explain.Explanation) error {
 		w.para("  ", placedLater(p))
 	}
 	if q := p.QueueOrder; q != nil {
-		w.para("  Queue order:  ", fmt.Sprintf("%d of minimum %d fit when the cycle takes %s first", q.Worst, p.MinMember, strings.Join(gang.PodKeys(q.NeedOthers), ", ")))
+		w.para("  Queue order:  ", fmt.Sprintf("%d of minimum %d fit when the cycle takes %s first", q.Worst, p.MinMember, strings.Join(gang.PodKeys(naturalPods(q.NeedOthers)), ", ")))
 	}
 	if len(e.Domains) == 0 {
 		return nil

@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -19,6 +20,11 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 	}
 	fmt.Fprintf(out, "%s: %s\n", verdict, p.Message)
 	members := p.Members()
+	// Each status's members in natural order of their names (train-2
+	// before train-10); they were placed in queue order.
+	slices.SortStableFunc(members, func(a, b gang.MemberPlan) int {
+		return cmp.Or(cmp.Compare(planRank(a.Status), planRank(b.Status)), comparePods(a.Pod, b.Pod))
+	})
 	devices := slices.ContainsFunc(members, func(m gang.MemberPlan) bool { return len(m.Claims) > 0 })
 	columns := []string{"Pod", "Node", "Score", "Status"}
 	if devices {
@@ -71,5 +77,19 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 // placedLater says which members were tried again after the members
 // queued behind them, which they need (docs/design.md#gangs).
 func placedLater(p *gang.Placement) string {
-	return fmt.Sprintf("Order: %s fit only once members queued behind them were placed, and were tried again after them", strings.Join(gang.PodKeys(p.PlacedLater), ", "))
+	return fmt.Sprintf("Order: %s fit only once members queued behind them were placed, and were tried again after them", strings.Join(gang.PodKeys(naturalPods(p.PlacedLater)), ", "))
+}
+
+// planRank orders the plan's statuses as Placement.Members lists them:
+// running, then planned, then those that do not fit, then terminating.
+func planRank(s gang.PlanStatus) int {
+	switch s {
+	case gang.PlanRunning:
+		return 0
+	case gang.PlanPlaced, gang.PlanFits:
+		return 1
+	case gang.PlanDoesNotFit:
+		return 2
+	}
+	return 3
 }

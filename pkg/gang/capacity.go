@@ -1,0 +1,123 @@
+package gang
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// DefaultCapacityMax is how many copies Capacity tries at most unless told.
+const DefaultCapacityMax = 1000
+
+// CapacityOptions say how copies are placed and how many are tried.
+type CapacityOptions struct {
+	Place PlaceOptions
+	// Max is the most copies tried (DefaultCapacityMax when 0 or less).
+	Max int
+}
+
+// CapacityResult is how many copies of a gang fit at once.
+type CapacityResult struct {
+	Gang *Gang
+	// Copies is how many copies fit, one after another, each on the state
+	// the ones before left.
+	Copies int
+	// AtLeast: Max copies fit, and more were not tried.
+	AtLeast bool
+	// Stop is the placement of the first copy that does not fit (nil when
+	// AtLeast); Reason is why, in one line: the quota's refusal, the gate
+	// that holds it, or the message of the member no node takes.
+	Stop   *Placement
+	Reason string
+	// NotEvaluated gathers what the counted copies' placements could not
+	// evaluate: a count that depends on it is not a plain yes.
+	NotEvaluated []string
+	// Domains are the topology domains the counted copies went to, one per
+	// copy, when the gang has a required topology.
+	Domains []string
+}
+
+// Verified reports whether the count is a plain yes: at least one copy
+// fits and nothing any counted copy depends on was left not evaluated.
+func (c *CapacityResult) Verified() bool {
+	return c.Copies > 0 && len(c.NotEvaluated) == 0
+}
+
+// Capacity counts the copies of g (Gang.Copy) that fit at once: copy 1 is
+// placed on snap as PlaceOn places any gang, then recorded as running
+// (Commit), copy 2 placed on what copy 1 left, and so on, until a copy does
+// not fit (its placement is the Stop, and Reason says why) or Max copies
+// fit. A copy the namespace's ResourceQuotas would refuse, together with
+// the copies before it, does not fit either: quota admission charges every
+// copy when it is created (Quota, on the copies so far against snap's
+// quota usage). g's own members stay as snap holds them: running ones hold
+// their room, pending ones none. base is a scheduler built for snap; it
+// is not changed (docs/design.md#capacity).
+func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts CapacityOptions) (*CapacityResult, error) {
+	limit := opts.Max
+	if limit <= 0 {
+		limit = DefaultCapacityMax
+	}
+	out := &CapacityResult{Gang: g}
+	cur, s := snap, base
+	all := &Gang{Namespace: g.Namespace, Name: g.Name}
+	// The quota is charged on snap's usage, and no copy is in snap: the
+	// pods are left out so that Quota does not index them for every copy.
+	quotaSnap := *snap
+	quotaSnap.Pods = nil
+	quota := true
+	for i := 1; i <= limit; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := g.Copy(i)
+		p, err := PlaceOn(ctx, cur, s, c, opts.Place)
+		if err != nil {
+			return nil, err
+		}
+		if quota {
+			all.Members = append(all.Members, c.Members...)
+			q := Quota(&quotaSnap, all)
+			p.ApplyQuota(q)
+			// A namespace without a ResourceQuota has none for the
+			// next copies either.
+			quota = q.Outcome != QuotaNone
+		}
+		if p.Verdict != VerdictPlaced {
+			out.Stop, out.Reason = p, stopReason(p)
+			return out, nil
+		}
+		out.Copies++
+		for _, n := range p.AllNotEvaluated() {
+			if !slices.Contains(out.NotEvaluated, n) {
+				out.NotEvaluated = append(out.NotEvaluated, n)
+			}
+		}
+		if p.Domain != "" {
+			out.Domains = append(out.Domains, p.Domain)
+		}
+		if i == limit {
+			break
+		}
+		if cur, s, err = Commit(cur, s, p.Planned()); err != nil {
+			return nil, err
+		}
+	}
+	out.AtLeast = true
+	return out, nil
+}
+
+// stopReason is why a copy does not fit, in one line: what holds it back
+// (a quota's refusal, a gate), else the message of the member no node
+// takes, as kube-scheduler's FailedScheduling event words it, else the
+// placement's message.
+func stopReason(p *Placement) string {
+	switch {
+	case p.Gate != nil && p.Gate.Message != "":
+		return p.Message
+	case p.Blocker != nil && p.Blocker.Message != "" && p.Why == "" && p.Conflict == "":
+		return p.Blocker.Message
+	}
+	return p.Message
+}

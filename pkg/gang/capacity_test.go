@@ -1,0 +1,136 @@
+package gang
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+func capacityOf(t *testing.T, snap *schedule.Snapshot, g *Gang, opts CapacityOptions) *CapacityResult {
+	t.Helper()
+	s, err := schedule.NewScheduler(snap, schedule.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Capacity(context.Background(), snap, s, g, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCapacity derives its counts by hand: 10 nodes of 8 GPUs, one of them
+// busy, leave 9 free nodes; a gang of 2 x 8-GPU members takes 2 nodes a
+// copy, so 4 copies fit and the 5th finds one free node for two members.
+func TestCapacity(t *testing.T) {
+	nodes := testutil.GPUNodes("zone-a", 10)
+	busy := testutil.MakePod().Namespace("other").Name("busy").Node("zone-a-3").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj()
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{busy}}
+	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{})
+	if c.Copies != 4 || c.AtLeast || !c.Verified() {
+		t.Fatalf("copies %d (at least %v, verified %v), want 4", c.Copies, c.AtLeast, c.Verified())
+	}
+	if !strings.Contains(c.Reason, "Insufficient nvidia.com/gpu") {
+		t.Errorf("reason %q, want Insufficient nvidia.com/gpu", c.Reason)
+	}
+	if c.Stop == nil || c.Stop.Gang.Name != "train-copy5" {
+		t.Errorf("stopped at %v, want the 5th copy train-copy5", c.Stop)
+	}
+	// The snapshot itself is not changed.
+	if len(snap.Pods) != 1 {
+		t.Errorf("the snapshot holds %d pods after the count, want 1", len(snap.Pods))
+	}
+
+	// --max: 3 copies fit, and more are not tried.
+	c = capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{Max: 3})
+	if c.Copies != 3 || !c.AtLeast || c.Stop != nil {
+		t.Errorf("with max 3: copies %d, at least %v, want at least 3", c.Copies, c.AtLeast)
+	}
+}
+
+// TestCapacityTopology: a gang that needs one zone counts per zone: 3 free
+// nodes in zone-a hold one copy of 2 x 8 GPUs (one node left over), 5 in
+// zone-b two (one left over): 3 copies, where 8 nodes without the
+// topology would hold 4.
+func TestCapacityTopology(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 3), testutil.GPUNodes("zone-b", 5)...)}
+	g := gangOf(2, testutil.GPUWorkers(2, "8"))
+	g.TopologyKey = zoneKey
+	c := capacityOf(t, snap, g, CapacityOptions{})
+	if c.Copies != 3 {
+		t.Fatalf("copies %d, want 3", c.Copies)
+	}
+	if got := strings.Join(c.Domains, ","); got != "zone-a,zone-b,zone-b" && got != "zone-b,zone-b,zone-a" && got != "zone-b,zone-a,zone-b" {
+		t.Errorf("domains %s, want zone-a once and zone-b twice", got)
+	}
+	if !strings.Contains(c.Stop.Message, "in one "+zoneKey) {
+		t.Errorf("stop message %q, want the topology named", c.Stop.Message)
+	}
+	g.TopologyKey = ""
+	if c := capacityOf(t, snap, g, CapacityOptions{}); c.Copies != 4 {
+		t.Errorf("without the topology: copies %d, want 4", c.Copies)
+	}
+}
+
+// TestCapacityCopiesAreTheirOwn: members that require pod affinity to their
+// own Job (job-name) in one zone go together; a copy is a second Job, so its
+// members do not follow the first copy's into its full zone. Two zones of
+// two 8-GPU nodes hold two copies of 2 x 8 GPUs; were the copies one Job,
+// the second would be drawn to the first's zone and fit nowhere.
+func TestCapacityCopiesAreTheirOwn(t *testing.T) {
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...)}
+	members := testutil.GPUWorkers(2, "8")
+	for _, m := range members {
+		m.Labels["batch.kubernetes.io/job-name"] = "train"
+		m.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: "batch.kubernetes.io/job-name", Operator: metav1.LabelSelectorOpIn, Values: []string{"train"}}}},
+				TopologyKey: zoneKey,
+			}},
+		}}
+	}
+	g := gangOf(2, members)
+	c := capacityOf(t, snap, g, CapacityOptions{})
+	if c.Copies != 2 {
+		t.Fatalf("copies %d, want 2: %s", c.Copies, c.Reason)
+	}
+	cp := g.Copy(2)
+	m := cp.Members[0]
+	if m.Name != "w-0-copy2" || m.Labels["batch.kubernetes.io/job-name"] != "train-copy2" || m.Labels["app"] != "train" ||
+		m.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchExpressions[0].Values[0] != "train-copy2" {
+		t.Errorf("copy 2's member: name %s, labels %v, affinity %v", m.Name, m.Labels, m.Spec.Affinity.PodAffinity)
+	}
+	if cp.Name != "train-copy2" || GroupNameOf(m, SourceNative) != "train-copy2" {
+		t.Errorf("copy 2 is group %s, its member names group %s; want train-copy2", cp.Name, GroupNameOf(m, SourceNative))
+	}
+	if members[0].Labels["batch.kubernetes.io/job-name"] != "train" {
+		t.Error("Copy changed the gang's own member")
+	}
+}
+
+// TestCapacityQuota: the namespace's quota allows 40 GPUs, 8 are used: two
+// copies of 2 x 8 GPUs (32) fit it, a third would not, though the nodes
+// have room for it.
+func TestCapacityQuota(t *testing.T) {
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "gpus"},
+		Status: corev1.ResourceQuotaStatus{
+			Hard: corev1.ResourceList{"requests.nvidia.com/gpu": resource.MustParse("40")},
+			Used: corev1.ResourceList{"requests.nvidia.com/gpu": resource.MustParse("8")},
+		}}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 10), ResourceQuotas: []*corev1.ResourceQuota{q}}
+	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{})
+	if c.Copies != 2 {
+		t.Fatalf("copies %d, want 2", c.Copies)
+	}
+	if !strings.Contains(c.Reason, "exceeded quota: gpus") {
+		t.Errorf("reason %q, want the quota's refusal", c.Reason)
+	}
+}
