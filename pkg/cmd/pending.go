@@ -140,7 +140,7 @@ func sortPending(lines []explain.Pending, by string) error {
 	case "namespace", "metadata.namespace":
 		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Namespace, b.Namespace) }
 	case "name", "metadata.name":
-		cmpf = func(a, b *explain.Pending) int { return describe.NaturalCompare(a.Name(), b.Name()) }
+		cmpf = func(a, b *explain.Pending) int { return describe.CompareNatural(a.Name(), b.Name()) }
 	case "scheduler":
 		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Scheduler, b.Scheduler) }
 	case "queue":

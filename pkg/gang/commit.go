@@ -53,9 +53,15 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 		}
 		out.Pods = append(out.Pods, pod)
 	}
-	for _, c := range bound {
-		i, _ := slices.BinarySearchFunc(out.Pods, c, byNamespaceName)
-		out.Pods = slices.Insert(out.Pods, i, c)
+	if len(bound) > 0 {
+		// Members the snapshot did not hold (a what-if's, a copy's): one
+		// merge keeps the pods in namespace/name order.
+		added := make([]*corev1.Pod, 0, len(bound))
+		for _, c := range bound {
+			added = append(added, c)
+		}
+		slices.SortFunc(added, byNamespaceName)
+		out.Pods = mergeSorted(out.Pods, added)
 	}
 	if len(claims) > 0 {
 		byName := make(map[[2]string]*resourcev1.ResourceClaim, len(claims))
@@ -79,6 +85,19 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 		}
 	}
 	return &out, next, nil
+}
+
+// mergeSorted merges two slices sorted by namespace/name into a new one.
+func mergeSorted(a, b []*corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if byNamespaceName(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 func byNamespaceName(a, b *corev1.Pod) int {
