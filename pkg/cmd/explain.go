@@ -177,7 +177,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		e, err = explain.Pod(ctx, snap, pod, opts)
 	}
 	if err == nil {
-		e.Queue, err = o.queuePlace(ctx, snap, g, pod)
+		var q *explain.QueuePlace
+		if q, err = o.queuePlace(ctx, snap, g, pod); err == nil {
+			e.SetQueue(q)
+		}
 	}
 	stop()
 	if err != nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,5 +117,33 @@ func TestPendingListPlacesVolcanoGangsAsVolcano(t *testing.T) {
 				t.Errorf("stderr %q, want nothing", stderr)
 			}
 		})
+	}
+}
+
+// Two Volcano jobs that each fit the cluster as it is, but not both: in
+// Volcano's session the older (Session.JobOrderFn: priority, then
+// creation) is allocated first, so explaining the newer is no plain yes,
+// and the list says it waits behind the older.
+func TestVolcanoJobAheadInTheSessionTakesTheRoom(t *testing.T) {
+	snap := `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "8"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b}, status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "8"}}}
+- {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: default}, spec: {weight: 1}, status: {state: Open}}
+- {apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: older, namespace: ml, creationTimestamp: "2026-11-26T08:00:00Z"}, spec: {minMember: 2, queue: default}, status: {phase: Inqueue}}
+- {apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: newer, namespace: ml, creationTimestamp: "2026-11-26T09:00:00Z"}, spec: {minMember: 2, queue: default}, status: {phase: Inqueue}}
+`
+	for _, g := range []string{"older", "newer"} {
+		for i := range 2 {
+			snap += fmt.Sprintf("- {apiVersion: v1, kind: Pod, metadata: {name: %s-%d, namespace: ml, creationTimestamp: \"2026-11-26T09:00:00Z\", annotations: {scheduling.k8s.io/group-name: %s}}, spec: {schedulerName: volcano, containers: [{name: c, image: x, resources: {requests: {cpu: \"2\", memory: 8Gi, nvidia.com/gpu: \"8\"}, limits: {nvidia.com/gpu: \"8\"}}}]}}\n", g, i, g)
+		}
+	}
+	code, out, stderr := run(t, snap, "explain", "podgroup/newer", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.queue.position}/{.queue.of} {.queue.verdict} {.notEvaluated}")
+	if code != ExitNo || !strings.HasPrefix(out, "Unverified 2/2 Waits ") || !strings.Contains(out, "podgroup/older take(s) the room") {
+		t.Errorf("explain podgroup/newer: exit %d, %q (stderr %q); want exit 3, Unverified, waiting behind podgroup/older", code, out, stderr)
+	}
+	if code, out, _ = run(t, snap, "explain", "podgroup/older", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.queue.verdict}"); code != ExitOK || out != "Schedulable Starts" {
+		t.Errorf("explain podgroup/older: exit %d, %q; want Schedulable Starts", code, out)
 	}
 }

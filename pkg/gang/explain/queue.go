@@ -316,10 +316,7 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 		if a.Outcome != OutcomeStarts && a.Outcome != OutcomeUnverified {
 			continue
 		}
-		name := a.Name()
-		if a.Namespace != l.Namespace {
-			name = a.Namespace + "/" + name
-		}
+		name := qualifiedName(a, l.Namespace)
 		all = append(all, name)
 		if slices.ContainsFunc(a.Nodes, func(n string) bool { return want[n] }) {
 			on = append(on, name)
@@ -492,4 +489,37 @@ func requestsAny(l *Pending, names []corev1.ResourceName) bool {
 		}
 	}
 	return false
+}
+
+// SetQueue records where the subject stands in the queue. A Volcano gang
+// that fits the cluster as it is but waits behind Volcano jobs ahead of it
+// is no plain yes: Volcano's allocate action takes the jobs of one session
+// in order (Session.JobOrderFn), so those ahead take their room first (the
+// gap docs/design.md#volcano named); its verdict becomes Unverified, with
+// who is ahead. Other schedulers' entries ahead race with it, and the
+// queue line says so without changing the verdict.
+func (e *Explanation) SetQueue(q *QueuePlace) {
+	e.Queue = q
+	if q == nil || e.Gang == nil || e.Gang.Source != gang.SourceVolcano || q.Entry.Outcome != OutcomeWaits || e.Verdict != VerdictSchedulable {
+		return
+	}
+	var volcano []string
+	for _, a := range q.Ahead {
+		if a.Gang != nil && a.Gang.Source == gang.SourceVolcano && slices.Contains(q.Entry.Behind, qualifiedName(&a, q.Entry.Namespace)) {
+			volcano = append(volcano, qualifiedName(&a, q.Entry.Namespace))
+		}
+	}
+	if len(volcano) == 0 {
+		return
+	}
+	e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("Volcano's allocate takes the jobs ahead of it in the same session first, and %s take(s) the room it would use", someNames(volcano, 3)))
+	e.unverified()
+}
+
+// qualifiedName is an entry's name as another entry's Behind names it.
+func qualifiedName(a *Pending, namespace string) string {
+	if a.Namespace != namespace {
+		return a.Namespace + "/" + a.Name()
+	}
+	return a.Name()
 }
