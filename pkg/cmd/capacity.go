@@ -187,17 +187,9 @@ func (o *CapacityOptions) readShapes(ctx context.Context) error {
 			shapes = append(shapes, s)
 			continue
 		}
-		objs, err := readManifests(s.Filename, o.In)
+		objs, err := o.readManifestFile(s.Filename)
 		if err != nil {
-			return asInputError(err)
-		}
-		if err := checkNamespaces(objs, o.Snapshot.enforcedNamespace()); err != nil {
 			return err
-		}
-		for _, obj := range objs {
-			if ns := obj.GetNamespace(); ns != "" && !slices.Contains(o.Snapshot.Namespaces, ns) {
-				o.Snapshot.Namespaces = append(o.Snapshot.Namespaces, ns)
-			}
 		}
 		opts := workload.Options{Namespace: o.namespace, MinMember: o.Subject.MinMember}
 		if !o.Snapshot.Offline() {

@@ -42,6 +42,25 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 	return g, nil
 }
 
+// readManifestFile reads -f's manifests, refuses objects of another
+// namespace than the one enforced, and adds their namespaces to those the
+// snapshot reads in one by one when the cluster-wide list is refused.
+func (o *GangVerbOptions) readManifestFile(filename string) ([]*unstructured.Unstructured, error) {
+	objs, err := readManifests(filename, o.In)
+	if err != nil {
+		return nil, asInputError(err)
+	}
+	if err := checkNamespaces(objs, o.Snapshot.enforcedNamespace()); err != nil {
+		return nil, err
+	}
+	for _, obj := range objs {
+		if ns := obj.GetNamespace(); ns != "" && !slices.Contains(o.Snapshot.Namespaces, ns) {
+			o.Snapshot.Namespaces = append(o.Snapshot.Namespaces, ns)
+		}
+	}
+	return objs, nil
+}
+
 // readSubject reads what a subject whose members are made rather than
 // found is made from, -f's manifests or a workload read from the cluster,
 // and expands manifests once (a TrainJob's runtime missing from the file is
@@ -55,17 +74,9 @@ func (o *GangVerbOptions) readSubject(ctx context.Context) error {
 	}
 	switch s.Kind {
 	case SubjectFile:
-		objs, err := readManifests(s.Filename, o.In)
+		objs, err := o.readManifestFile(s.Filename)
 		if err != nil {
-			return asInputError(err)
-		}
-		if err := checkNamespaces(objs, o.Snapshot.enforcedNamespace()); err != nil {
 			return err
-		}
-		for _, obj := range objs {
-			if ns := obj.GetNamespace(); ns != "" && !slices.Contains(o.Snapshot.Namespaces, ns) {
-				o.Snapshot.Namespaces = append(o.Snapshot.Namespaces, ns)
-			}
 		}
 		g, err := workload.FromManifestsWith(objs, opts.Namespace, opts.MinMember, opts.Runtimes)
 		if err != nil {

@@ -97,23 +97,12 @@ func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Optio
 		row = append(row, strconv.Itoa(int(l.Priority)), age,
 			fmt.Sprintf("%d/%d", l.PendingMembers, l.Members), string(l.Outcome))
 		if o.Wide {
-			row = append(row, cmp.Or(strings.Join(distinctNodes(l.Nodes), ","), "-"))
+			row = append(row, cmp.Or(strings.Join(l.DistinctNodes(), ","), "-"))
 		}
 		row = append(row, l.Reason)
 		rows = append(rows, row)
 	}
 	return printFitTable(out, o.NoHeaders, o.Wide, columns, rows)
-}
-
-// distinctNodes keeps the first of each node name, in order.
-func distinctNodes(names []string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // gangKind names a gang's PodGroup kind briefly.

@@ -291,10 +291,10 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 	for _, a := range plan {
 		l.Nodes = append(l.Nodes, a.Node)
 	}
-	l.Outcome, l.Reason = OutcomeStarts, "starts on "+someNames(distinct(l.Nodes), 3)
+	l.Outcome, l.Reason = OutcomeStarts, "starts on "+someNames(l.DistinctNodes(), 3)
 	if !verified {
 		l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
-		l.Reason = "would start on " + someNames(distinct(l.Nodes), 3)
+		l.Reason = "would start on " + someNames(l.DistinctNodes(), 3)
 		if len(notEvaluated) > 0 {
 			l.Reason += "; not verified: " + notEvaluated[0]
 		}
@@ -369,10 +369,11 @@ func cmpOr(a, b []string) []string {
 	return b
 }
 
-// distinct keeps the first of each name, in order.
-func distinct(names []string) []string {
+// DistinctNodes are the nodes a starting entry goes to, each once, in
+// order.
+func (p *Pending) DistinctNodes() []string {
 	var out []string
-	for _, n := range names {
+	for _, n := range p.Nodes {
 		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
