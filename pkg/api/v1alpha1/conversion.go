@@ -151,6 +151,10 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 		o.Largest = append(o.Largest, Largest{Resource: string(l.Name), Request: gang.FormatQuantity(l.Name, l.Request),
 			Allocatable: gang.FormatQuantity(l.Name, l.Allocatable), Node: l.Node})
 	}
+	for _, m := range s.Moves {
+		o.Moves = append(o.Moves, Move{Pod: m.Pod.Namespace + "/" + m.Pod.Name, From: m.From, To: m.To, Priority: m.Priority,
+			PriorityClassName: m.Pod.Spec.PriorityClassName, NoController: m.NoController})
+	}
 	for _, v := range s.Victims {
 		o.Victims = append(o.Victims, Victim{Pod: v.Pod.Namespace + "/" + v.Pod.Name, Node: v.Node, Priority: v.Priority, PriorityClassName: v.Pod.Spec.PriorityClassName})
 	}

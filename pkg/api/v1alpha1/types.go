@@ -204,6 +204,23 @@ type Suggestion struct {
 	// Claims are, for CreateClaim, the PersistentVolumeClaims to create, as
 	// namespace/name.
 	Claims []string `json:"claims,omitempty"`
+	// Moves are, for Move, the lower-priority pods to move off nodes to
+	// make them whole for the members, and where each would go again.
+	Moves []Move `json:"moves,omitempty"`
+}
+
+// Move is one pod a Move suggestion moves: off node from, onto node to,
+// where kube-scheduler would put it again once the gang is placed; to
+// empty says it would stay Pending (an eviction).
+type Move struct {
+	Pod               string `json:"pod"`
+	From              string `json:"from"`
+	To                string `json:"to,omitempty"`
+	Priority          int32  `json:"priority"`
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// NoController says nothing recreates the pod: moving it is deleting
+	// it and creating it again by hand.
+	NoController bool `json:"noController,omitempty"`
 }
 
 // DevicesLost is a node's capacity and allocatable of one extended resource

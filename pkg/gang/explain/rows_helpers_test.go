@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 )
@@ -110,4 +112,81 @@ func TestQuotaBesidePreemption(t *testing.T) {
 	if pre == nil || pre.Verified || !strings.HasSuffix(pre.Message, "(proven by placing, but the quota would still refuse the new members, unless evicting the victims in ml frees enough of it)") {
 		t.Errorf("preemption %+v, want it not verified, saying the quota may be freed by its victims", pre)
 	}
+}
+
+// The move's choice: nodes whose clearing moves fewer pods, then pods a
+// PodDisruptionBudget allows to go, pods a controller recreates; a pod that
+// finds no room again is named as evicted.
+func TestMoveChoice(t *testing.T) {
+	t.Run("fewest pods", func(t *testing.T) {
+		snap, g := rowsFragmented()
+		// Even nodes hold two 2-GPU pods instead of one 4-GPU pod.
+		var pods []*corev1.Pod
+		for i, p := range snap.Pods {
+			if i%2 == 1 {
+				pods = append(pods, p)
+				continue
+			}
+			for j := range 2 {
+				q := p.DeepCopy()
+				q.Name = fmt.Sprintf("%s-%d", p.Name, j)
+				q.Spec.Containers[0].Resources.Requests["nvidia.com/gpu"] = resource.MustParse("2")
+				pods = append(pods, q)
+			}
+		}
+		snap.Pods = pods
+		e, err := Gang(context.Background(), snap, g, Options{})
+		s := firstSuggestion(t, e, err)
+		wantWords(t, s, SuggestMove, true, "moving 10 lower-priority pod(s) would free 10 whole node(s)")
+		for _, m := range s.Moves {
+			if m.Pod.Spec.Containers[0].Resources.Requests.Name("nvidia.com/gpu", resource.DecimalSI).Value() != 4 {
+				t.Errorf("moved %s, a 2-GPU pod: a node of one 4-GPU pod moves fewer", m.Pod.Name)
+			}
+		}
+	})
+	t.Run("budgets and controllers", func(t *testing.T) {
+		snap, g := rowsFragmented()
+		for i, p := range snap.Pods {
+			switch {
+			case i < 20:
+				p.Labels["tier"] = "guarded" // a budget that allows no disruption
+			case i < 35:
+				p.OwnerReferences = nil // no controller
+			}
+		}
+		snap.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "serving", Name: "guarded"},
+			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "guarded"}}},
+		}}
+		e, err := Gang(context.Background(), snap, g, Options{})
+		s := firstSuggestion(t, e, err)
+		wantWords(t, s, SuggestMove, true, "no controller owns serving/infer-20, serving/infer-21, serving/infer-22 and 2 more: nothing recreates them")
+		var orphans int
+		for _, m := range s.Moves {
+			if m.Pod.Labels["tier"] == "guarded" {
+				t.Errorf("moved %s, which its budget protects", m.Pod.Name)
+			}
+			if m.NoController {
+				orphans++
+			}
+		}
+		// The 5 pods a controller owns and no budget guards, then 5 without one.
+		if s.PDBViolations != 0 || orphans != 5 {
+			t.Errorf("%d budget violation(s), %d pod(s) without a controller moved: want 0 and 5", s.PDBViolations, orphans)
+		}
+	})
+	t.Run("no room again", func(t *testing.T) {
+		// Three 8-GPU nodes, each with a 5-GPU pod: 9 GPUs free in 3-GPU
+		// holes; the one moved finds no 5 GPUs free after the member.
+		snap, g := rowsFragmented()
+		snap.Nodes, snap.Pods = snap.Nodes[:3], snap.Pods[:3]
+		for _, p := range snap.Pods {
+			p.Spec.Containers[0].Resources.Requests["nvidia.com/gpu"] = resource.MustParse("5")
+		}
+		g.Members, g.MinMember = g.Members[:1], 1
+		e, err := Gang(context.Background(), snap, g, Options{})
+		s := firstSuggestion(t, e, err)
+		wantWords(t, s, SuggestMove, true, "serving/infer-00 (priority 10, low) off zone-a-0",
+			"1 of them (serving/infer-00) would find no room once the gang is placed and stay Pending: for them it is an eviction, not a move")
+	})
 }

@@ -95,6 +95,9 @@ type Suggestion struct {
 	Lost []LostDevices
 	// Claims are the PersistentVolumeClaims to create (SuggestCreateClaim).
 	Claims []string
+	// Moves are the pods to move off nodes to make them whole for the
+	// members (SuggestMove).
+	Moves []Move
 	// Largest is, per resource the blocked member requests more of than
 	// any node has allocatable, the most one node has (SuggestNodesTooSmall).
 	Largest []LargestNode
@@ -245,8 +248,9 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return nil, err
 	}
 	out = append(out, lead...)
-	if s := x.shortfall(ctx, g, p, e); s != nil {
-		out = append(out, *s)
+	short := x.shortfall(ctx, g, p, e)
+	if short != nil {
+		out = append(out, *short)
 	}
 	led := func(k SuggestionKind) bool {
 		return slices.ContainsFunc(lead, func(l Suggestion) bool { return l.Kind == k })
@@ -267,7 +271,19 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			out = append(out, *s)
 		}
 	}
-	return rankOpeners(out), nil
+	out = rankOpeners(out)
+	// Where the room exists in holes too small for a member, the pods to
+	// move to make whole nodes lead the shortfall that names the holes
+	// (after a change to the members' own spec, which disturbs no one).
+	move, err := x.move(ctx, g, p, e, short)
+	if err != nil {
+		return nil, err
+	}
+	if move != nil {
+		i := slices.IndexFunc(out, func(s Suggestion) bool { return s.Kind == SuggestShortfall })
+		out = slices.Insert(out, i, *move)
+	}
+	return out, nil
 }
 
 // rankOpeners puts a proven change to the members' own spec that opens
