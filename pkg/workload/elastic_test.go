@@ -8,10 +8,10 @@ import (
 )
 
 const (
-	elasticRayHead   = "  headGroupSpec:\n    rayStartParams: {}\n    template: {spec: {containers: [{name: ray-head, image: i}]}}\n"
-	elasticRayGroup  = "  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 4\n    minReplicas: 1\n    maxReplicas: 4\n    template: {spec: {containers: [{name: w, image: i}]}}\n"
-	vcTasks   = "  tasks:\n  - name: worker\n    replicas: 4\n    template: {spec: {containers: [{name: c, image: i}]}}\n"
-	jobsetYML = `apiVersion: jobset.x-k8s.io/v1alpha2
+	elasticRayHead  = "  headGroupSpec:\n    rayStartParams: {}\n    template: {spec: {containers: [{name: ray-head, image: i}]}}\n"
+	elasticRayGroup = "  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 4\n    minReplicas: 1\n    maxReplicas: 4\n    template: {spec: {containers: [{name: w, image: i}]}}\n"
+	vcTasks         = "  tasks:\n  - name: worker\n    replicas: 4\n    template: {spec: {containers: [{name: c, image: i}]}}\n"
+	jobsetYML       = `apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {name: js}
 spec:

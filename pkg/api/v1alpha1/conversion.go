@@ -129,7 +129,7 @@ func fromNode(n *explain.Node) Node {
 }
 
 func fromSuggestion(s explain.Suggestion) Suggestion {
-	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
+	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Why: s.Why, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
 		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates, NearMiss: s.NearMiss, Claims: s.Claims}
 	for _, l := range s.Lost {
 		o.DevicesLost = append(o.DevicesLost, DevicesLost{Node: l.Node, Resource: string(l.Name), Capacity: l.Capacity, Allocatable: l.Allocatable})

@@ -175,6 +175,9 @@ type Suggestion struct {
 	Kind     string `json:"kind"`
 	Message  string `json:"message"`
 	Verified bool   `json:"verified"`
+	// Why says, for the suggestion listed first, why it leads: the blocker
+	// it removes, or what ranked it first.
+	Why string `json:"why,omitempty"`
 
 	Shortfall     []Shortfall `json:"shortfall,omitempty"`
 	Victims       []Victim    `json:"victims,omitempty"`

@@ -35,8 +35,8 @@ func TestLowerMinimumFollowsTheWorkload(t *testing.T) {
 		plain      bool
 		words      string
 	}{
-		{"torchrun of fixed size", torch, false, `the job has a fixed size (PyTorchJob "t" has no spec.elasticPolicy: torchrun's world size is its 9 worker(s)): it hangs with fewer, so the job itself must change to run with 8`},
-		{"elastic torchrun", torch + "  elasticPolicy: {minReplicas: 4, maxReplicas: 9}\n", true, `the job is elastic down to 4 member(s) (PyTorchJob "t" is elastic: spec.elasticPolicy.minReplicas 4 of its 9 worker(s))`},
+		{"torchrun of fixed size", torch, false, `the job has a fixed size: PyTorchJob "t" has no spec.elasticPolicy: torchrun's world size is its 9 worker(s), and hangs with fewer, so the job itself must change to run with 8`},
+		{"elastic torchrun", torch + "  elasticPolicy: {minReplicas: 4, maxReplicas: 9}\n", true, `the job is elastic down to 4 member(s): PyTorchJob "t" is elastic: spec.elasticPolicy.minReplicas 4 of its 9 worker(s)`},
 		{"elastic torchrun above what fits", torch + "  elasticPolicy: {minReplicas: 9}\n", false, "has spec.elasticPolicy.minReplicas 9, every one of its 9 worker(s)"},
 		{"Ray autoscaling", fmt.Sprintf(ray, "  enableInTreeAutoscaling: true\n", "2"), true, "the job is elastic down to 3 member(s)"},
 		{"Ray without autoscaling", fmt.Sprintf(ray, "", "2"), false, "keeps every worker group's replicas"},

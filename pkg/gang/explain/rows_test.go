@@ -209,6 +209,9 @@ func TestExplainLeadsWithMoveOnFragmentation(t *testing.T) {
 	s := firstSuggestion(t, e, err)
 	wantWords(t, s, SuggestMove, true, "moving 10 lower-priority pod(s) would free 10 whole node(s) for the members", "10 of priority 10",
 		"first serving/infer-00 from zone-a-0 to zone-a-18,", "then 10 member(s) fit at once")
+	if want := "the cluster has the room (160 nvidia.com/gpu free), only in holes of 4 nvidia.com/gpu; moved pods keep running, where preemption evicts them"; s.Why != want {
+		t.Errorf("why first %q, want %q", s.Why, want)
+	}
 	if len(s.Moves) != 10 {
 		t.Fatalf("%d moves, want 10: %s", len(s.Moves), s.Message)
 	}

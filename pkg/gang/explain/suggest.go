@@ -60,6 +60,8 @@ const (
 type Suggestion struct {
 	Kind    SuggestionKind
 	Message string
+	// Why says, for the suggestion listed first, why it leads (why.go).
+	Why string
 	// Verified says the change was made on a copy of the snapshot and the
 	// subject was then placed (all or nothing for a gang).
 	Verified bool

@@ -48,11 +48,11 @@ func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Pl
 		msg += fmt.Sprintf("; but the minimum is every member the job has (%d): a job of fixed size (MPI, torchrun without an elastic policy) hangs with fewer, so the job itself must change to run with %d, not only the minimum", total, p.MaxPlaceable)
 	case el == nil:
 	case !el.Elastic:
-		msg += fmt.Sprintf("; but the job has a fixed size (%s): it hangs with fewer, so the job itself must change to run with %d, not only the minimum", el.Reason(), p.MaxPlaceable)
+		msg += fmt.Sprintf("; but the job has a fixed size: %s, and hangs with fewer, so the job itself must change to run with %d, not only the minimum", el.Reason(), p.MaxPlaceable)
 	case p.MaxPlaceable < el.Min:
-		msg += fmt.Sprintf("; but the job is elastic only down to %d member(s) (%s): below that the job itself must change to run with %d, not only the minimum", el.Min, el.Reason(), p.MaxPlaceable)
+		msg += fmt.Sprintf("; but the job is elastic only down to %d member(s): %s; below that the job itself must change to run with %d, not only the minimum", el.Min, el.Reason(), p.MaxPlaceable)
 	default:
-		msg += fmt.Sprintf("; the job is elastic down to %d member(s) (%s)", el.Min, el.Reason())
+		msg += fmt.Sprintf("; the job is elastic down to %d member(s): %s", el.Min, el.Reason())
 	}
 	return &Suggestion{Kind: SuggestLowerMinMember, Verified: true, MinMember: p.MaxPlaceable, Message: msg}, nil
 }
