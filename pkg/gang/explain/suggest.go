@@ -190,7 +190,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			msg = fmt.Sprintf("removing the scheduling gate(s) %s from %d member(s) (kubectl gang admit --ungate GATE, once admitted) would let kube-scheduler try them: %s",
 				strings.Join(e.Gates, ", "), e.GatedMembers, fitsThen(g, p))
 		}
-		if owners := gang.GateOwners(e.Gates); owners != "" {
+		if owners := gang.GateOwnersOf(g.Members, e.Gates); owners != "" {
 			msg += "; " + owners
 		}
 		return []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: e.Gates, Message: msg}}, nil
