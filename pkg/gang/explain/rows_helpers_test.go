@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,8 +44,10 @@ func TestLostDevices(t *testing.T) {
 }
 
 // A near miss is corrected in place; a taint no toleration comes near gets
-// a toleration of its own; an Exists toleration or another effect is no
-// near miss.
+// a toleration of its own; a toleration whose effect differs is kept and
+// one with the taint's effect added; a key that differs only by case is
+// corrected (operator Exists too); an Exists toleration without a key, or
+// one that differs in both effect and value, is no near miss.
 func TestNearMisses(t *testing.T) {
 	_, pod := rowsNearMiss()
 	taints := []corev1.Taint{{Key: "gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}, {Key: "ib", Effect: corev1.TaintEffectNoSchedule}}
@@ -57,10 +60,43 @@ func TestNearMisses(t *testing.T) {
 	if m := nearMisses(pod, taints); len(m) != 1 || m[0].Taint.Key != "gpu" {
 		t.Errorf("near misses %+v, want the gpu one", m)
 	}
-	other := pod.DeepCopy()
-	other.Spec.Tolerations[0].Effect = corev1.TaintEffectNoExecute
-	if m := nearMisses(other, taints); len(m) != 0 {
-		t.Errorf("another effect: near misses %+v, want none", m)
+	tol := func(key string, op corev1.TolerationOperator, value string, effect corev1.TaintEffect) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
+	}
+	gpu := taints[0]
+	for _, tc := range []struct {
+		name    string
+		tol     corev1.Toleration
+		differs []string
+		fixed   []corev1.Toleration
+	}{
+		{"another effect", tol("gpu", corev1.TolerationOpEqual, "present", corev1.TaintEffectNoExecute), []string{"effect"},
+			[]corev1.Toleration{tol("gpu", corev1.TolerationOpEqual, "present", corev1.TaintEffectNoExecute), tol("gpu", corev1.TolerationOpEqual, "present", corev1.TaintEffectNoSchedule)}},
+		{"Exists with the key in another case", tol("GPU", corev1.TolerationOpExists, "", ""), []string{"key"},
+			[]corev1.Toleration{tol("gpu", corev1.TolerationOpExists, "", "")}},
+		{"key case and value", tol("Gpu", corev1.TolerationOpEqual, "true", corev1.TaintEffectNoSchedule), []string{"key", "value"},
+			[]corev1.Toleration{tol("gpu", corev1.TolerationOpEqual, "present", corev1.TaintEffectNoSchedule)}},
+		{"effect and value both", tol("gpu", corev1.TolerationOpEqual, "true", corev1.TaintEffectNoExecute), nil, nil},
+		{"Exists without a key", tol("", corev1.TolerationOpExists, "", corev1.TaintEffectNoExecute), nil, nil},
+		{"another key", tol("gpus", corev1.TolerationOpExists, "", ""), nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pod.DeepCopy()
+			p.Spec.Tolerations = []corev1.Toleration{tc.tol}
+			m := nearMisses(p, []corev1.Taint{gpu})
+			if tc.differs == nil {
+				if len(m) != 0 {
+					t.Errorf("near misses %+v, want none", m)
+				}
+				return
+			}
+			if len(m) != 1 || !slices.Equal(m[0].Differs, tc.differs) {
+				t.Fatalf("near misses %+v, want one differing in %v", m, tc.differs)
+			}
+			if diff := cmp.Diff(tc.fixed, corrected(p.Spec.Tolerations, []corev1.Taint{gpu})); diff != "" {
+				t.Errorf("corrected (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

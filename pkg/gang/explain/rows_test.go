@@ -257,3 +257,52 @@ func TestExplainMovesNoHigherPriorityPods(t *testing.T) {
 		})
 	}
 }
+
+// Issue #27, near misses beyond a toleration's value: a toleration whose
+// effect differs, one whose key differs only by case (operator Exists), and
+// a node selector or required node affinity value that differs only by
+// case from the label nodes carry: each is named and corrected, proven,
+// first.
+func TestExplainLeadsWithNearMisses(t *testing.T) {
+	gpuPod := func() *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name("trainer").Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "8"}).Obj()
+	}
+	tainted, _ := rowsNearMiss()
+	labelled := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2)}
+	for _, n := range labelled.Nodes {
+		n.Labels["nvidia.com/gpu.product"] = "NVIDIA-A100-SXM4-80GB"
+	}
+	product := corev1.NodeSelectorRequirement{Key: "nvidia.com/gpu.product", Operator: corev1.NodeSelectorOpIn, Values: []string{"nvidia-a100-sxm4-80gb"}}
+	for _, tc := range []struct {
+		name  string
+		snap  *schedule.Snapshot
+		pod   func(*corev1.Pod)
+		kind  SuggestionKind
+		words []string
+	}{
+		{"a toleration of another effect", tainted, func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "present", Effect: corev1.TaintEffectNoExecute}}
+		}, SuggestTolerate, []string{`the pod's toleration {key: gpu, operator: Equal, value: "present", effect: NoExecute} is a near miss of taint gpu=present:NoSchedule: the effect differs (NoExecute vs NoSchedule): set effect: NoSchedule`, "it fits on zone-a-0"}},
+		{"an Exists toleration whose key differs by case", tainted, func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "GPU", Operator: corev1.TolerationOpExists}}
+		}, SuggestTolerate, []string{`the pod's toleration {key: GPU, operator: Exists} is a near miss of taint gpu=present:NoSchedule: the key differs only by case ("GPU" vs "gpu"): set key: gpu`}},
+		{"a node selector value of another case", labelled, func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"nvidia.com/gpu.product": "nvidia-a100-sxm4-80gb"}
+		}, SuggestSelector, []string{"nodeSelector nvidia.com/gpu.product=nvidia-a100-sxm4-80gb: no node carries it; the nearest label nodes carry is nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (2 node(s)), which differs only by case", "it fits on zone-a-0"}},
+		{"a required node affinity value of another case", labelled, func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{product}}}}}}
+		}, SuggestSelector, []string{"nodeAffinity nvidia.com/gpu.product=nvidia-a100-sxm4-80gb: no node carries it", "which differs only by case", "it fits on zone-a-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := gpuPod()
+			tc.pod(pod)
+			e, err := Pod(context.Background(), tc.snap, pod, Options{})
+			s := firstSuggestion(t, e, err)
+			wantWords(t, s, tc.kind, true, tc.words...)
+			if tc.kind == SuggestTolerate && !s.NearMiss {
+				t.Errorf("not a near miss: %s", s.Message)
+			}
+		})
+	}
+}

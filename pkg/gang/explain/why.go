@@ -59,7 +59,7 @@ func firstReason(e *Explanation, s *Suggestion) string {
 		return "the devices are on the node, only its device plugin does not report them"
 	case SuggestTolerate:
 		if s.NearMiss {
-			return "the member's own toleration misses the taint by its value only"
+			return "the member's own toleration misses the taint by a slip (key case, effect or value), and corrected it opens the nodes the taint keeps off"
 		}
 		return fmt.Sprintf("it alone removes the blocker the summary names (taint %s on %d node(s))", strings.Join(s.Tolerations, ", "), rejecting(tainttoleration.Name))
 	case SuggestSelector:

@@ -23,7 +23,7 @@ func TestWhyFirst(t *testing.T) {
 	}{
 		{"a toleration that opens room", Suggestion{Kind: SuggestTolerate, Tolerations: []string{"gpu=true:NoSchedule"}}, nil, "",
 			"it alone removes the blocker the summary names (taint gpu=true:NoSchedule on 2 node(s))"},
-		{"a near miss", Suggestion{Kind: SuggestTolerate, NearMiss: true}, nil, "", "the member's own toleration misses the taint by its value only"},
+		{"a near miss", Suggestion{Kind: SuggestTolerate, NearMiss: true}, nil, "", "the member's own toleration misses the taint by a slip (key case, effect or value), and corrected it opens the nodes the taint keeps off"},
 		{"the move in a fragmented domain", Suggestion{Kind: SuggestMove}, []Suggestion{frag}, "a",
 			"topology.kubernetes.io/zone=a has the room (12 nvidia.com/gpu free), only in holes of 4, 2 nvidia.com/gpu; moved pods keep running, where preemption evicts them"},
 		{"a fragmented shortfall", frag, nil, "", "the room is in the cluster, only in holes of 4, 2 nvidia.com/gpu: no change tried joins them"},
