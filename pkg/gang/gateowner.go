@@ -23,7 +23,7 @@ func GateSetBy(pod *corev1.Pod, gate string) string {
 				Gates map[string]json.RawMessage `json:"f:schedulingGates"`
 			} `json:"f:spec"`
 		}
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
 			continue
 		}
 		for key := range fields.Spec.Gates {

@@ -126,4 +126,3 @@ func GateOwner(gate string) string {
 	}
 	return ""
 }
-
