@@ -153,7 +153,7 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 	}
 	for _, m := range s.Moves {
 		o.Moves = append(o.Moves, Move{Pod: m.Pod.Namespace + "/" + m.Pod.Name, From: m.From, To: m.To, Priority: m.Priority,
-			PriorityClassName: m.Pod.Spec.PriorityClassName, NoController: m.NoController})
+			PriorityClassName: m.Pod.Spec.PriorityClassName, NoController: m.NoController, Gang: m.Gang})
 	}
 	for _, v := range s.Victims {
 		o.Victims = append(o.Victims, Victim{Pod: v.Pod.Namespace + "/" + v.Pod.Name, Node: v.Node, Priority: v.Priority, PriorityClassName: v.Pod.Spec.PriorityClassName})

@@ -224,6 +224,8 @@ type Move struct {
 	// NoController says nothing recreates the pod: moving it is deleting
 	// it and creating it again by hand.
 	NoController bool `json:"noController,omitempty"`
+	// Gang is the PodGroup (namespace/name) the pod is a member of.
+	Gang string `json:"gang,omitempty"`
 }
 
 // DevicesLost is a node's capacity and allocatable of one extended resource

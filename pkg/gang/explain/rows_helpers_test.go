@@ -186,8 +186,10 @@ func TestMoveChoice(t *testing.T) {
 			switch {
 			case i < 20:
 				p.Labels["tier"] = "guarded" // a budget that allows no disruption
-			case i < 35:
+			case i < 30:
 				p.OwnerReferences = nil // no controller
+			case i < 35:
+				p.Labels["scheduling.x-k8s.io/pod-group"] = "infer" // a gang's members: moved last
 			}
 		}
 		snap.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{{
@@ -199,17 +201,27 @@ func TestMoveChoice(t *testing.T) {
 		wantWords(t, s, SuggestMove, true, "no controller owns serving/infer-20, serving/infer-21, serving/infer-22 and 2 more: nothing recreates them")
 		var orphans int
 		for _, m := range s.Moves {
-			if m.Pod.Labels["tier"] == "guarded" {
-				t.Errorf("moved %s, which its budget protects", m.Pod.Name)
+			if m.Pod.Labels["tier"] == "guarded" || m.Gang != "" {
+				t.Errorf("moved %s, which its budget protects or a gang holds (%q)", m.Pod.Name, m.Gang)
 			}
 			if m.NoController {
 				orphans++
 			}
 		}
-		// The 5 pods a controller owns and no budget guards, then 5 without one.
+		// The 5 pods a controller owns and no budget or gang holds, then 5
+		// without a controller rather than members of a gang.
 		if s.PDBViolations != 0 || orphans != 5 {
 			t.Errorf("%d budget violation(s), %d pod(s) without a controller moved: want 0 and 5", s.PDBViolations, orphans)
 		}
+	})
+	t.Run("members of a gang", func(t *testing.T) {
+		snap, g := rowsFragmented()
+		for _, p := range snap.Pods {
+			p.Labels["scheduling.x-k8s.io/pod-group"] = "infer"
+		}
+		e, err := Gang(context.Background(), snap, g, Options{})
+		s := firstSuggestion(t, e, err)
+		wantWords(t, s, SuggestMove, true, "moved pods are members of PodGroup(s) serving/infer, which a move disturbs (each pod is placed again alone here, not as its gang)")
 	})
 	t.Run("no room again", func(t *testing.T) {
 		// Three 8-GPU nodes, each with a 5-GPU pod: 9 GPUs free in 3-GPU

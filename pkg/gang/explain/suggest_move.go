@@ -35,6 +35,9 @@ type Move struct {
 	// NoController says no controller owns the pod: nothing recreates it,
 	// so moving it means deleting it and creating it again by hand.
 	NoController bool
+	// Gang names the PodGroup the pod is a member of, if any: moving it
+	// disturbs that gang (it is placed again alone here).
+	Gang string
 }
 
 // Bounds of the search for pods to move: per node, at most
@@ -57,17 +60,18 @@ type nodeClearing struct {
 
 // moveCost ranks sets of pods to move: fewer PodDisruptionBudget
 // violations (as preemption ranks its candidates, suggest_preempt.go's
-// cheaper), then fewer pods no controller recreates, then fewer pods, the
-// lower highest priority, the smaller sum of priorities, the less of the
+// cheaper), then fewer members of other gangs (moving one disturbs its
+// gang), fewer pods no controller recreates, then fewer pods, the lower
+// highest priority, the smaller sum of priorities, the less of the
 // fragmented resource moved.
 type moveCost struct {
-	pdb, orphans, pods int
-	top                int32
-	sum, amount        int64
+	pdb, members, orphans, pods int
+	top                         int32
+	sum, amount                 int64
 }
 
 func compareMoveCost(a, b moveCost) int {
-	return cmp.Or(cmp.Compare(a.pdb, b.pdb), cmp.Compare(a.orphans, b.orphans), cmp.Compare(a.pods, b.pods),
+	return cmp.Or(cmp.Compare(a.pdb, b.pdb), cmp.Compare(a.members, b.members), cmp.Compare(a.orphans, b.orphans), cmp.Compare(a.pods, b.pods),
 		cmp.Compare(a.top, b.top), cmp.Compare(a.sum, b.sum), cmp.Compare(a.amount, b.amount))
 }
 
@@ -184,6 +188,9 @@ func (x *explainer) move(ctx context.Context, g *gang.Gang, p *gang.Placement, e
 	seq := after.NewSequence()
 	for _, pod := range moved {
 		m := Move{Pod: pod, From: from[pod], Priority: groups.VictimPriority(pod), NoController: metav1.GetControllerOf(pod) == nil}
+		if refs := gang.GroupsOf(pod); len(refs) > 0 {
+			m.Gang = refs[0].Namespace + "/" + refs[0].Name
+		}
 		again := pendingCopy(pod)
 		res, err := seq.Schedule(ctx, again)
 		if err != nil {
@@ -305,6 +312,9 @@ func cheapestClearing(ni *framework.NodeInfo, per *framework.Resource, frag core
 				if metav1.GetControllerOf(pi.Pod) == nil {
 					c.cost.orphans++
 				}
+				if len(gang.GroupsOf(pi.Pod)) > 0 {
+					c.cost.members++
+				}
 			}
 			c.pods, c.cost.pods, c.cost.amount, c.cost.pdb = pods, len(pods), c.amount, budgets.violations(pods)
 			if best == nil || compareMoveCost(c.cost, best.cost) < 0 {
@@ -424,7 +434,7 @@ func describeMoves(moves []Move, nodes int) string {
 		v := Victim{Pod: m.Pod, Node: m.From, Priority: m.Priority}
 		return victimName(v)
 	}
-	var stay, orphans []string
+	var stay, orphans, members []string
 	if len(moves) <= maxListedVictims {
 		var parts []string
 		for _, m := range moves {
@@ -461,9 +471,15 @@ func describeMoves(moves []Move, nodes int) string {
 		if m.NoController {
 			orphans = append(orphans, m.Pod.Namespace+"/"+m.Pod.Name)
 		}
+		if m.Gang != "" && !slices.Contains(members, m.Gang) {
+			members = append(members, m.Gang)
+		}
 	}
 	if len(stay) > 0 {
 		fmt.Fprintf(&b, "; %d of them (%s) would find no room once the gang is placed and stay Pending: for them it is an eviction, not a move", len(stay), listSome(stay, 3))
+	}
+	if len(members) > 0 {
+		fmt.Fprintf(&b, "; moved pods are members of PodGroup(s) %s, which a move disturbs (each pod is placed again alone here, not as its gang)", listSome(members, 3))
 	}
 	if len(orphans) > 0 {
 		it := "it"
