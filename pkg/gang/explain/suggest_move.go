@@ -475,6 +475,9 @@ func describeMoves(moves []Move, nodes int) string {
 			members = append(members, m.Gang)
 		}
 	}
+	if len(stay) < len(moves) {
+		b.WriteString("; each goes where kube-scheduler would put it after the gang (the first by name among equally good nodes)")
+	}
 	if len(stay) > 0 {
 		fmt.Fprintf(&b, "; %d of them (%s) would find no room once the gang is placed and stay Pending: for them it is an eviction, not a move", len(stay), listSome(stay, 3))
 	}
