@@ -118,19 +118,23 @@ func TestAdviceRoomBehindTaintsAndSpread(t *testing.T) {
 		"- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: job, namespace: ml}, spec: {minMember: 4}}\n" +
 		member("w-0", "4", spreadRule) + member("w-1", "4", spreadRule) + member("w-2", "4", spreadRule) + member("w-3", "4", spreadRule)
 	for _, tc := range []struct {
-		name, snapshot, first, shortfall string
+		name, snapshot, first, shortfall, why string
 	}{
 		{"the room is behind taints", tainted, "the room exists behind taints: tolerating gpu=present:NoSchedule",
-			"without that change, short 16 nvidia.com/gpu"},
+			"without that change, short 16 nvidia.com/gpu", "first: it alone removes the blocker the summary names (taint gpu=present:NoSchedule on 3 node(s))"},
 		{"the room is behind the spread rule", spread,
 			"the room exists behind the spread rule: the members' spread constraint (topologyKey topology.kubernetes.io/zone, maxSkew 1, DoNotSchedule) keeps them off 2 node(s) with room: topology.kubernetes.io/zone=b has no room left, so the others may hold at most maxSkew more; maxSkew 4 would let the gang start: then 4 member(s) fit at once (verified)",
-			"without that change, short"},
+			"without that change, short", "first: it alone removes the blocker the summary names (the spread constraint, on 2 node(s))"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, _ := run(t, tc.snapshot, "explain", "podgroups.scheduling.x-k8s.io/job", "-n", "ml", "--snapshot", "-")
 			first := firstSuggestion(out)
 			if code != ExitNo || !strings.HasPrefix(first, tc.first) || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.shortfall) {
 				t.Errorf("exit %d, first suggestion %q; want it to start %q and the shortfall %q:\n%s", code, first, tc.first, tc.shortfall, out)
+			}
+			// Why it is first, on the line under it (issue #27).
+			if !strings.HasSuffix(first, tc.why) {
+				t.Errorf("first suggestion %q\nwant it to end with why it leads: %q", first, tc.why)
 			}
 		})
 	}

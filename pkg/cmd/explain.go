@@ -165,6 +165,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.readGateManagers(ctx, g, pod)
 	opts := explain.Options{PlaceOptions: o.placeOptions(snap, g, pod)}
 	if g != nil && o.subject.Kind == SubjectPod {
 		opts.Member = o.member(g)

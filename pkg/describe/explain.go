@@ -99,6 +99,10 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 				msg += " (verified)"
 			}
 			w.para("  - ", msg)
+			if s.Why != "" {
+				// Why the first leads (issue #27).
+				w.para("    ", "first: "+s.Why)
+			}
 		}
 	} else if e.Verdict == explain.VerdictUnschedulable {
 		w.title("What would make it fit:")

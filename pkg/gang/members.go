@@ -126,15 +126,3 @@ func GateOwner(gate string) string {
 	}
 	return ""
 }
-
-// GateOwners words the owners of gates, "GATE is OWNER", for those known;
-// "" when none is.
-func GateOwners(gates []string) string {
-	var parts []string
-	for _, g := range gates {
-		if o := GateOwner(g); o != "" {
-			parts = append(parts, g+" is "+o)
-		}
-	}
-	return strings.Join(parts, "; ")
-}

@@ -130,6 +130,9 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 	g.Refill = m.refill
 	g.Members = m.pods
 	g.Read = m.read
+	if !m.elasticityUnknown {
+		g.Elasticity = gang.CombineElasticity(m.elasticity)
+	}
 	sg, err := mergeSubGroups(m.subGroups)
 	if err != nil {
 		return nil, err
@@ -203,6 +206,11 @@ type builder struct {
 	// refill names the pods that stand for any of a Job's indexes still
 	// to run (gang.Gang.Refill).
 	refill map[string]bool
+	// elasticity is, per workload, how few of its pods it runs with
+	// (elastic.go); elasticityUnknown says a workload made pods and said
+	// nothing of it, so the gang's elasticity is not known.
+	elasticity        []gang.ElasticityOf
+	elasticityUnknown bool
 }
 
 func (m *builder) add(obj *unstructured.Unstructured) error {
@@ -230,7 +238,21 @@ func (m *builder) add(obj *unstructured.Unstructured) error {
 	}
 	m.names = append(m.names, name)
 	m.read = append(m.read, fmt.Sprintf("%s %s (%s)", gvk.Kind, name, gvk.GroupVersion()))
-	return k.add(m, obj, ns, name, what)
+	pods, told := len(m.pods), len(m.elasticity)
+	if err := k.add(m, obj, ns, name, what); err != nil {
+		return err
+	}
+	switch added := int32(len(m.pods) - pods); {
+	case added == 0 || len(m.elasticity) > told:
+	case gvk.Kind == "JobSet" && gvk.Group == JobSetGroup:
+		// Nothing in a JobSet runs it with fewer Jobs or pods.
+		m.recordFixed(what, fmt.Sprintf("runs every pod of every Job it replicates (%d)", added), added)
+	case gvk.Kind == "LeaderWorkerSet" && gvk.Group == LeaderWorkerSetGroup:
+		m.recordFixed(what, fmt.Sprintf("has groups of a fixed size (%d pod(s) in all)", added), added)
+	default:
+		m.elasticityUnknown = true
+	}
+	return nil
 }
 
 func (m *builder) addPodGroup(obj *unstructured.Unstructured, ns, name, what string) error {
@@ -594,6 +616,11 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 	if minAvailable == 0 {
 		minAvailable = sumMin
 	}
+	var replicas int32
+	for _, t := range tasks {
+		replicas += t.replicas
+	}
+	m.recordMinimum(what, "spec.minAvailable", minAvailable, replicas)
 	queue, err := p.String("spec", "queue")
 	if err != nil {
 		return err
@@ -789,4 +816,26 @@ func ApplyPriorities(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass) 
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// recordMinimum records a workload of pods pods whose own minimum
+// (field, at most its pods) is min: elastic by design when below its pods
+// (the minimum is the fewest it runs with), else fixed.
+func (m *builder) recordMinimum(what, field string, min, pods int32) {
+	if min > 0 && min < pods {
+		m.elasticity = append(m.elasticity, gang.ElasticityOf{Min: min, Pods: pods,
+			Why: fmt.Sprintf("%s runs with %d of its %d pod(s) by design (%s)", what, min, pods, field)})
+		return
+	}
+	m.recordFixed(what, fmt.Sprintf("sets no minimum below its %d pod(s)", pods), pods)
+}
+
+// recordFixed records a workload that needs every one of its pods, and why.
+func (m *builder) recordFixed(what, why string, pods int32) {
+	m.elasticity = append(m.elasticity, gang.ElasticityOf{Min: pods, Pods: pods, Why: what + " " + why})
+}
+
+// gangElastic is a workload that runs with min of its pods.
+func gangElastic(min, pods int32, why string) gang.ElasticityOf {
+	return gang.ElasticityOf{Min: min, Pods: pods, Why: why}
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
 
 // KubeflowGroup is the API group of Kubeflow's training jobs. This build
@@ -102,6 +105,11 @@ type kubeflowRunPolicy struct {
 type kubeflowJob struct {
 	ReplicaSpecs map[string]*kubeflowReplicaSpec `json:"replicaSpecs"`
 	RunPolicy    kubeflowRunPolicy               `json:"runPolicy"`
+	// ElasticPolicy is a PyTorchJob's spec.elasticPolicy.
+	ElasticPolicy *struct {
+		MinReplicas *int32 `json:"minReplicas,omitempty"`
+		MaxReplicas *int32 `json:"maxReplicas,omitempty"`
+	} `json:"elasticPolicy,omitempty"`
 }
 
 // mpiJob is the part of a kubeflow.org/v2beta1 MPIJob that decides its pods.
@@ -161,7 +169,51 @@ func (m *builder) addKubeflowJob(obj *unstructured.Unstructured, ns, name, what 
 			count++
 		}
 	}
+	if gvk.Kind == "PyTorchJob" {
+		m.recordTorchElastic(job, specs, count, what)
+	} else {
+		m.recordMinimum(what, "spec.runPolicy.schedulingPolicy.minAvailable", minAvailable(job.RunPolicy, count), int32(count))
+	}
 	return m.addMinAvailable(job.RunPolicy, count, what)
+}
+
+// minAvailable is a job's spec.runPolicy.schedulingPolicy.minAvailable, at
+// most its pods; its pods without one.
+func minAvailable(rp kubeflowRunPolicy, pods int) int32 {
+	if sp := rp.SchedulingPolicy; sp != nil && sp.MinAvailable != nil && *sp.MinAvailable > 0 {
+		return min(*sp.MinAvailable, int32(pods))
+	}
+	return int32(pods)
+}
+
+// recordTorchElastic records how few pods a PyTorchJob runs with: torchrun
+// gets --nnodes from spec.elasticPolicy (the Training Operator's
+// generateEnvNNodes: minReplicas:maxReplicas, defaulted by setElasticPolicy
+// to each other, or both to the Worker replicas), so with minReplicas
+// below its workers it is elastic down to that many workers (its Master
+// beside them); without an elastic policy its world size is every worker,
+// and fewer hang, whatever schedulingPolicy.minAvailable says.
+func (m *builder) recordTorchElastic(job *kubeflowJob, specs map[string]*kubeflowReplicaSpec, pods int, what string) {
+	var workers int32
+	if w := specs["Worker"]; w != nil {
+		workers = ptr.Deref(w.Replicas, 1)
+	}
+	ep := job.ElasticPolicy
+	if ep == nil {
+		m.recordFixed(what, fmt.Sprintf("has no spec.elasticPolicy: torchrun's world size is its %d worker(s)", workers), int32(pods))
+		return
+	}
+	lo := cmp.Or(ep.MinReplicas, ep.MaxReplicas)
+	least := workers
+	if lo != nil {
+		least = *lo
+	}
+	if least >= workers {
+		m.recordFixed(what, fmt.Sprintf("has spec.elasticPolicy.minReplicas %d, every one of its %d worker(s)", least, workers), int32(pods))
+		return
+	}
+	m.elasticity = append(m.elasticity, gang.ElasticityOf{Min: int32(pods) - (workers - least), Pods: int32(pods),
+		Why: fmt.Sprintf("%s is elastic: spec.elasticPolicy.minReplicas %d of its %d worker(s)", what, least, workers)})
 }
 
 // decodeKubeflowJob reads a job's replica specs, from spec.<field>, and
@@ -174,6 +226,9 @@ func decodeKubeflowJob(obj *unstructured.Unstructured, field, what string) (*kub
 	}
 	if v, ok := spec["runPolicy"]; ok {
 		view.Object["runPolicy"] = v
+	}
+	if v, ok := spec["elasticPolicy"]; ok && field == kubeflowKinds["PyTorchJob"].specs {
+		view.Object["elasticPolicy"] = v
 	}
 	job := &kubeflowJob{}
 	if err := fromUnstructured(view, job, what); err != nil {
@@ -392,6 +447,11 @@ func (m *builder) addMPIJob(obj *unstructured.Unstructured, ns, name, what strin
 	tmpl.Spec.RestartPolicy = kubeflowRestartPolicy(l.RestartPolicy, string(corev1.RestartPolicyOnFailure))
 	if err := m.addJobPods(ns, name+"-launcher", what, &batchv1.JobSpec{Template: *tmpl}, nil); err != nil {
 		return err
+	}
+	if n := minAvailable(job.Spec.RunPolicy, workers+1); n < int32(workers+1) {
+		m.recordMinimum(what, "spec.runPolicy.schedulingPolicy.minAvailable", n, int32(workers+1))
+	} else {
+		m.recordFixed(what, fmt.Sprintf("is an MPI job: its world, every one of its %d pod(s), has a fixed size", workers+1), int32(workers+1))
 	}
 	return m.addMinAvailable(job.Spec.RunPolicy, workers+1, what)
 }

@@ -141,7 +141,27 @@ func (m *builder) addRayCluster(obj *unstructured.Unstructured, ns, name, what s
 	}
 	_, gang := obj.GetLabels()[RayGangSchedulingKey]
 	m.setRayMinimum(len(m.pods)-before, rayGangMinimum(&rc.Spec), gang)
+	m.recordRayElastic(what, &rc.Spec, len(m.pods)-before, rayGangMinimum(&rc.Spec), gang)
 	return nil
+}
+
+// recordRayElastic records how few pods a Ray cluster runs with: with
+// in-tree autoscaling (spec.enableInTreeAutoscaling) the autoscaler scales
+// each worker group down to its minReplicas, so it runs with the head and
+// minReplicas x numOfHosts workers per group (minimum, rayGangMinimum); so
+// it does by design when it asks for gang scheduling (RayGangSchedulingKey)
+// with that minimum. Otherwise KubeRay keeps every group's replicas.
+func (m *builder) recordRayElastic(what string, spec *rayClusterSpec, pods int, minimum int32, gang bool) {
+	switch {
+	case pods == 0:
+	case ptr.Deref(spec.EnableInTreeAutoscaling, false) && minimum < int32(pods):
+		m.elasticity = append(m.elasticity, gangElastic(minimum, int32(pods),
+			fmt.Sprintf("%s autoscales (enableInTreeAutoscaling): it runs with %d of its %d pod(s), the head and each worker group's minReplicas", what, minimum, pods)))
+	case gang && minimum < int32(pods):
+		m.recordMinimum(what, "the head and each worker group's minReplicas, with "+RayGangSchedulingKey, minimum, int32(pods))
+	default:
+		m.recordFixed(what, fmt.Sprintf("keeps every worker group's replicas (%d pod(s); no in-tree autoscaling)", pods), int32(pods))
+	}
 }
 
 // addRayJob adds the pods of what a RayJob's controller creates: the
@@ -209,6 +229,11 @@ func (m *builder) addRayJob(obj *unstructured.Unstructured, ns, name, what strin
 	}
 	_, gang := obj.GetLabels()[RayGangSchedulingKey]
 	m.setRayMinimum(len(m.pods)-before, minimum, gang && len(rj.Spec.ClusterSelector) == 0)
+	if spec == nil {
+		m.recordFixed(what, "adds only its submitter to a RayCluster that runs already", int32(len(m.pods)-before))
+	} else {
+		m.recordRayElastic(what, spec, len(m.pods)-before, minimum, gang && len(rj.Spec.ClusterSelector) == 0)
+	}
 	return nil
 }
 

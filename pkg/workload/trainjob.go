@@ -294,6 +294,10 @@ func (m *builder) addTrainJobs(runtimes TrainingRuntimes) error {
 		}
 		return nil
 	}
+	// A TrainJob's elasticity is not read (its runtime's policies): the
+	// JobSets it expands into say nothing of it.
+	told := len(m.elasticity)
+	defer func() { m.elasticity, m.elasticityUnknown = m.elasticity[:told], true }()
 	for _, j := range m.trainer.jobs {
 		before := len(m.pods)
 		minMember, err := m.addTrainJob(j, runtimes)

@@ -139,7 +139,7 @@ func fromNode(n *explain.Node) Node {
 }
 
 func fromSuggestion(s explain.Suggestion) Suggestion {
-	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
+	o := Suggestion{Kind: string(s.Kind), Message: s.Message, Why: s.Why, Verified: s.Verified, PDBViolations: int64(s.PDBViolations), EquallyGood: s.EquallyGood, Tolerations: s.Tolerations,
 		Together: s.Together, MinMember: s.MinMember, Gates: s.Gates, NearMiss: s.NearMiss, Claims: s.Claims}
 	for _, l := range s.Lost {
 		o.DevicesLost = append(o.DevicesLost, DevicesLost{Node: l.Node, Resource: string(l.Name), Capacity: l.Capacity, Allocatable: l.Allocatable})
@@ -160,6 +160,10 @@ func fromSuggestion(s explain.Suggestion) Suggestion {
 	for _, l := range s.Largest {
 		o.Largest = append(o.Largest, Largest{Resource: string(l.Name), Request: gang.FormatQuantity(l.Name, l.Request),
 			Allocatable: gang.FormatQuantity(l.Name, l.Allocatable), Node: l.Node})
+	}
+	for _, m := range s.Moves {
+		o.Moves = append(o.Moves, Move{Pod: m.Pod.Namespace + "/" + m.Pod.Name, From: m.From, To: m.To, Priority: m.Priority,
+			PriorityClassName: m.Pod.Spec.PriorityClassName, NoController: m.NoController, Gang: m.Gang})
 	}
 	for _, v := range s.Victims {
 		o.Victims = append(o.Victims, Victim{Pod: v.Pod.Namespace + "/" + v.Pod.Name, Node: v.Node, Priority: v.Priority, PriorityClassName: v.Pod.Spec.PriorityClassName})

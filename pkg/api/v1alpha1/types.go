@@ -181,6 +181,9 @@ type Suggestion struct {
 	Kind     string `json:"kind"`
 	Message  string `json:"message"`
 	Verified bool   `json:"verified"`
+	// Why says, for the suggestion listed first, why it leads: the blocker
+	// it removes, or what ranked it first.
+	Why string `json:"why,omitempty"`
 
 	Shortfall     []Shortfall `json:"shortfall,omitempty"`
 	Victims       []Victim    `json:"victims,omitempty"`
@@ -210,6 +213,25 @@ type Suggestion struct {
 	// Claims are, for CreateClaim, the PersistentVolumeClaims to create, as
 	// namespace/name.
 	Claims []string `json:"claims,omitempty"`
+	// Moves are, for Move, the lower-priority pods to move off nodes to
+	// make them whole for the members, and where each would go again.
+	Moves []Move `json:"moves,omitempty"`
+}
+
+// Move is one pod a Move suggestion moves: off node from, onto node to,
+// where kube-scheduler would put it again once the gang is placed; to
+// empty says it would stay Pending (an eviction).
+type Move struct {
+	Pod               string `json:"pod"`
+	From              string `json:"from"`
+	To                string `json:"to,omitempty"`
+	Priority          int32  `json:"priority"`
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// NoController says nothing recreates the pod: moving it is deleting
+	// it and creating it again by hand.
+	NoController bool `json:"noController,omitempty"`
+	// Gang is the PodGroup (namespace/name) the pod is a member of.
+	Gang string `json:"gang,omitempty"`
 }
 
 // DevicesLost is a node's capacity and allocatable of one extended resource

@@ -224,6 +224,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Suggestions = []Suggestion{{Kind: SuggestCreatePodGroup, Message: fmt.Sprintf(
 			"create podgroups.%s/%s in namespace %s, or name an existing PodGroup in the pod: its scheduler then takes it up with its gang",
 			group.Group, group.Name, group.Namespace)}}
+		e.whyFirst()
 		return e, nil
 	}
 	x, err := newExplainer(snap, opts)
@@ -283,6 +284,7 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 			e.Suggestions = besideQuota(e.Suggestions, q, pod.Namespace)
 		}
 	}
+	e.whyFirst()
 	return e, nil
 }
 
@@ -369,6 +371,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 			e.Verdict = VerdictUnschedulable
 			e.Message = gang.QuotaRefusal(q)
 			e.Suggestions = []Suggestion{{Kind: SuggestQuota, Message: fmt.Sprintf("raise the quota or free what it counts; then the gang fits: %s", p.Message)}}
+			e.whyFirst()
 			return e, nil
 		}
 	}
@@ -381,6 +384,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		// Neither fits: the refusal beside the capacity fixes (suggest_quota.go).
 		e.Suggestions = besideQuota(e.Suggestions, q, g.Namespace)
 	}
+	e.whyFirst()
 	return e, nil
 }
 

@@ -479,7 +479,8 @@ func TestExplainGated(t *testing.T) {
 		t.Errorf("nodes %+v, want zone-a-0 feasible for 2", e.Nodes)
 	}
 	want := []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: []string{"example.com/wait"},
-		Message: "removing the scheduling gate(s) example.com/wait would let kube-scheduler try it: then it fits on zone-a-0"}}
+		Message: "removing the scheduling gate(s) example.com/wait would let kube-scheduler try it: then it fits on zone-a-0",
+		Why:     "it fits: only its scheduling gates keep kube-scheduler from trying it"}}
 	if diff := cmp.Diff(want, e.Suggestions); diff != "" {
 		t.Errorf("suggestions (-want +got):\n%s", diff)
 	}

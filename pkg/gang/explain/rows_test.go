@@ -2,6 +2,8 @@ package explain
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,5 +174,135 @@ func TestExplainQuotaBesideCapacity(t *testing.T) {
 	add := find(e.Suggestions, SuggestAddNodes)
 	if add == nil || add.Verified || !strings.Contains(add.Message, "the quota would still refuse the new members") {
 		t.Errorf("add nodes %+v, want it, not verified, saying the quota would still refuse", add)
+	}
+}
+
+// rowsFragmented: the 5,000-node row scaled down: 40 nodes of 8 GPUs, each
+// half taken by a 4-GPU pod of priority low (10) a ReplicaSet owns, and a
+// 10 x 8-GPU gang of priority high (1000): 160 GPUs free, all in 4-GPU
+// holes.
+func rowsFragmented() (*schedule.Snapshot, *gang.Gang) {
+	nodes := testutil.GPUNodes("zone-a", 40)
+	var pods []*corev1.Pod
+	for i, n := range nodes {
+		pod := testutil.MakePod().Namespace("serving").Name(fmt.Sprintf("infer-%02d", i)).Label("app", "infer").Node(n.Name).
+			Priority("low", 10).Req(testutil.Res{"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "4"}).Obj()
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "infer-7d9", UID: "rs", Controller: ptrTo(true)}}
+		pods = append(pods, pod)
+	}
+	members := testutil.GPUWorkers(10, "8")
+	for _, m := range members {
+		m.Spec.SchedulingGates = nil
+		m.Spec.PriorityClassName, m.Spec.Priority = "high", ptrTo(int32(1000))
+	}
+	g := &gang.Gang{Source: gang.SourceFile, Namespace: "ml", Name: "train", MinMember: 10, Members: members}
+	return &schedule.Snapshot{Nodes: nodes, Pods: pods}, g
+}
+
+// Issue #27, 16,000 GPUs free in 4-GPU holes (scaled down): the first
+// suggestion is the move of the cheapest lower-priority pods that makes
+// whole nodes, naming pods and nodes, proven by placing the gang without
+// them and the moved pods again after it.
+func TestExplainLeadsWithMoveOnFragmentation(t *testing.T) {
+	snap, g := rowsFragmented()
+	e, err := Gang(context.Background(), snap, g, Options{})
+	s := firstSuggestion(t, e, err)
+	wantWords(t, s, SuggestMove, true, "moving 10 lower-priority pod(s) would free 10 whole node(s) for the members", "10 of priority 10",
+		"first serving/infer-00 from zone-a-0 to zone-a-18,", "then 10 member(s) fit at once")
+	if want := "the cluster has the room (160 nvidia.com/gpu free), only in holes of 4 nvidia.com/gpu; moved pods keep running, where preemption evicts them"; s.Why != want {
+		t.Errorf("why first %q, want %q", s.Why, want)
+	}
+	if len(s.Moves) != 10 {
+		t.Fatalf("%d moves, want 10: %s", len(s.Moves), s.Message)
+	}
+	from, to := map[string]bool{}, map[string]int{}
+	for _, m := range s.Moves {
+		if m.To == "" || m.To == m.From || m.NoController {
+			t.Errorf("move %s/%s from %q to %q (no controller %v): want another node, a controller", m.Pod.Namespace, m.Pod.Name, m.From, m.To, m.NoController)
+		}
+		from[m.From] = true
+		to[m.To]++
+	}
+	for n, k := range to {
+		if from[n] || k > 1 {
+			t.Errorf("%d pod(s) moved to %s, a node cleared or taken twice", k, n)
+		}
+	}
+	if i := slices.IndexFunc(e.Suggestions, func(s Suggestion) bool { return s.Kind == SuggestShortfall }); i != 1 || !strings.HasPrefix(e.Suggestions[i].Message, "fragmented:") {
+		t.Errorf("suggestions %v: want the fragmented shortfall right after the move", kinds(e.Suggestions))
+	}
+}
+
+// No move is offered when the only pods to move are of the gang's
+// priority or higher, DaemonSet pods or mirror pods.
+func TestExplainMovesNoHigherPriorityPods(t *testing.T) {
+	for name, change := range map[string]func(*corev1.Pod){
+		"higher":    func(p *corev1.Pod) { p.Spec.PriorityClassName, p.Spec.Priority = "critical", ptrTo(int32(2000)) },
+		"equal":     func(p *corev1.Pod) { p.Spec.Priority = ptrTo(int32(1000)) },
+		"daemonset": func(p *corev1.Pod) { p.OwnerReferences[0].Kind = "DaemonSet" },
+		"mirror":    func(p *corev1.Pod) { p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			snap, g := rowsFragmented()
+			for _, p := range snap.Pods {
+				change(p)
+			}
+			e, err := Gang(context.Background(), snap, g, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := find(e.Suggestions, SuggestMove); s != nil {
+				t.Errorf("move offered: %s", s.Message)
+			}
+		})
+	}
+}
+
+// Issue #27, near misses beyond a toleration's value: a toleration whose
+// effect differs, one whose key differs only by case (operator Exists), and
+// a node selector or required node affinity value that differs only by
+// case from the label nodes carry: each is named and corrected, proven,
+// first.
+func TestExplainLeadsWithNearMisses(t *testing.T) {
+	gpuPod := func() *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name("trainer").Req(testutil.Res{"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "8"}).Obj()
+	}
+	tainted, _ := rowsNearMiss()
+	labelled := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2)}
+	for _, n := range labelled.Nodes {
+		n.Labels["nvidia.com/gpu.product"] = "NVIDIA-A100-SXM4-80GB"
+	}
+	product := corev1.NodeSelectorRequirement{Key: "nvidia.com/gpu.product", Operator: corev1.NodeSelectorOpIn, Values: []string{"nvidia-a100-sxm4-80gb"}}
+	for _, tc := range []struct {
+		name  string
+		snap  *schedule.Snapshot
+		pod   func(*corev1.Pod)
+		kind  SuggestionKind
+		words []string
+	}{
+		{"a toleration of another effect", tainted, func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpEqual, Value: "present", Effect: corev1.TaintEffectNoExecute}}
+		}, SuggestTolerate, []string{`the pod's toleration {key: gpu, operator: Equal, value: "present", effect: NoExecute} is a near miss of taint gpu=present:NoSchedule: the effect differs (NoExecute vs NoSchedule): set effect: NoSchedule`, "it fits on zone-a-0"}},
+		{"an Exists toleration whose key differs by case", tainted, func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "GPU", Operator: corev1.TolerationOpExists}}
+		}, SuggestTolerate, []string{`the pod's toleration {key: GPU, operator: Exists} is a near miss of taint gpu=present:NoSchedule: the key differs only by case ("GPU" vs "gpu"): set key: gpu`}},
+		{"a node selector value of another case", labelled, func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"nvidia.com/gpu.product": "nvidia-a100-sxm4-80gb"}
+		}, SuggestSelector, []string{"nodeSelector nvidia.com/gpu.product=nvidia-a100-sxm4-80gb: no node carries it; the nearest label nodes carry is nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (2 node(s)), which differs only by case", "it fits on zone-a-0"}},
+		{"a required node affinity value of another case", labelled, func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{product}}}}}}
+		}, SuggestSelector, []string{"nodeAffinity nvidia.com/gpu.product=nvidia-a100-sxm4-80gb: no node carries it", "which differs only by case", "it fits on zone-a-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := gpuPod()
+			tc.pod(pod)
+			e, err := Pod(context.Background(), tc.snap, pod, Options{})
+			s := firstSuggestion(t, e, err)
+			wantWords(t, s, tc.kind, true, tc.words...)
+			if tc.kind == SuggestTolerate && !s.NearMiss {
+				t.Errorf("not a near miss: %s", s.Message)
+			}
+		})
 	}
 }

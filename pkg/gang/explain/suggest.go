@@ -60,6 +60,8 @@ const (
 type Suggestion struct {
 	Kind    SuggestionKind
 	Message string
+	// Why says, for the suggestion listed first, why it leads (why.go).
+	Why string
 	// Verified says the change was made on a copy of the snapshot and the
 	// subject was then placed (all or nothing for a gang).
 	Verified bool
@@ -95,6 +97,9 @@ type Suggestion struct {
 	Lost []LostDevices
 	// Claims are the PersistentVolumeClaims to create (SuggestCreateClaim).
 	Claims []string
+	// Moves are the pods to move off nodes to make them whole for the
+	// members (SuggestMove).
+	Moves []Move
 	// Largest is, per resource the blocked member requests more of than
 	// any node has allocatable, the most one node has (SuggestNodesTooSmall).
 	Largest []LargestNode
@@ -185,7 +190,7 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			msg = fmt.Sprintf("removing the scheduling gate(s) %s from %d member(s) (kubectl gang admit --ungate GATE, once admitted) would let kube-scheduler try them: %s",
 				strings.Join(e.Gates, ", "), e.GatedMembers, fitsThen(g, p))
 		}
-		if owners := gang.GateOwners(e.Gates); owners != "" {
+		if owners := gang.GateOwnersOf(g.Members, e.Gates); owners != "" {
 			msg += "; " + owners
 		}
 		return []Suggestion{{Kind: SuggestUngate, Verified: true, Gates: e.Gates, Message: msg}}, nil
@@ -245,8 +250,9 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return nil, err
 	}
 	out = append(out, lead...)
-	if s := x.shortfall(ctx, g, p, e); s != nil {
-		out = append(out, *s)
+	short := x.shortfall(ctx, g, p, e)
+	if short != nil {
+		out = append(out, *short)
 	}
 	led := func(k SuggestionKind) bool {
 		return slices.ContainsFunc(lead, func(l Suggestion) bool { return l.Kind == k })
@@ -267,7 +273,19 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 			out = append(out, *s)
 		}
 	}
-	return rankOpeners(out), nil
+	out = rankOpeners(out)
+	// Where the room exists in holes too small for a member, the pods to
+	// move to make whole nodes lead the shortfall that names the holes
+	// (after a change to the members' own spec, which disturbs no one).
+	move, err := x.move(ctx, g, p, e, short)
+	if err != nil {
+		return nil, err
+	}
+	if move != nil {
+		i := slices.IndexFunc(out, func(s Suggestion) bool { return s.Kind == SuggestShortfall })
+		out = slices.Insert(out, i, *move)
+	}
+	return out, nil
 }
 
 // rankOpeners puts a proven change to the members' own spec that opens

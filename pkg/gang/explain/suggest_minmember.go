@@ -16,9 +16,16 @@ import (
 //
 // A gang short of members that do not exist yet is not told to lower its
 // minimum: the members are missing (membersMissing says who creates them).
-// A gang whose minimum is every member it has (a job of fixed size: MPI,
-// torchrun without an elastic policy) is told that fewer members means
-// changing the job itself, not only the number (issue #27).
+// Whether the job runs with fewer members is the workload's own word where
+// the gang was expanded from one (gang.Elasticity: a PyTorchJob's elastic
+// policy, Ray's autoscaling, a Volcano Job's minAvailable below its
+// replicas): a lower minimum is a plain fix only for an elastic job and
+// down to its elastic minimum; a job of fixed size (torchrun without an
+// elastic policy, MPI, a JobSet, a LeaderWorkerSet) is told that fewer
+// members means changing the job itself, not only the number (issue #27).
+// Without the workload (a PodGroup, pods), a minimum below the members is
+// taken as set so by design, and a minimum of every member as a job of
+// fixed size.
 func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Placement, _ *Explanation) (*Suggestion, error) {
 	if g.IsLonePod() || p.MaxPlaceable <= 0 || p.MaxPlaceable >= g.MinMember || g.Missing() > 0 {
 		return nil, nil
@@ -35,8 +42,17 @@ func (x *explainer) lowerMinMember(ctx context.Context, g *gang.Gang, p *gang.Pl
 	if waiting > 0 {
 		msg += fmt.Sprintf(" and %d wait(s)", waiting)
 	}
-	if total := int32(len(g.Members) + len(g.Succeeded)); g.MinMember >= total {
+	total := int32(len(g.Members) + len(g.Succeeded))
+	switch el := g.Elasticity; {
+	case el == nil && g.MinMember >= total:
 		msg += fmt.Sprintf("; but the minimum is every member the job has (%d): a job of fixed size (MPI, torchrun without an elastic policy) hangs with fewer, so the job itself must change to run with %d, not only the minimum", total, p.MaxPlaceable)
+	case el == nil:
+	case !el.Elastic:
+		msg += fmt.Sprintf("; but the job has a fixed size: %s, and hangs with fewer, so the job itself must change to run with %d, not only the minimum", el.Reason(), p.MaxPlaceable)
+	case p.MaxPlaceable < el.Min:
+		msg += fmt.Sprintf("; but the job is elastic only down to %d member(s): %s; below that the job itself must change to run with %d, not only the minimum", el.Min, el.Reason(), p.MaxPlaceable)
+	default:
+		msg += fmt.Sprintf("; the job is elastic down to %d member(s): %s", el.Min, el.Reason())
 	}
 	return &Suggestion{Kind: SuggestLowerMinMember, Verified: true, MinMember: p.MaxPlaceable, Message: msg}, nil
 }

@@ -113,8 +113,14 @@ func (x *explainer) selector(ctx context.Context, g *gang.Gang, _ *gang.Placemen
 	}
 	var words []string
 	for _, f := range fixes {
-		words = append(words, fmt.Sprintf("%s %s: no node carries it; the nearest label nodes carry is %s (%d node(s))",
-			f.Field, formatLabel(f.Key, f.Value), formatLabel(f.NewKey, f.NewValue), f.Nodes))
+		// A near miss by case alone is named so: label keys and values
+		// are matched exactly (issue #27).
+		caseOnly := ""
+		if strings.EqualFold(formatLabel(f.Key, f.Value), formatLabel(f.NewKey, f.NewValue)) {
+			caseOnly = ", which differs only by case (labels match exactly)"
+		}
+		words = append(words, fmt.Sprintf("%s %s: no node carries it; the nearest label nodes carry is %s (%d node(s))%s",
+			f.Field, formatLabel(f.Key, f.Value), formatLabel(f.NewKey, f.NewValue), f.Nodes, caseOnly))
 	}
 	words = append(words, unknown...)
 	msg := strings.Join(words, "; ")
