@@ -58,37 +58,87 @@ func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Sn
 	if opts.VolcanoConfigMap == (types.NamespacedName{}) {
 		opts.VolcanoConfigMap = DefaultVolcanoConfigMap
 	}
-	b := newBuilder()
-	file := path
-	switch {
-	case path == Stdin:
-		file = "<stdin>"
-		data, err := io.ReadAll(stdin)
-		if err != nil {
+	var data []byte // stdin's, read once
+	if path == Stdin {
+		var err error
+		if data, err = io.ReadAll(stdin); err != nil {
 			return nil, nil, fmt.Errorf("reading snapshot from stdin: %w", err)
 		}
-		if err := b.addStream("<stdin>", data); err != nil {
-			return nil, nil, err
-		}
-	default:
-		files, err := snapshotFiles(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, nil, fmt.Errorf("reading snapshot: %w", err)
-			}
-			if err := b.addStream(f, data); err != nil {
-				return nil, nil, err
-			}
-		}
+	}
+	b, err := loadFiles(path, data, true)
+	if errors.Is(err, errSlowPath) {
+		// The fast path declined (docs/design.md#the-snapshot-file): read
+		// it all again, one document at a time.
+		b, err = loadFiles(path, data, false)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	file := path
+	if path == Stdin {
+		file = "<stdin>"
 	}
 	snap := b.snapshot()
 	volcanoWarnings := b.pickVolcanoConfig(snap, opts.VolcanoConfigMap, file)
 	warnings := append(append(b.warnings(), volcanoWarnings...), b.partialWarnings(snap)...)
 	return snap, append(warnings, resolvePriorities(snap)...), nil
+}
+
+// loadFiles reads path (stdin's data when it is Stdin) into a new builder;
+// with fast, JSON is read by loadJSON, which may return errSlowPath.
+func loadFiles(path string, data []byte, fast bool) (*builder, error) {
+	b := newBuilder()
+	if path == Stdin {
+		if fast && startsJSONObject(data) {
+			return b, b.loadJSON(bytes.NewReader(data))
+		}
+		return b, b.addStream("<stdin>", data)
+	}
+	files, err := snapshotFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := b.addFile(f, fast); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// addFile reads one file of a snapshot.
+func (b *builder) addFile(name string, fast bool) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	defer f.Close()
+	// What the file starts with says whether it is JSON.
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	head = head[:n]
+	if fast && startsJSONObject(head) {
+		if err := b.loadJSON(io.MultiReader(bytes.NewReader(head), f)); err != nil && !errors.Is(err, errSlowPath) {
+			return fmt.Errorf("reading snapshot: %w", err)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	return b.addStream(name, append(head, rest...))
+}
+
+// startsJSONObject says whether data starts, after white space, with '{'.
+func startsJSONObject(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
 }
 
 // snapshotFiles lists the files a --snapshot path stands for.
@@ -244,84 +294,90 @@ func (b *builder) addDocument(raw []byte) *InputError {
 // addObject decodes one object of a known kind into the snapshot.
 func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	b.objects++
+	keep, err := decodeObject(gvk, raw)
+	if err != nil {
+		return err
+	}
+	keep(b)
+	return nil
+}
+
+// decodeObject decodes one object of a known kind and returns what adds it
+// to a builder. It touches no builder, so objects can be decoded on every
+// core and added in the order they were read (loadJSON).
+func decodeObject(gvk schema.GroupVersionKind, raw []byte) (func(*builder), error) {
 	switch {
 	case gvk == nodeGVK:
-		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
+		return decodeAs(raw, gvk, &corev1.Node{}, (*builder).addNode)
 	case gvk == podGVK:
 		// A hand-made snapshot may hold what the API server would refuse. A pod
 		// with a UID was stored by an API server, maybe an older one with
 		// fewer rules: only what none ever accepted is refused there
 		// (docs/design.md#snapshot).
-		var invalid error
-		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
-			schedule.DefaultPod(p)
-			validate := schedule.ValidateResources
-			if p.UID != "" {
-				validate = schedule.ValidateStoredResources
-			}
-			if errs := validate(p); len(errs) > 0 {
-				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
-				return
-			}
-			b.addPod(p)
-		})
-		if err != nil {
-			return err
+		p := &corev1.Pod{}
+		if err := decodeInto(raw, gvk, p); err != nil {
+			return nil, err
 		}
-		return invalid
+		schedule.DefaultPod(p)
+		validate := schedule.ValidateResources
+		if p.UID != "" {
+			validate = schedule.ValidateStoredResources
+		}
+		if errs := validate(p); len(errs) > 0 {
+			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
+		}
+		return func(b *builder) { b.addPod(p) }, nil
 	case gvk == namespaceGVK:
-		return decodeInto(raw, gvk, &corev1.Namespace{}, b.addNamespace)
+		return decodeAs(raw, gvk, &corev1.Namespace{}, (*builder).addNamespace)
 	case gvk == resourceQuotaGVK:
-		return decodeInto(raw, gvk, &corev1.ResourceQuota{}, b.addResourceQuota)
+		return decodeAs(raw, gvk, &corev1.ResourceQuota{}, (*builder).addResourceQuota)
 	case gvk == priorityClassGVK:
-		return decodeInto(raw, gvk, &schedulingv1.PriorityClass{}, b.addPriorityClass)
+		return decodeAs(raw, gvk, &schedulingv1.PriorityClass{}, (*builder).addPriorityClass)
 	case gvk == pdbGVK:
-		return decodeInto(raw, gvk, &policyv1.PodDisruptionBudget{}, b.addPDB)
+		return decodeAs(raw, gvk, &policyv1.PodDisruptionBudget{}, (*builder).addPDB)
 	case gvk == pvcGVK:
-		return decodeInto(raw, gvk, &corev1.PersistentVolumeClaim{}, b.addPVC)
+		return decodeAs(raw, gvk, &corev1.PersistentVolumeClaim{}, (*builder).addPVC)
 	case gvk == pvGVK:
-		return decodeInto(raw, gvk, &corev1.PersistentVolume{}, b.addPV)
+		return decodeAs(raw, gvk, &corev1.PersistentVolume{}, (*builder).addPV)
 	case gvk == storageClassGVK:
-		return decodeInto(raw, gvk, &storagev1.StorageClass{}, b.addStorageClass)
+		return decodeAs(raw, gvk, &storagev1.StorageClass{}, (*builder).addStorageClass)
 	case gvk == resourceSliceGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceSlice{}, b.addResourceSlice)
+		return decodeAs(raw, gvk, &resourcev1.ResourceSlice{}, (*builder).addResourceSlice)
 	case gvk == deviceClassGVK:
-		return decodeInto(raw, gvk, &resourcev1.DeviceClass{}, b.addDeviceClass)
+		return decodeAs(raw, gvk, &resourcev1.DeviceClass{}, (*builder).addDeviceClass)
 	case gvk == claimGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceClaim{}, b.addResourceClaim)
+		return decodeAs(raw, gvk, &resourcev1.ResourceClaim{}, (*builder).addResourceClaim)
 	case gvk == claimTemplateGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceClaimTemplate{}, b.addResourceClaimTemplate)
+		return decodeAs(raw, gvk, &resourcev1.ResourceClaimTemplate{}, (*builder).addResourceClaimTemplate)
 	case gvk == taintRuleGVK:
-		return decodeInto(raw, gvk, &resourcev1.DeviceTaintRule{}, b.addDeviceTaintRule)
+		return decodeAs(raw, gvk, &resourcev1.DeviceTaintRule{}, (*builder).addDeviceTaintRule)
 	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
 		// Another version is never guessed: v1beta1 differs from v1, and
 		// v1beta2 is not what the API server returns once v1 exists.
-		return unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
+		return nil, unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
 	case gvk == serviceGVK:
-		return decodeInto(raw, gvk, &corev1.Service{}, b.addService)
+		return decodeAs(raw, gvk, &corev1.Service{}, (*builder).addService)
 	case gvk == rcGVK:
-		return decodeInto(raw, gvk, &corev1.ReplicationController{}, b.addReplicationController)
+		return decodeAs(raw, gvk, &corev1.ReplicationController{}, (*builder).addReplicationController)
 	case gvk == replicaSetGVK:
-		return decodeInto(raw, gvk, &appsv1.ReplicaSet{}, b.addReplicaSet)
+		return decodeAs(raw, gvk, &appsv1.ReplicaSet{}, (*builder).addReplicaSet)
 	case gvk == statefulSetGVK:
-		return decodeInto(raw, gvk, &appsv1.StatefulSet{}, b.addStatefulSet)
+		return decodeAs(raw, gvk, &appsv1.StatefulSet{}, (*builder).addStatefulSet)
 	case gvk == configMapGVK:
 		// Only the Volcano scheduler's ConfigMap is kept
 		// (pickVolcanoConfig); the others are ignored, as before.
-		return decodeInto(raw, gvk, &corev1.ConfigMap{}, b.addConfigMap)
+		return decodeAs(raw, gvk, &corev1.ConfigMap{}, (*builder).addConfigMap)
 	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {
-			return fmt.Errorf("%s: %w", gvk.Kind, err)
+			return nil, fmt.Errorf("%s: %w", gvk.Kind, err)
 		}
 		if u.GetName() == "" {
-			return fmt.Errorf("%s has no metadata.name", gvk.Kind)
+			return nil, fmt.Errorf("%s has no metadata.name", gvk.Kind)
 		}
-		b.addUnstructured(u)
-		return nil
+		return func(b *builder) { b.addUnstructured(u) }, nil
 	}
-	b.ignore(gvk)
-	return nil
+	return func(b *builder) { b.ignore(gvk) }, nil
 }
 
 // draKinds are the Dynamic Resource Allocation kinds a snapshot holds, at
@@ -345,9 +401,16 @@ type namedObject interface {
 	GetNamespace() string
 }
 
-// decodeInto unmarshals raw into obj case-sensitively, as the API server would,
-// and hands it to add.
-func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(T)) error {
+// decodeAs decodes raw into obj (decodeInto) and returns what adds it.
+func decodeAs[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(*builder, T)) (func(*builder), error) {
+	if err := decodeInto(raw, gvk, obj); err != nil {
+		return nil, err
+	}
+	return func(b *builder) { add(b, obj) }, nil
+}
+
+// decodeInto unmarshals raw into obj case-sensitively, as the API server would.
+func decodeInto(raw []byte, gvk schema.GroupVersionKind, obj namedObject) error {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, obj, sigsjson.DisallowDuplicateFields)
 	if err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -366,7 +429,6 @@ func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, a
 	if obj.GetName() == "" {
 		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
 	}
-	add(obj)
 	return nil
 }
 
