@@ -89,6 +89,9 @@ func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Sn
 func loadFiles(path string, data []byte, fast bool) (*builder, error) {
 	b := newBuilder()
 	if path == Stdin {
+		if isBinary(data) {
+			return b, b.loadBinary("<stdin>", bytes.NewReader(data))
+		}
 		if fast && startsJSONObject(data) {
 			return b, b.loadJSON(bytes.NewReader(data))
 		}
@@ -120,6 +123,9 @@ func (b *builder) addFile(name string, fast bool) error {
 		return fmt.Errorf("reading snapshot: %w", err)
 	}
 	head = head[:n]
+	if isBinary(head) {
+		return b.loadBinary(name, io.MultiReader(bytes.NewReader(head), f))
+	}
 	if fast && startsJSONObject(head) {
 		if err := b.loadJSON(io.MultiReader(bytes.NewReader(head), f)); err != nil && !errors.Is(err, errSlowPath) {
 			return fmt.Errorf("reading snapshot: %w", err)
@@ -304,69 +310,19 @@ func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 
 // decodeObject decodes one object of a known kind and returns what adds it
 // to a builder. It touches no builder, so objects can be decoded on every
-// core and added in the order they were read (loadJSON).
+// core and added in the order they were read (decodeInParallel).
 func decodeObject(gvk schema.GroupVersionKind, raw []byte) (func(*builder), error) {
-	switch {
-	case gvk == nodeGVK:
-		return decodeAs(raw, gvk, &corev1.Node{}, (*builder).addNode)
-	case gvk == podGVK:
-		// A hand-made snapshot may hold what the API server would refuse. A pod
-		// with a UID was stored by an API server, maybe an older one with
-		// fewer rules: only what none ever accepted is refused there
-		// (docs/design.md#snapshot).
-		p := &corev1.Pod{}
-		if err := decodeInto(raw, gvk, p); err != nil {
+	if obj := newTyped(gvk); obj != nil {
+		if err := decodeInto(raw, gvk, obj); err != nil {
 			return nil, err
 		}
-		schedule.DefaultPod(p)
-		validate := schedule.ValidateResources
-		if p.UID != "" {
-			validate = schedule.ValidateStoredResources
-		}
-		if errs := validate(p); len(errs) > 0 {
-			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
-		}
-		return func(b *builder) { b.addPod(p) }, nil
-	case gvk == namespaceGVK:
-		return decodeAs(raw, gvk, &corev1.Namespace{}, (*builder).addNamespace)
-	case gvk == resourceQuotaGVK:
-		return decodeAs(raw, gvk, &corev1.ResourceQuota{}, (*builder).addResourceQuota)
-	case gvk == priorityClassGVK:
-		return decodeAs(raw, gvk, &schedulingv1.PriorityClass{}, (*builder).addPriorityClass)
-	case gvk == pdbGVK:
-		return decodeAs(raw, gvk, &policyv1.PodDisruptionBudget{}, (*builder).addPDB)
-	case gvk == pvcGVK:
-		return decodeAs(raw, gvk, &corev1.PersistentVolumeClaim{}, (*builder).addPVC)
-	case gvk == pvGVK:
-		return decodeAs(raw, gvk, &corev1.PersistentVolume{}, (*builder).addPV)
-	case gvk == storageClassGVK:
-		return decodeAs(raw, gvk, &storagev1.StorageClass{}, (*builder).addStorageClass)
-	case gvk == resourceSliceGVK:
-		return decodeAs(raw, gvk, &resourcev1.ResourceSlice{}, (*builder).addResourceSlice)
-	case gvk == deviceClassGVK:
-		return decodeAs(raw, gvk, &resourcev1.DeviceClass{}, (*builder).addDeviceClass)
-	case gvk == claimGVK:
-		return decodeAs(raw, gvk, &resourcev1.ResourceClaim{}, (*builder).addResourceClaim)
-	case gvk == claimTemplateGVK:
-		return decodeAs(raw, gvk, &resourcev1.ResourceClaimTemplate{}, (*builder).addResourceClaimTemplate)
-	case gvk == taintRuleGVK:
-		return decodeAs(raw, gvk, &resourcev1.DeviceTaintRule{}, (*builder).addDeviceTaintRule)
+		return keepTyped(obj)
+	}
+	switch {
 	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
 		// Another version is never guessed: v1beta1 differs from v1, and
 		// v1beta2 is not what the API server returns once v1 exists.
 		return nil, unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
-	case gvk == serviceGVK:
-		return decodeAs(raw, gvk, &corev1.Service{}, (*builder).addService)
-	case gvk == rcGVK:
-		return decodeAs(raw, gvk, &corev1.ReplicationController{}, (*builder).addReplicationController)
-	case gvk == replicaSetGVK:
-		return decodeAs(raw, gvk, &appsv1.ReplicaSet{}, (*builder).addReplicaSet)
-	case gvk == statefulSetGVK:
-		return decodeAs(raw, gvk, &appsv1.StatefulSet{}, (*builder).addStatefulSet)
-	case gvk == configMapGVK:
-		// Only the Volcano scheduler's ConfigMap is kept
-		// (pickVolcanoConfig); the others are ignored, as before.
-		return decodeAs(raw, gvk, &corev1.ConfigMap{}, (*builder).addConfigMap)
 	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {
@@ -378,6 +334,111 @@ func decodeObject(gvk schema.GroupVersionKind, raw []byte) (func(*builder), erro
 		return func(b *builder) { b.addUnstructured(u) }, nil
 	}
 	return func(b *builder) { b.ignore(gvk) }, nil
+}
+
+// newTyped returns a new object of one of the built-in kinds a snapshot
+// holds, at the version it reads; nil for other kinds.
+func newTyped(gvk schema.GroupVersionKind) namedObject {
+	switch gvk {
+	case nodeGVK:
+		return &corev1.Node{}
+	case podGVK:
+		return &corev1.Pod{}
+	case namespaceGVK:
+		return &corev1.Namespace{}
+	case resourceQuotaGVK:
+		return &corev1.ResourceQuota{}
+	case priorityClassGVK:
+		return &schedulingv1.PriorityClass{}
+	case pdbGVK:
+		return &policyv1.PodDisruptionBudget{}
+	case pvcGVK:
+		return &corev1.PersistentVolumeClaim{}
+	case pvGVK:
+		return &corev1.PersistentVolume{}
+	case storageClassGVK:
+		return &storagev1.StorageClass{}
+	case resourceSliceGVK:
+		return &resourcev1.ResourceSlice{}
+	case deviceClassGVK:
+		return &resourcev1.DeviceClass{}
+	case claimGVK:
+		return &resourcev1.ResourceClaim{}
+	case claimTemplateGVK:
+		return &resourcev1.ResourceClaimTemplate{}
+	case taintRuleGVK:
+		return &resourcev1.DeviceTaintRule{}
+	case serviceGVK:
+		return &corev1.Service{}
+	case rcGVK:
+		return &corev1.ReplicationController{}
+	case replicaSetGVK:
+		return &appsv1.ReplicaSet{}
+	case statefulSetGVK:
+		return &appsv1.StatefulSet{}
+	case configMapGVK:
+		// Only the Volcano scheduler's ConfigMap is kept
+		// (pickVolcanoConfig); the others are ignored, as before.
+		return &corev1.ConfigMap{}
+	}
+	return nil
+}
+
+// keepTyped returns what adds a decoded built-in object to a builder.
+func keepTyped(obj namedObject) (func(*builder), error) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		return func(b *builder) { b.addNode(o) }, nil
+	case *corev1.Pod:
+		// A hand-made snapshot may hold what the API server would refuse. A pod
+		// with a UID was stored by an API server, maybe an older one with
+		// fewer rules: only what none ever accepted is refused there
+		// (docs/design.md#snapshot).
+		schedule.DefaultPod(o)
+		validate := schedule.ValidateResources
+		if o.UID != "" {
+			validate = schedule.ValidateStoredResources
+		}
+		if errs := validate(o); len(errs) > 0 {
+			return nil, fmt.Errorf("pod %s/%s: %w", o.Namespace, o.Name, errs.ToAggregate())
+		}
+		return func(b *builder) { b.addPod(o) }, nil
+	case *corev1.Namespace:
+		return func(b *builder) { b.addNamespace(o) }, nil
+	case *corev1.ResourceQuota:
+		return func(b *builder) { b.addResourceQuota(o) }, nil
+	case *schedulingv1.PriorityClass:
+		return func(b *builder) { b.addPriorityClass(o) }, nil
+	case *policyv1.PodDisruptionBudget:
+		return func(b *builder) { b.addPDB(o) }, nil
+	case *corev1.PersistentVolumeClaim:
+		return func(b *builder) { b.addPVC(o) }, nil
+	case *corev1.PersistentVolume:
+		return func(b *builder) { b.addPV(o) }, nil
+	case *storagev1.StorageClass:
+		return func(b *builder) { b.addStorageClass(o) }, nil
+	case *resourcev1.ResourceSlice:
+		return func(b *builder) { b.addResourceSlice(o) }, nil
+	case *resourcev1.DeviceClass:
+		return func(b *builder) { b.addDeviceClass(o) }, nil
+	case *resourcev1.ResourceClaim:
+		return func(b *builder) { b.addResourceClaim(o) }, nil
+	case *resourcev1.ResourceClaimTemplate:
+		return func(b *builder) { b.addResourceClaimTemplate(o) }, nil
+	case *resourcev1.DeviceTaintRule:
+		return func(b *builder) { b.addDeviceTaintRule(o) }, nil
+	case *corev1.Service:
+		return func(b *builder) { b.addService(o) }, nil
+	case *corev1.ReplicationController:
+		return func(b *builder) { b.addReplicationController(o) }, nil
+	case *appsv1.ReplicaSet:
+		return func(b *builder) { b.addReplicaSet(o) }, nil
+	case *appsv1.StatefulSet:
+		return func(b *builder) { b.addStatefulSet(o) }, nil
+	case *corev1.ConfigMap:
+		return func(b *builder) { b.addConfigMap(o) }, nil
+	}
+	return nil, fmt.Errorf("%T is not a kind a snapshot holds", obj)
 }
 
 // draKinds are the Dynamic Resource Allocation kinds a snapshot holds, at
@@ -399,14 +460,6 @@ func unsupportedVersion(gvk schema.GroupVersionKind, raw []byte, want schema.Gro
 type namedObject interface {
 	GetName() string
 	GetNamespace() string
-}
-
-// decodeAs decodes raw into obj (decodeInto) and returns what adds it.
-func decodeAs[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(*builder, T)) (func(*builder), error) {
-	if err := decodeInto(raw, gvk, obj); err != nil {
-		return nil, err
-	}
-	return func(b *builder) { add(b, obj) }, nil
 }
 
 // decodeInto unmarshals raw into obj case-sensitively, as the API server would.

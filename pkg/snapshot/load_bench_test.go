@@ -47,3 +47,25 @@ func BenchmarkLoadJSONSlowPath(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadBinary loads the same cluster from a binary snapshot file.
+func BenchmarkLoadBinary(b *testing.B) {
+	snap, _, err := LoadFiles(benchFile(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteBinary(&buf, snap); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "cluster.pb")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		if _, _, err := LoadFiles(path, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -44,26 +44,42 @@ type item struct {
 	// inList says whether it is a list's item (a list's item without a kind
 	// takes the list's).
 	inList bool
+	// gvk is the kind of a binary snapshot's record.
+	gvk schema.GroupVersionKind
+	// index counts the items of the stream from 1.
+	index int
 }
 
 // batch is a run of items decoded by one worker; their bytes are copied
-// into data, so that the splitter reuses its buffer.
+// into data, so that the reader reuses its buffer.
 type batch struct {
 	items []item
 	data  []byte
 	keep  []func(*builder)
-	done  chan struct{}
+	// err is the first item that could not be decoded, and why.
+	err     error
+	errItem int
+	done    chan struct{}
 }
 
 // batchData recycles the batches' buffers.
 var batchData = sync.Pool{New: func() any { return new([]byte) }}
 
-// loadJSON adds the objects of a JSON stream to b, decoding them on every
-// core. It returns errSlowPath, having added nothing, or an I/O error, when
-// the stream is anything but well-formed objects of the shapes it knows; it
-// may then have added some objects to b, so the caller starts again with a
-// new builder.
-func (b *builder) loadJSON(r io.Reader) error {
+// decodeError is an item of a stream that could not be decoded: the n-th
+// (1-based) of the stream, and why.
+type decodeError struct {
+	item int
+	err  error
+}
+
+func (e *decodeError) Error() string { return e.err.Error() }
+
+// decodeInParallel adds the objects split emits to b, decoding them with
+// decode on every core and adding them in the order split emitted them. It
+// returns split's error, or the first item that could not be decoded as a
+// *decodeError (b may then hold some objects), and how many objects were
+// added.
+func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decode func(*item) (func(*builder), error)) (int, error) {
 	workers := runtime.GOMAXPROCS(0)
 	work := make(chan *batch, 2*workers)
 	order := make(chan *batch, 4*workers)
@@ -72,8 +88,11 @@ func (b *builder) loadJSON(r io.Reader) error {
 	for range workers {
 		wg.Go(func() {
 			for bt := range work {
-				if !failed.Load() && !bt.decode() {
-					failed.Store(true)
+				if !failed.Load() {
+					bt.decode(decode)
+					if bt.err != nil {
+						failed.Store(true)
+					}
 				}
 				data := bt.data[:0]
 				bt.items, bt.data = nil, nil
@@ -87,6 +106,7 @@ func (b *builder) loadJSON(r io.Reader) error {
 		defer close(order)
 		defer close(work)
 		var bt *batch
+		n := 0
 		flush := func() {
 			if bt != nil {
 				order <- bt
@@ -94,7 +114,7 @@ func (b *builder) loadJSON(r io.Reader) error {
 				bt = nil
 			}
 		}
-		splitErr = splitJSON(r, func(it item) bool {
+		splitErr = split(func(it item) bool {
 			if failed.Load() {
 				return false
 			}
@@ -108,18 +128,24 @@ func (b *builder) loadJSON(r io.Reader) error {
 				}
 				bt = &batch{data: data, done: make(chan struct{})}
 			}
-			// Copied: the splitter reads the next chunk over it.
+			// Copied: the reader reads the next chunk over it.
 			start := len(bt.data)
 			bt.data = append(bt.data, it.raw...)
 			it.raw = bt.data[start:len(bt.data):len(bt.data)]
+			n++
+			it.index = n
 			bt.items = append(bt.items, it)
 			return true
 		})
 		flush()
 	}()
 	added := 0
+	var decodeErr error
 	for bt := range order {
 		<-bt.done
+		if bt.err != nil && decodeErr == nil {
+			decodeErr = &decodeError{item: bt.errItem, err: bt.err}
+		}
 		if failed.Load() {
 			continue // drain
 		}
@@ -131,41 +157,61 @@ func (b *builder) loadJSON(r io.Reader) error {
 		bt.keep = nil
 	}
 	wg.Wait()
-	switch {
-	case splitErr != nil:
-		return splitErr
-	case failed.Load(), added == 0:
-		return errSlowPath
+	if splitErr != nil && !errors.Is(splitErr, errStopped) {
+		return added, splitErr
 	}
-	return nil
+	return added, decodeErr
 }
 
-// decode decodes the batch's items, reporting false when one cannot be
-// decoded (the slow path will say why).
-func (bt *batch) decode() bool {
+// errStopped is what split returns when emit stopped it.
+var errStopped = errors.New("stopped")
+
+// decode decodes the batch's items, stopping at the first that cannot be.
+func (bt *batch) decode(decode func(*item) (func(*builder), error)) {
 	bt.keep = make([]func(*builder), 0, len(bt.items))
 	for i := range bt.items {
-		it := &bt.items[i]
-		apiVersion, kind, ok := objectHeader(it.raw)
-		if !ok {
-			return false
-		}
-		gvk := it.listItem
-		if apiVersion != "" && kind != "" {
-			gvk = schema.FromAPIVersionAndKind(apiVersion, kind)
-		} else if !it.inList {
-			return false
-		}
-		if gvk.Kind == "" || strings.HasSuffix(gvk.Kind, "List") {
-			return false
-		}
-		keep, err := decodeObject(gvk, it.raw)
+		keep, err := decode(&bt.items[i])
 		if err != nil {
-			return false
+			bt.err, bt.errItem = err, bt.items[i].index
+			return
 		}
 		bt.keep = append(bt.keep, keep)
 	}
-	return true
+}
+
+// loadJSON adds the objects of a JSON stream to b, decoding them on every
+// core. It returns errSlowPath, or an I/O error, when the stream is
+// anything but well-formed objects of the shapes it knows; b may then hold
+// some objects, so the caller starts again with a new builder.
+func (b *builder) loadJSON(r io.Reader) error {
+	added, err := b.decodeInParallel(func(emit func(item) bool) error { return splitJSON(r, emit) }, decodeJSONItem)
+	var decodeErr *decodeError
+	switch {
+	case errors.As(err, &decodeErr), errors.Is(err, errSlowPath), err == nil && added == 0:
+		return errSlowPath
+	}
+	return err
+}
+
+// errDeclined is a JSON item the fast path leaves to the slow one.
+var errDeclined = errors.New("declined")
+
+// decodeJSONItem decodes one object of a JSON stream.
+func decodeJSONItem(it *item) (func(*builder), error) {
+	apiVersion, kind, ok := objectHeader(it.raw)
+	if !ok {
+		return nil, errDeclined
+	}
+	gvk := it.listItem
+	if apiVersion != "" && kind != "" {
+		gvk = schema.FromAPIVersionAndKind(apiVersion, kind)
+	} else if !it.inList {
+		return nil, errDeclined
+	}
+	if gvk.Kind == "" || strings.HasSuffix(gvk.Kind, "List") {
+		return nil, errDeclined
+	}
+	return decodeObject(gvk, it.raw)
 }
 
 // objectHeader finds the apiVersion and kind of a JSON object by its
@@ -554,7 +600,7 @@ func (s *splitter) object(emit func(item) bool) error {
 		return nil
 	}
 	if !emit(item{raw: s.buf[s.mark:s.pos]}) {
-		return errSlowPath
+		return errStopped
 	}
 	return nil
 }
@@ -581,7 +627,7 @@ func (s *splitter) items(listItem schema.GroupVersionKind, emit func(item) bool)
 			return slow()
 		}
 		if !emit(item{raw: v, listItem: listItem, inList: true}) {
-			return errSlowPath
+			return errStopped
 		}
 		s.mark = s.pos
 		if c, ok = s.space(); !ok {
