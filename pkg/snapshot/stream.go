@@ -16,8 +16,8 @@ import (
 // The fast path for JSON snapshots (docs/design.md#the-snapshot-file): the
 // file is read in chunks and split into its objects without decoding them,
 // the objects are decoded on every core, and added to the builder in the
-// order they were read. No copy of the file is kept: a chunk is dropped once
-// its objects are decoded. It reads what `kubectl gang snapshot -o json`,
+// order they were read. No copy of the file is kept: a chunk is read over
+// once it is split, a batch's bytes reused once decoded. It reads what `kubectl gang snapshot -o json`,
 // `kubectl get -o json` and the API server write: streams of JSON objects,
 // v1 Lists and typed lists. Anything else, and any input with an error, is
 // left to the one-document-at-a-time path (addStream), which reads it again
@@ -44,8 +44,6 @@ type item struct {
 	// inList says whether it is a list's item (a list's item without a kind
 	// takes the list's).
 	inList bool
-	// gvk is the kind of a binary snapshot's record.
-	gvk schema.GroupVersionKind
 	// index counts the items of the stream from 1.
 	index int
 }
