@@ -470,6 +470,13 @@ func TestSnapshotProtobuf(t *testing.T) {
 			t.Errorf("--snapshot %s: exit %d, stderr %q; the JSON differs from the original's: %v", source, code, stderr, got != want)
 		}
 	}
+	code, _, stderr = run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", "xml")
+	if code != ExitUsage || !strings.HasSuffix(strings.TrimSpace(stderr), ",protobuf") {
+		t.Errorf("-o xml: exit %d, stderr %q; want protobuf among the formats", code, stderr)
+	}
+	if _, help, _ := run(t, "", "snapshot", "--help"); !strings.Contains(help, "jsonpath-file, protobuf)") {
+		t.Errorf("snapshot --help does not offer -o protobuf")
+	}
 	code, _, stderr = run(t, bin[:len(bin)/2], "snapshot", "--snapshot", "-", "--summary")
 	if code != ExitUsage || !strings.Contains(stderr, "cut short") {
 		t.Errorf("half a file: exit %d, stderr %q", code, stderr)

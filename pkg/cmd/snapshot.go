@@ -93,6 +93,9 @@ func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams)
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		f.Usage = strings.Replace(f.Usage, ").", ", "+outputProtobuf+").", 1)
+	}
 	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(append(o.PrintFlags.AllowedFormats(), outputProtobuf)))
 	cmd.Flags().BoolVar(&o.Summary, "summary", o.Summary, "Print a table of what the snapshot holds instead of the objects.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "With --summary, do not print headers.")
@@ -119,7 +122,11 @@ func (o *SnapshotOptions) Validate() error {
 	}
 	p, err := o.PrintFlags.ToPrinter()
 	if err != nil {
-		return usageErrorf("%v", oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		if strings.Contains(msg, "allowed formats are: ") {
+			msg += "," + outputProtobuf
+		}
+		return usageErrorf("%s", msg)
 	}
 	o.printer = p
 	return nil
