@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 )
 
 const exampleSnapshot = "../../examples/gpu-cluster.yaml"
@@ -463,5 +465,40 @@ func TestReadmeErrorExamples(t *testing.T) {
 	}
 	if ran < 2 {
 		t.Errorf("ran %d of the README's error examples, want at least 2", ran)
+	}
+}
+
+// TestSnapshotProtobuf checks that -o protobuf writes a binary snapshot
+// that --snapshot reads back, from a file and from stdin, as the same
+// cluster.
+func TestSnapshotProtobuf(t *testing.T) {
+	code, bin, stderr := run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", "protobuf")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(bin, snapshot.BinaryMagic) {
+		t.Fatalf("output starts %q, want a binary snapshot", bin[:min(len(bin), 8)])
+	}
+	path := filepath.Join(t.TempDir(), "cluster.pb")
+	if err := os.WriteFile(path, []byte(bin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", "json")
+	for _, source := range []string{path, "-"} {
+		code, got, stderr := run(t, bin, "snapshot", "--snapshot", source, "-o", "json")
+		if code != ExitOK || got != want {
+			t.Errorf("--snapshot %s: exit %d, stderr %q; the JSON differs from the original's: %v", source, code, stderr, got != want)
+		}
+	}
+	code, _, stderr = run(t, "", "snapshot", "--snapshot", exampleSnapshot, "-o", "xml")
+	if code != ExitUsage || !strings.HasSuffix(strings.TrimSpace(stderr), ",protobuf") {
+		t.Errorf("-o xml: exit %d, stderr %q; want protobuf among the formats", code, stderr)
+	}
+	if _, help, _ := run(t, "", "snapshot", "--help"); !strings.Contains(help, "jsonpath-file, protobuf)") {
+		t.Errorf("snapshot --help does not offer -o protobuf")
+	}
+	code, _, stderr = run(t, bin[:len(bin)/2], "snapshot", "--snapshot", "-", "--summary")
+	if code != ExitUsage || !strings.Contains(stderr, "cut short") {
+		t.Errorf("half a file: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -36,7 +36,12 @@ var snapshotLong = templates.LongDesc(`
 	in protobuf for built-in kinds. --summary prints what was read instead.
 
 	A snapshot is of every namespace: -A (--all-namespaces) is accepted, as
-	kubectl get takes it, and changes nothing; -n is refused.`)
+	kubectl get takes it, and changes nothing; -n is refused.
+
+	-o protobuf writes a binary snapshot: the same objects in the API server's
+	protobuf encoding, which --snapshot reads several times faster than JSON
+	(it knows the file by its first bytes). It is for this tool, not for
+	people or kubectl.`)
 
 var snapshotExample = templates.Examples(`
 	# Save the cluster for offline use
@@ -46,7 +51,11 @@ var snapshotExample = templates.Examples(`
 	kubectl gang explain podgroup/llm-pretrain -n ml-research --snapshot cluster.yaml
 
 	# What does a snapshot hold?
-	kubectl gang snapshot --snapshot examples/gpu-cluster.yaml --summary`)
+	kubectl gang snapshot --snapshot examples/gpu-cluster.yaml --summary
+
+	# A binary snapshot of a large cluster, loaded fast by every verb
+	kubectl gang snapshot -o protobuf > cluster.pb
+	kubectl gang explain -f job.yaml --snapshot cluster.pb`)
 
 // SnapshotOptions are the inputs of `kubectl gang snapshot`.
 type SnapshotOptions struct {
@@ -76,7 +85,7 @@ func NewSnapshotOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStre
 func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewSnapshotOptions(snapshot, streams)
 	cmd := &cobra.Command{
-		Use:                   "snapshot [-o yaml|json] [--summary]",
+		Use:                   "snapshot [-o yaml|json|protobuf] [--summary]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Save the objects the scheduler reads as one List, for offline use",
 		Long:                  snapshotLong,
@@ -90,7 +99,10 @@ func NewCmdSnapshot(snapshot *SnapshotFlags, streams genericiooptions.IOStreams)
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(o.PrintFlags.AllowedFormats()))
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		f.Usage = strings.Replace(f.Usage, ").", ", "+outputProtobuf+").", 1)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("output", completeFormats(append(o.PrintFlags.AllowedFormats(), outputProtobuf)))
 	cmd.Flags().BoolVar(&o.Summary, "summary", o.Summary, "Print a table of what the snapshot holds instead of the objects.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "With --summary, do not print headers.")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Accepted as with kubectl get: a snapshot reads every namespace anyway.")
@@ -112,13 +124,24 @@ func (o *SnapshotOptions) Validate() error {
 		o.printer = printers.NewTablePrinter(printers.PrintOptions{NoHeaders: o.NoHeaders})
 		return nil
 	}
+	if ptr.Deref(o.PrintFlags.OutputFormat, "") == outputProtobuf {
+		return nil // written by stream
+	}
 	p, err := o.PrintFlags.ToPrinter()
 	if err != nil {
-		return usageErrorf("%v", oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		if strings.Contains(msg, "allowed formats are: ") {
+			msg += "," + outputProtobuf
+		}
+		return usageErrorf("%s", msg)
 	}
 	o.printer = p
 	return nil
 }
+
+// outputProtobuf is the -o of a binary snapshot file
+// (docs/design.md#the-snapshot-file).
+const outputProtobuf = "protobuf"
 
 // Run reads the snapshot and prints it.
 func (o *SnapshotOptions) Run(c *cobra.Command) error {
@@ -271,6 +294,8 @@ func (o *SnapshotOptions) stream(snap *schedule.Snapshot) (bool, error) {
 		err = snapshot.WriteJSON(o.Out, snap, showManaged)
 	case "yaml":
 		err = snapshot.WriteYAML(o.Out, snap, showManaged)
+	case outputProtobuf:
+		err = snapshot.WriteBinary(o.Out, snap)
 	default:
 		return false, nil
 	}

@@ -58,37 +58,93 @@ func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Sn
 	if opts.VolcanoConfigMap == (types.NamespacedName{}) {
 		opts.VolcanoConfigMap = DefaultVolcanoConfigMap
 	}
-	b := newBuilder()
-	file := path
-	switch {
-	case path == Stdin:
-		file = "<stdin>"
-		data, err := io.ReadAll(stdin)
-		if err != nil {
+	var data []byte // stdin's, read once
+	if path == Stdin {
+		var err error
+		if data, err = io.ReadAll(stdin); err != nil {
 			return nil, nil, fmt.Errorf("reading snapshot from stdin: %w", err)
 		}
-		if err := b.addStream("<stdin>", data); err != nil {
-			return nil, nil, err
-		}
-	default:
-		files, err := snapshotFiles(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, nil, fmt.Errorf("reading snapshot: %w", err)
-			}
-			if err := b.addStream(f, data); err != nil {
-				return nil, nil, err
-			}
-		}
+	}
+	b, err := loadFiles(path, data, true)
+	if errors.Is(err, errSlowPath) {
+		// The fast path declined (docs/design.md#the-snapshot-file): read
+		// it all again, one document at a time.
+		b, err = loadFiles(path, data, false)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	file := path
+	if path == Stdin {
+		file = "<stdin>"
 	}
 	snap := b.snapshot()
 	volcanoWarnings := b.pickVolcanoConfig(snap, opts.VolcanoConfigMap, file)
 	warnings := append(append(b.warnings(), volcanoWarnings...), b.partialWarnings(snap)...)
 	return snap, append(warnings, resolvePriorities(snap)...), nil
+}
+
+// loadFiles reads path (stdin's data when it is Stdin) into a new builder;
+// with fast, JSON is read by loadJSON, which may return errSlowPath.
+func loadFiles(path string, data []byte, fast bool) (*builder, error) {
+	b := newBuilder()
+	if path == Stdin {
+		if isBinary(data) {
+			return b, b.loadBinary("<stdin>", bytes.NewReader(data))
+		}
+		if fast && startsJSONObject(data) {
+			return b, b.loadJSON(bytes.NewReader(data))
+		}
+		return b, b.addStream("<stdin>", data)
+	}
+	files, err := snapshotFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := b.addFile(f, fast); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// addFile reads one file of a snapshot.
+func (b *builder) addFile(name string, fast bool) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	defer f.Close()
+	// What the file starts with says whether it is JSON.
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	head = head[:n]
+	if isBinary(head) {
+		return b.loadBinary(name, io.MultiReader(bytes.NewReader(head), f))
+	}
+	if fast && startsJSONObject(head) {
+		if err := b.loadJSON(io.MultiReader(bytes.NewReader(head), f)); err != nil && !errors.Is(err, errSlowPath) {
+			return fmt.Errorf("reading snapshot: %w", err)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("reading snapshot: %w", err)
+	}
+	return b.addStream(name, append(head, rest...))
+}
+
+// startsJSONObject says whether data starts, after white space, with '{'.
+func startsJSONObject(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
 }
 
 // snapshotFiles lists the files a --snapshot path stands for.
@@ -244,84 +300,145 @@ func (b *builder) addDocument(raw []byte) *InputError {
 // addObject decodes one object of a known kind into the snapshot.
 func (b *builder) addObject(gvk schema.GroupVersionKind, raw []byte) error {
 	b.objects++
+	keep, err := decodeObject(gvk, raw)
+	if err != nil {
+		return err
+	}
+	keep(b)
+	return nil
+}
+
+// decodeObject decodes one object of a known kind and returns what adds it
+// to a builder. It touches no builder, so objects can be decoded on every
+// core and added in the order they were read (decodeInParallel).
+func decodeObject(gvk schema.GroupVersionKind, raw []byte) (func(*builder), error) {
+	if obj := newTyped(gvk); obj != nil {
+		if err := decodeInto(raw, gvk, obj); err != nil {
+			return nil, err
+		}
+		return keepTyped(obj)
+	}
 	switch {
-	case gvk == nodeGVK:
-		return decodeInto(raw, gvk, &corev1.Node{}, b.addNode)
-	case gvk == podGVK:
+	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
+		// Another version is never guessed: v1beta1 differs from v1, and
+		// v1beta2 is not what the API server returns once v1 exists.
+		return nil, unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
+	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", gvk.Kind, err)
+		}
+		if u.GetName() == "" {
+			return nil, fmt.Errorf("%s has no metadata.name", gvk.Kind)
+		}
+		return func(b *builder) { b.addUnstructured(u) }, nil
+	}
+	return func(b *builder) { b.ignore(gvk) }, nil
+}
+
+// newTyped returns a new object of one of the built-in kinds a snapshot
+// holds, at the version it reads; nil for other kinds.
+func newTyped(gvk schema.GroupVersionKind) namedObject {
+	switch gvk {
+	case nodeGVK:
+		return &corev1.Node{}
+	case podGVK:
+		return &corev1.Pod{}
+	case namespaceGVK:
+		return &corev1.Namespace{}
+	case resourceQuotaGVK:
+		return &corev1.ResourceQuota{}
+	case priorityClassGVK:
+		return &schedulingv1.PriorityClass{}
+	case pdbGVK:
+		return &policyv1.PodDisruptionBudget{}
+	case pvcGVK:
+		return &corev1.PersistentVolumeClaim{}
+	case pvGVK:
+		return &corev1.PersistentVolume{}
+	case storageClassGVK:
+		return &storagev1.StorageClass{}
+	case resourceSliceGVK:
+		return &resourcev1.ResourceSlice{}
+	case deviceClassGVK:
+		return &resourcev1.DeviceClass{}
+	case claimGVK:
+		return &resourcev1.ResourceClaim{}
+	case claimTemplateGVK:
+		return &resourcev1.ResourceClaimTemplate{}
+	case taintRuleGVK:
+		return &resourcev1.DeviceTaintRule{}
+	case serviceGVK:
+		return &corev1.Service{}
+	case rcGVK:
+		return &corev1.ReplicationController{}
+	case replicaSetGVK:
+		return &appsv1.ReplicaSet{}
+	case statefulSetGVK:
+		return &appsv1.StatefulSet{}
+	case configMapGVK:
+		// Only the Volcano scheduler's ConfigMap is kept
+		// (pickVolcanoConfig); the others are ignored, as before.
+		return &corev1.ConfigMap{}
+	}
+	return nil
+}
+
+// keepTyped returns what adds a decoded built-in object to a builder.
+func keepTyped(obj namedObject) (func(*builder), error) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		return func(b *builder) { b.addNode(o) }, nil
+	case *corev1.Pod:
 		// A hand-made snapshot may hold what the API server would refuse. A pod
 		// with a UID was stored by an API server, maybe an older one with
 		// fewer rules: only what none ever accepted is refused there
 		// (docs/design.md#snapshot).
-		var invalid error
-		err := decodeInto(raw, gvk, &corev1.Pod{}, func(p *corev1.Pod) {
-			schedule.DefaultPod(p)
-			validate := schedule.ValidateResources
-			if p.UID != "" {
-				validate = schedule.ValidateStoredResources
-			}
-			if errs := validate(p); len(errs) > 0 {
-				invalid = fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, errs.ToAggregate())
-				return
-			}
-			b.addPod(p)
-		})
-		if err != nil {
-			return err
+		schedule.DefaultPod(o)
+		validate := schedule.ValidateResources
+		if o.UID != "" {
+			validate = schedule.ValidateStoredResources
 		}
-		return invalid
-	case gvk == namespaceGVK:
-		return decodeInto(raw, gvk, &corev1.Namespace{}, b.addNamespace)
-	case gvk == resourceQuotaGVK:
-		return decodeInto(raw, gvk, &corev1.ResourceQuota{}, b.addResourceQuota)
-	case gvk == priorityClassGVK:
-		return decodeInto(raw, gvk, &schedulingv1.PriorityClass{}, b.addPriorityClass)
-	case gvk == pdbGVK:
-		return decodeInto(raw, gvk, &policyv1.PodDisruptionBudget{}, b.addPDB)
-	case gvk == pvcGVK:
-		return decodeInto(raw, gvk, &corev1.PersistentVolumeClaim{}, b.addPVC)
-	case gvk == pvGVK:
-		return decodeInto(raw, gvk, &corev1.PersistentVolume{}, b.addPV)
-	case gvk == storageClassGVK:
-		return decodeInto(raw, gvk, &storagev1.StorageClass{}, b.addStorageClass)
-	case gvk == resourceSliceGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceSlice{}, b.addResourceSlice)
-	case gvk == deviceClassGVK:
-		return decodeInto(raw, gvk, &resourcev1.DeviceClass{}, b.addDeviceClass)
-	case gvk == claimGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceClaim{}, b.addResourceClaim)
-	case gvk == claimTemplateGVK:
-		return decodeInto(raw, gvk, &resourcev1.ResourceClaimTemplate{}, b.addResourceClaimTemplate)
-	case gvk == taintRuleGVK:
-		return decodeInto(raw, gvk, &resourcev1.DeviceTaintRule{}, b.addDeviceTaintRule)
-	case gvk.Group == resourcev1.GroupName && slices.Contains(draKinds, gvk.Kind):
-		// Another version is never guessed: v1beta1 differs from v1, and
-		// v1beta2 is not what the API server returns once v1 exists.
-		return unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
-	case gvk == serviceGVK:
-		return decodeInto(raw, gvk, &corev1.Service{}, b.addService)
-	case gvk == rcGVK:
-		return decodeInto(raw, gvk, &corev1.ReplicationController{}, b.addReplicationController)
-	case gvk == replicaSetGVK:
-		return decodeInto(raw, gvk, &appsv1.ReplicaSet{}, b.addReplicaSet)
-	case gvk == statefulSetGVK:
-		return decodeInto(raw, gvk, &appsv1.StatefulSet{}, b.addStatefulSet)
-	case gvk == configMapGVK:
-		// Only the Volcano scheduler's ConfigMap is kept
-		// (pickVolcanoConfig); the others are ignored, as before.
-		return decodeInto(raw, gvk, &corev1.ConfigMap{}, b.addConfigMap)
-	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return fmt.Errorf("%s: %w", gvk.Kind, err)
+		if errs := validate(o); len(errs) > 0 {
+			return nil, fmt.Errorf("pod %s/%s: %w", o.Namespace, o.Name, errs.ToAggregate())
 		}
-		if u.GetName() == "" {
-			return fmt.Errorf("%s has no metadata.name", gvk.Kind)
-		}
-		b.addUnstructured(u)
-		return nil
+		return func(b *builder) { b.addPod(o) }, nil
+	case *corev1.Namespace:
+		return func(b *builder) { b.addNamespace(o) }, nil
+	case *corev1.ResourceQuota:
+		return func(b *builder) { b.addResourceQuota(o) }, nil
+	case *schedulingv1.PriorityClass:
+		return func(b *builder) { b.addPriorityClass(o) }, nil
+	case *policyv1.PodDisruptionBudget:
+		return func(b *builder) { b.addPDB(o) }, nil
+	case *corev1.PersistentVolumeClaim:
+		return func(b *builder) { b.addPVC(o) }, nil
+	case *corev1.PersistentVolume:
+		return func(b *builder) { b.addPV(o) }, nil
+	case *storagev1.StorageClass:
+		return func(b *builder) { b.addStorageClass(o) }, nil
+	case *resourcev1.ResourceSlice:
+		return func(b *builder) { b.addResourceSlice(o) }, nil
+	case *resourcev1.DeviceClass:
+		return func(b *builder) { b.addDeviceClass(o) }, nil
+	case *resourcev1.ResourceClaim:
+		return func(b *builder) { b.addResourceClaim(o) }, nil
+	case *resourcev1.ResourceClaimTemplate:
+		return func(b *builder) { b.addResourceClaimTemplate(o) }, nil
+	case *resourcev1.DeviceTaintRule:
+		return func(b *builder) { b.addDeviceTaintRule(o) }, nil
+	case *corev1.Service:
+		return func(b *builder) { b.addService(o) }, nil
+	case *corev1.ReplicationController:
+		return func(b *builder) { b.addReplicationController(o) }, nil
+	case *appsv1.ReplicaSet:
+		return func(b *builder) { b.addReplicaSet(o) }, nil
+	case *appsv1.StatefulSet:
+		return func(b *builder) { b.addStatefulSet(o) }, nil
+	case *corev1.ConfigMap:
+		return func(b *builder) { b.addConfigMap(o) }, nil
 	}
-	b.ignore(gvk)
-	return nil
+	return nil, fmt.Errorf("%T is not a kind a snapshot holds", obj)
 }
 
 // draKinds are the Dynamic Resource Allocation kinds a snapshot holds, at
@@ -345,9 +462,8 @@ type namedObject interface {
 	GetNamespace() string
 }
 
-// decodeInto unmarshals raw into obj case-sensitively, as the API server would,
-// and hands it to add.
-func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, add func(T)) error {
+// decodeInto unmarshals raw into obj case-sensitively, as the API server would.
+func decodeInto(raw []byte, gvk schema.GroupVersionKind, obj namedObject) error {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, obj, sigsjson.DisallowDuplicateFields)
 	if err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -366,7 +482,6 @@ func decodeInto[T namedObject](raw []byte, gvk schema.GroupVersionKind, obj T, a
 	if obj.GetName() == "" {
 		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
 	}
-	add(obj)
 	return nil
 }
 

@@ -42,7 +42,10 @@ func newList() *unstructured.UnstructuredList {
 // converted only when f is called: a writer that streams keeps one at a
 // time.
 func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) error {
-	add := func(gvk schema.GroupVersionKind, obj runtime.Object) error {
+	return eachObject(s, func(gvk schema.GroupVersionKind, obj runtime.Object) error {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			return f(u.DeepCopy())
+		}
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			return fmt.Errorf("encoding %s: %w", gvk.Kind, err)
@@ -50,7 +53,14 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 		u := &unstructured.Unstructured{Object: m}
 		u.SetGroupVersionKind(gvk)
 		return f(u)
-	}
+	})
+}
+
+// eachObject calls add with every object of a snapshot file, in the order
+// of ToList's List: kind by kind (cluster-scoped kinds first), in the
+// snapshot's order within a kind. PodGroups and Queues are the snapshot's
+// own *unstructured.Unstructured, not to be changed.
+func eachObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.Object) error) error {
 	for _, o := range s.Namespaces {
 		if err := add(namespaceGVK, o); err != nil {
 			return err
@@ -92,7 +102,7 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 		}
 	}
 	for _, o := range s.Queues {
-		if err := f(o.DeepCopy()); err != nil {
+		if err := add(o.GroupVersionKind(), o); err != nil {
 			return err
 		}
 	}
@@ -149,7 +159,7 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 		}
 	}
 	for _, o := range s.PodGroups {
-		if err := f(o.DeepCopy()); err != nil {
+		if err := add(o.GroupVersionKind(), o); err != nil {
 			return err
 		}
 	}

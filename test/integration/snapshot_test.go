@@ -394,7 +394,7 @@ func TestSnapshotCommandRoundTrips(t *testing.T) {
 	ctx := t.Context()
 	seedCluster(ctx, t, "trip")
 
-	for _, format := range []string{"yaml", "json"} {
+	for _, format := range []string{"yaml", "json", "protobuf"} {
 		t.Run(format, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "", "snapshot", "--kubeconfig", env.Kubeconfig, "-o", format)
 			if code != 0 {

@@ -152,6 +152,35 @@ var podRequestOptions = resourcehelper.PodResourcesOptions{
 // ComputePodResource computes a pod's requests, init and sidecar containers
 // and overhead included, through k8s.io/component-helpers, as kube-scheduler does.
 func ComputePodResource(pod *corev1.Pod) PodResource {
+	if oneContainerRequestsOnly(pod) {
+		// Most pods of a large cluster: resourcehelper.PodRequests would
+		// copy the container's requests into new maps three times over
+		// (most of the cost of building node infos) to return them as
+		// they are.
+		requests := pod.Spec.Containers[0].Resources.Requests
+		cpu, mem := requests[corev1.ResourceCPU], requests[corev1.ResourceMemory]
+		return PodResource{Resource: NewResource(requests), Non0CPU: cpu.MilliValue(), Non0Mem: mem.Value()}
+	}
+	return computePodResource(pod)
+}
+
+// oneContainerRequestsOnly reports a pod whose requests, as
+// resourcehelper.PodRequests computes them, are its one container's
+// requests: one container requesting cpu and memory, no init containers, no
+// overhead, no pod-level resources, no resources in its status (in-place
+// resize: no allocated or actuated resources, no infeasible resize), so
+// AggregateContainerRequests' max(spec, actuated, allocated) is the spec,
+// and the non-zero defaults change nothing.
+func oneContainerRequestsOnly(pod *corev1.Pod) bool {
+	if len(pod.Spec.Containers) != 1 || len(pod.Spec.InitContainers) > 0 || pod.Spec.Overhead != nil || pod.Spec.Resources != nil ||
+		pod.Status.AllocatedResources != nil || pod.Status.Resources != nil || len(pod.Status.NodeAllocatableResourceClaimStatuses) > 0 {
+		return false
+	}
+	return requestsCPUAndMemoryEverywhere(pod) && !resourcehelper.IsPodResizeInfeasible(pod)
+}
+
+// computePodResource is ComputePodResource for every pod.
+func computePodResource(pod *corev1.Pod) PodResource {
 	requests := resourcehelper.PodRequests(pod, podRequestOptions)
 	podLevel := resourcehelper.IsPodLevelRequestsSet(pod)
 	nonMissing := nonMissingContainerRequests(requests, podLevel)
