@@ -36,6 +36,11 @@ type Options struct {
 	// Parallelism bounds the workers of Filter and Score; 0 means 16, as in
 	// kube-scheduler.
 	Parallelism int
+	// SkipPostFilter leaves PostFilter (preemption's dry run) out of a
+	// cycle that finds no node: its message ends with the FitError, and no
+	// node is nominated. For callers that read only the Filter verdicts
+	// (the queue simulation, docs/design.md#the-queue).
+	SkipPostFilter bool
 }
 
 // Scheduler runs scheduling cycles on one snapshot. Reserve changes its
@@ -549,6 +554,10 @@ func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.
 		counts = reasonCounts(statuses)
 	}
 	diagnosis := fitMessageFrom(s.numNodes, res.PreFilterStatus, counts)
+	if s.opts.SkipPostFilter {
+		res.Message = diagnosis
+		return nil
+	}
 	postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
 	if err != nil {
 		return err

@@ -44,7 +44,8 @@ func (st *simState) scheduler(p *schedule.Profile) (*schedule.Scheduler, error) 
 	if s := st.scheds[p]; s != nil {
 		return s, nil
 	}
-	s, err := schedule.NewScheduler(st.snap, schedule.Options{Profile: p, Parallelism: st.par})
+	// The lines show Filter verdicts only: no preemption dry runs.
+	s, err := schedule.NewScheduler(st.snap, schedule.Options{Profile: p, Parallelism: st.par, SkipPostFilter: true})
 	if err != nil {
 		return nil, err
 	}
@@ -265,9 +266,6 @@ func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, o
 		}
 	}
 	l.Outcome, l.Reason = OutcomeBlocked, nodeVerdicts(res)
-	if res.NominatedNode != "" {
-		l.Reason += fmt.Sprintf(" (preemption would evict %d pod(s) on %s)", len(res.PreemptionVictims), res.NominatedNode)
-	}
 	empty := sim.emptyState()
 	se, err := empty.scheduler(opts.Profile)
 	if err != nil {
