@@ -37,7 +37,13 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 		c := pod.DeepCopy()
 		c.Spec.NodeName = a.Node
 		bound[[2]string{c.Namespace, c.Name}] = c
-		claims = append(claims, a.Claims...)
+		if len(a.Claims) > 0 {
+			claims = append(claims, a.Claims...)
+		} else {
+			// A plan that does not carry them (a pod of no gang): the
+			// allocations this reservation made.
+			claims = append(claims, next.Claims(pod)...)
+		}
 	}
 	out := *snap
 	out.Pods = make([]*corev1.Pod, 0, len(snap.Pods)+len(plan))

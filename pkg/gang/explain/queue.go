@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -69,8 +70,16 @@ func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
 	if err != nil {
 		return err
 	}
+	claims := slices.ContainsFunc(plan, func(a gang.Assignment) bool { return len(a.Pod.Spec.ResourceClaims) > 0 })
 	for k, other := range st.scheds {
 		if k == p {
+			continue
+		}
+		if claims {
+			// Another profile's DynamicResources would allocate devices of
+			// its own; it is built again from the committed snapshot, which
+			// holds the allocations p made, when next asked for.
+			delete(st.scheds, k)
 			continue
 		}
 		f, err := other.Fork()
@@ -157,7 +166,10 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	}
 	pending := g.Pending()
 	gates := gang.GateNames(pending)
-	l.Verdict, l.Reason = gangVerdict(p, gang.Validate(g), g.GatedCount(), gates)
+	// Volcano's own queue-allocation gate is Volcano's to remove when the
+	// queue has room: such a gang competes (GatedByOthers).
+	gated := g.GatedByOthers()
+	l.Verdict, l.Reason = gangVerdict(p, gang.Validate(g), gated, gates)
 	switch {
 	case l.Verdict == VerdictGated:
 		l.Outcome = OutcomeHeld
@@ -180,11 +192,11 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 			sim.waits(ahead, l, p0.Planned())
 			return nil
 		}
-		l.Verdict, l.Reason = gangVerdict(p0, gang.Validate(g), g.GatedCount(), gates)
+		l.Verdict, l.Reason = gangVerdict(p0, gang.Validate(g), gated, gates)
 	}
 	if p0.Gate != nil {
 		// Its source holds it (a queue, members not created yet).
-		l.Outcome = OutcomeHeld
+		l.Outcome, l.Verdict = OutcomeHeld, VerdictUnschedulable
 		return nil
 	}
 	if p0.Blocker != nil {
@@ -297,54 +309,98 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 			l.Reason += "; not verified: " + notEvaluated[0]
 		}
 	}
-	return sim.commit(plan, p)
+	if err := sim.commit(plan, p); err != nil {
+		return err
+	}
+	if g := l.Gang; g != nil && g.Source == gang.SourceVolcano && g.PodGroup != nil {
+		// Volcano's session counts a job whose tasks run as allocated, not
+		// pending: were its PodGroup still Pending it would be enqueued and
+		// reserve room again (session.go's enqueue).
+		snap := *sim.cur.snap
+		snap.PodGroups = slices.Clone(snap.PodGroups)
+		for i, u := range snap.PodGroups {
+			if u == g.PodGroup {
+				c := u.DeepCopy()
+				_ = unstructured.SetNestedField(c.Object, "Running", "status", "phase")
+				snap.PodGroups[i] = c
+			}
+		}
+		sim.cur.snap = &snap
+	}
+	return nil
 }
 
 // waits records an entry that fits the cluster as it is (on the nodes of
 // plan, or any of them for a pod alone) but not after the entries ahead:
 // Behind names those that started on those nodes, else every one that
-// started.
+// started. A start it waits behind only by an order no snapshot holds
+// (race) is no plain yes: it becomes Unverified.
 func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) {
 	want := nodeSet(plan)
 	l.room = want
-	var on, all []string
-	tie := false
+	var on, all []int
 	for i := range ahead {
 		a := &ahead[i]
 		if a.Outcome != OutcomeStarts && a.Outcome != OutcomeUnverified {
 			continue
 		}
-		name := qualifiedName(a, l.Namespace)
-		all = append(all, name)
+		all = append(all, i)
 		if slices.ContainsFunc(a.Nodes, func(n string) bool { return want[n] }) {
-			on = append(on, name)
-			tie = tie || a.Priority == l.Priority && !(coscheduling(a) && coscheduling(l))
+			on = append(on, i)
 		}
 	}
-	l.Behind = cmpOr(on, all)
+	behind := on
+	if len(behind) == 0 {
+		behind = all
+	}
+	raced := false
+	for _, i := range behind {
+		a := &ahead[i]
+		l.Behind = append(l.Behind, qualifiedName(a, l.Namespace))
+		why := race(a, l)
+		if why == "" {
+			continue
+		}
+		raced = true
+		if a.Outcome == OutcomeStarts {
+			a.Outcome, a.Verdict = OutcomeUnverified, VerdictUnverified
+			a.Reason += "; not verified: " + why
+		}
+	}
 	l.Outcome = OutcomeWaits
 	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", someNames(l.Behind, 3))
-	if tie {
-		// Among equal priorities kube-scheduler's queue goes by the time
-		// each entered it, which only the scheduler knows
-		// (docs/design.md#the-queue).
-		l.Reason += " (equal priority: ahead by age, which the scheduler's own queue times may reorder)"
+	if raced {
+		// docs/design.md#the-queue.
+		l.Reason += " (ahead by an order the scheduler's own queue may not keep)"
 	}
 }
 
-// gateOwnersBrief names who removes gates, " (Kueue, ...)", or "".
-func gateOwnersBrief(gates []string) string {
-	var owners []string
-	for _, g := range gates {
-		if o, _, _ := strings.Cut(gang.GateOwner(g), ":"); o != "" && !slices.Contains(owners, o) {
-			owners = append(owners, o)
-		}
-	}
-	if len(owners) == 0 {
+// race says why a, which starts ahead of l on the room l would use, is
+// ahead only by an order no snapshot holds; "" when its place is certain.
+// kube-scheduler takes equal priorities by the time each entered its queue
+// (refreshed at every attempt: PrioritySort.Less over QueueingParams'
+// Timestamp); Coscheduling.Less orders equal priorities by the PodGroup's
+// creation, then the pod's name, all in the snapshot; Volcano's session by
+// priority and creation within a queue, and queues by their share
+// (round robin), which the list does not model; two schedulers race.
+func race(a, l *Pending) string {
+	switch {
+	case a.Scheduler != l.Scheduler:
+		return fmt.Sprintf("%s, of another scheduler (%s), waits for the same room: the two schedulers race", qualifiedName(l, a.Namespace), l.Scheduler)
+	case volcanoGang(a) && volcanoGang(l) && a.Queue != l.Queue:
+		return fmt.Sprintf("%s, of Volcano queue %s, waits for the same room: Volcano's allocate takes queues by their share, which the list does not model", qualifiedName(l, a.Namespace), l.Queue)
+	case a.Priority != l.Priority:
+		return ""
+	case coscheduling(a) && coscheduling(l):
+		return ""
+	case volcanoGang(a) && volcanoGang(l) && !a.Since.Equal(l.Since):
 		return ""
 	}
-	return " (" + strings.Join(owners, ", ") + ")"
+	return fmt.Sprintf("%s, of equal priority, waits for the same room: the scheduler takes equal priorities by the time each entered its queue, which the snapshot does not hold", qualifiedName(l, a.Namespace))
 }
+
+// volcanoGang reports whether the entry is a Volcano gang.
+func volcanoGang(l *Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceVolcano }
 
 // coscheduling reports whether the entry is a Coscheduling gang, whose
 // queue orders equal priorities by the PodGroup's creation
@@ -521,4 +577,18 @@ func qualifiedName(a *Pending, namespace string) string {
 		return a.Namespace + "/" + a.Name()
 	}
 	return a.Name()
+}
+
+// gateOwnersBrief names who removes gates, " (Kueue's, ...)", or "".
+func gateOwnersBrief(gates []string) string {
+	var owners []string
+	for _, g := range gates {
+		if o, _, _ := strings.Cut(gang.GateOwner(g), ":"); o != "" && !slices.Contains(owners, o) {
+			owners = append(owners, o)
+		}
+	}
+	if len(owners) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(owners, ", ") + ")"
 }

@@ -129,3 +129,61 @@ func TestQueueStartsBehindAPreemptorAreUnverified(t *testing.T) {
 		t.Errorf("with PreemptNever: %s %s, want Starts", lines[1].Name(), lines[1].Outcome)
 	}
 }
+
+// Equal priorities, one room: kube-scheduler takes them by the time each
+// entered its queue, which no snapshot holds, so the start is not a plain
+// yes and the wait says why.
+func TestQueueEqualPrioritiesRace(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4)}
+	for _, g := range []string{"a", "b"} {
+		snap.PodGroups = append(snap.PodGroups, testutil.MakeNativePodGroup("ml", g, 3).Obj())
+		for i := range 3 {
+			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(g+"-"+string(rune('0'+i))).Req(gpu).PodGroup(g).Obj())
+		}
+	}
+	lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || lines[0].Outcome != OutcomeUnverified || !strings.Contains(lines[0].Reason, "podgroup/b, of equal priority, waits for the same room") ||
+		lines[1].Outcome != OutcomeWaits || !strings.Contains(lines[1].Reason, "ahead by an order the scheduler's own queue may not keep") {
+		for _, l := range lines {
+			t.Logf("%s %s: %s", l.Name(), l.Outcome, l.Reason)
+		}
+		t.Error("want a Unverified (b of equal priority races it), b Waits with the caveat")
+	}
+}
+
+// Volcano: a job that started is allocated, not pending, in the next
+// job's session (its PodGroup Running): a queue of capability 16 GPUs
+// holds two 8-GPU jobs with minResources; were the first enqueued again it
+// would count twice and the second would wait. A member gated only by
+// Volcano's own queue-allocation gate competes (Volcano removes it).
+func TestQueueVolcanoJobsShareTheirQueue(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4),
+		Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"nvidia.com/gpu": "16", "cpu": "1000", "memory": "10000Gi"}).Obj()}}
+	for i, g := range []string{"one", "two"} {
+		pg := testutil.MakeVolcanoPodGroup("ml", g, 1).Queue("q").MinResources(gpu).Obj()
+		pg.SetCreationTimestamp(metav1.NewTime(t0.Add(time.Duration(i) * time.Hour)))
+		snap.PodGroups = append(snap.PodGroups, pg)
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(g+"-0").Req(gpu).VolcanoGroup(g).
+			SchedulingGate("scheduling.volcano.sh/queue-allocation-gate").Created(t0.Add(time.Duration(i)*time.Hour)).Obj())
+	}
+	lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Name()+" "+string(l.Outcome))
+	}
+	if diff := cmp.Diff([]string{"podgroup/one Starts", "podgroup/two Starts"}, got); diff != "" {
+		for _, l := range lines {
+			t.Logf("%s %s: %s", l.Name(), l.Outcome, l.Reason)
+		}
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
