@@ -124,7 +124,7 @@ func NewCmdExplain(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) 
 	o.addFlags(cmd, "to explain")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "Never colour the output (it is coloured only on a terminal anyway).")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Without a subject, list what is pending in every namespace instead of the current one.")
-	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Without a subject, order the list by a field of its items instead of queue order: position, namespace, name, scheduler, queue, priority (highest first), age (oldest first, as kubectl's --sort-by=.metadata.creationTimestamp), members (most first), verdict; kubectl's JSONPath spelling ('{.priority}', '.metadata.creationTimestamp') is accepted.")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", o.SortBy, "Without a subject, order the list by a field of its items instead of queue order: position, namespace, name, scheduler, queue, priority, age (oldest first, as kubectl's --sort-by=.metadata.creationTimestamp), members (ascending, as kubectl sorts), verdict (Starts, Unverified, Waits, Blocked, Held, NeverFits); kubectl's JSONPath spelling ('{.priority}', '.metadata.creationTimestamp') is accepted.")
 	cmd.Flags().IntVar(&o.MaxRows, "max-rows", o.MaxRows, "Rows of the node and domain tables to show, the most telling first (0: all; -o wide shows all).")
 	return cmd
 }

@@ -101,14 +101,28 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 // nothing in the snapshot shows served holds them (issue #27).
 func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueOptions, note string, volcano bool) {
 	vopts, note, volcano := f.volcanoPlaceOptions(snap, gang.SourceVolcano)
+	// A scheduler the configuration has no profile for, but which the
+	// snapshot shows running, is stood in for by a profile: its entries
+	// are not a plain yes (one profile per name, so that the simulation
+	// keeps one working copy of it).
+	standIns := map[string]*schedule.Profile{}
 	q.PlaceFor = func(source gang.Source, pods []*corev1.Pod) (gang.PlaceOptions, string) {
 		if source == gang.SourceVolcano && volcano {
 			return vopts, ""
 		}
 		opts, _, standIn := f.profileFor(pods)
-		if standIn != "" && !servedName(snap, standIn) {
+		if standIn == "" {
+			return opts, ""
+		}
+		if !servedName(snap, standIn) {
 			return opts, fmt.Sprintf("no scheduler serves schedulerName %q: no profile names it and no pod on a node was scheduled by it (a misspelt schedulerName?)", standIn)
 		}
+		p := standIns[standIn]
+		if p == nil {
+			p = opts.Profile.WithNotEvaluated(fmt.Sprintf("schedulerName %q: no profile of the configuration is that scheduler's; profile %q stands in for it", standIn, opts.Profile.Name))
+			standIns[standIn] = p
+		}
+		opts.Profile = p
 		return opts, ""
 	}
 	return q, note, volcano
@@ -130,7 +144,8 @@ func (o *ExplainOptions) queuePlace(ctx context.Context, snap *schedule.Snapshot
 }
 
 // sortPending orders the list by --sort-by: a field of the list's items
-// (kubectl's JSONPath spelling accepted), ties kept in queue order.
+// (kubectl's JSONPath spelling accepted), ascending as kubectl sorts, the
+// verdicts from Starts to NeverFits; ties kept in queue order.
 func sortPending(lines []explain.Pending, by string) error {
 	key := strings.TrimPrefix(strings.Trim(strings.TrimSpace(by), "{}"), ".")
 	var cmpf func(a, b *explain.Pending) int
@@ -146,13 +161,17 @@ func sortPending(lines []explain.Pending, by string) error {
 	case "queue":
 		cmpf = func(a, b *explain.Pending) int { return strings.Compare(a.Queue, b.Queue) }
 	case "priority":
-		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(b.Priority, a.Priority) }
+		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(a.Priority, b.Priority) }
 	case "age", "since", "metadata.creationTimestamp":
 		cmpf = func(a, b *explain.Pending) int { return a.Since.Compare(b.Since) }
 	case "members":
-		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(b.Members, a.Members) }
+		cmpf = func(a, b *explain.Pending) int { return cmp.Compare(a.Members, b.Members) }
 	case "verdict":
-		cmpf = func(a, b *explain.Pending) int { return strings.Compare(string(a.Outcome), string(b.Outcome)) }
+		// From the surest start to the surest no.
+		rank := []explain.Outcome{explain.OutcomeStarts, explain.OutcomeUnverified, explain.OutcomeWaits, explain.OutcomeBlocked, explain.OutcomeHeld, explain.OutcomeNeverFits}
+		cmpf = func(a, b *explain.Pending) int {
+			return cmp.Compare(slices.Index(rank, a.Outcome), slices.Index(rank, b.Outcome))
+		}
 	default:
 		return usageErrorf("--sort-by %q: the list sorts by position, namespace, name, scheduler, queue, priority, age, members or verdict", by)
 	}
