@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -98,15 +100,33 @@ func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
 }
 
 // emptyState is the cluster without its pods, but DaemonSet and static
-// pods (they come back on any node) and pending pods (they hold nothing).
+// pods (they come back on any node) and pending pods (they hold nothing);
+// claims that only removed pods used are deallocated.
 func (sim *queueSim) emptyState() *simState {
 	if sim.empty == nil {
 		snap := *sim.initial.snap
 		snap.Pods = nil
+		gone := map[types.UID]bool{}
+		goneNames := map[[2]string]bool{}
 		for _, pod := range sim.initial.snap.Pods {
 			if pod.Spec.NodeName == "" || stays(pod) {
 				snap.Pods = append(snap.Pods, pod)
+				continue
 			}
+			gone[pod.UID] = true
+			goneNames[[2]string{pod.Namespace, pod.Name}] = true
+		}
+		// A claim only pods that are gone were using holds no device any
+		// more: its allocation goes with them.
+		snap.ResourceClaims = nil
+		for _, c := range sim.initial.snap.ResourceClaims {
+			if c.Status.Allocation != nil && len(c.Status.ReservedFor) > 0 && !slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+				return r.Resource != "pods" || !gone[r.UID] && !goneNames[[2]string{c.Namespace, r.Name}]
+			}) {
+				c = c.DeepCopy()
+				c.Status = resourcev1.ResourceClaimStatus{}
+			}
+			snap.ResourceClaims = append(snap.ResourceClaims, c)
 		}
 		sim.empty = newSimState(&snap, sim.q.Parallelism)
 	}

@@ -2,12 +2,14 @@ package explain
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -185,5 +187,43 @@ func TestQueueVolcanoJobsShareTheirQueue(t *testing.T) {
 			t.Logf("%s %s: %s", l.Name(), l.Outcome, l.Reason)
 		}
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// On the emptied cluster, claims only removed pods used hold no devices:
+// a DRA gang blocked by running pods' devices fits there, so it is
+// Blocked, not NeverFits.
+func TestQueueEmptiedClusterFreesDevices(t *testing.T) {
+	snap, g := draGang(4, 4)
+	var claims []*resourcev1.ResourceClaim
+	for _, node := range []string{"gpu-0", "gpu-1"} {
+		user := testutil.MakePod().Namespace("other").Name("user-"+node).UID("user-"+node).BoundTo(node).Claim("gpus", "c-"+node).Obj()
+		c := testutil.MakeClaim("other", "c-"+node, testutil.ExactRequest("gpus", "gpu", 4))
+		var results []resourcev1.DeviceRequestAllocationResult
+		for d := range 4 {
+			results = append(results, resourcev1.DeviceRequestAllocationResult{Request: "gpus", Driver: "gpu.example.com", Pool: node, Device: fmt.Sprintf("gpu%d", d)})
+		}
+		c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: results}}
+		c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: user.Name, UID: user.UID}}
+		claims = append(claims, c)
+		snap.Pods = append(snap.Pods, user)
+	}
+	snap.ResourceClaims = claims
+	snap.PodGroups = []*unstructured.Unstructured{testutil.MakeNativePodGroup("ml", g.Name, 4).Obj()}
+	for _, pod := range snap.Pods {
+		if pod.Namespace == "ml" {
+			pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &g.Name}
+		}
+	}
+	snap.Sort()
+	lines, err := ListPending(context.Background(), snap, "ml", defaultQueue(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || lines[0].Outcome != OutcomeBlocked {
+		for _, l := range lines {
+			t.Logf("%s %s: %s", l.Name(), l.Outcome, l.Reason)
+		}
+		t.Errorf("want the gang Blocked: it fits once the running pods and their devices are gone")
 	}
 }
