@@ -436,13 +436,6 @@ func nodeSet(plan []gang.Assignment) map[string]bool {
 	return out
 }
 
-func cmpOr(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
-}
-
 // DistinctNodes are the nodes a starting entry goes to, each once, in
 // order.
 func (p *Pending) DistinctNodes() []string {
