@@ -144,13 +144,9 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 	if err != nil {
 		return nil, err
 	}
-	sim := newQueueSim(snap, q)
-	for i := range out {
-		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
-			return nil, err
-		}
+	if err := simulate(ctx, snap, q, out); err != nil {
+		return nil, err
 	}
-	markPreemption(snap, out)
 	kept := out[:0]
 	for _, l := range out {
 		if (namespace == "" || l.Namespace == namespace) && (q.Selector == nil || l.matches(q.Selector)) {
@@ -158,6 +154,19 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 		}
 	}
 	return kept, nil
+}
+
+// simulate takes entries, in queue order, each on the state the ones
+// before it left, then takes back the starts a preemption may undo.
+func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending) error {
+	sim := newQueueSim(snap, q)
+	for i := range entries {
+		if err := sim.take(ctx, entries[:i], &entries[i]); err != nil {
+			return err
+		}
+	}
+	markPreemption(snap, entries)
+	return nil
 }
 
 // QueuePlace is where a subject stands in the queue (Position).
@@ -181,13 +190,9 @@ func Position(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, matc
 	if at < 0 {
 		return nil, nil
 	}
-	sim := newQueueSim(snap, q)
-	for i := range out[:at+1] {
-		if err := sim.take(ctx, out[:i], &out[i]); err != nil {
-			return nil, err
-		}
+	if err := simulate(ctx, snap, q, out[:at+1]); err != nil {
+		return nil, err
 	}
-	markPreemption(snap, out[:at+1])
 	place := &QueuePlace{Entry: out[at], Of: len(out)}
 	for _, l := range out[:at] {
 		if l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified {

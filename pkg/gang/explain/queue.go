@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -109,7 +110,7 @@ func (sim *queueSim) emptyState() *simState {
 		gone := map[types.UID]bool{}
 		goneNames := map[[2]string]bool{}
 		for _, pod := range sim.initial.snap.Pods {
-			if pod.Spec.NodeName == "" || stays(pod) {
+			if pod.Spec.NodeName == "" || ofItsNode(pod) {
 				snap.Pods = append(snap.Pods, pod)
 				continue
 			}
@@ -133,18 +134,15 @@ func (sim *queueSim) emptyState() *simState {
 	return sim.empty
 }
 
-// stays reports whether pod would be on its node on an emptied cluster: a
-// DaemonSet's pod or a static pod's mirror.
-func stays(pod *corev1.Pod) bool {
-	if _, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]; ok {
+// ofItsNode reports whether pod belongs to its node: a DaemonSet's pod or
+// a static pod's mirror. It would be there on an emptied cluster, and no
+// move takes it elsewhere.
+func ofItsNode(pod *corev1.Pod) bool {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 		return true
 	}
-	for _, ref := range pod.OwnerReferences {
-		if ref.Kind == "DaemonSet" && ref.Controller != nil && *ref.Controller {
-			return true
-		}
-	}
-	return false
+	c := metav1.GetControllerOf(pod)
+	return c != nil && c.Kind == "DaemonSet"
 }
 
 // take simulates one entry on the state the ones ahead of it left.
@@ -321,10 +319,10 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 	for _, a := range plan {
 		l.Nodes = append(l.Nodes, a.Node)
 	}
-	l.Outcome, l.Reason = OutcomeStarts, "starts on "+someNames(l.DistinctNodes(), 3)
+	l.Outcome, l.Reason = OutcomeStarts, "starts on "+listSome(l.DistinctNodes(), 3)
 	if !verified {
 		l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
-		l.Reason = "would start on " + someNames(l.DistinctNodes(), 3)
+		l.Reason = "would start on " + listSome(l.DistinctNodes(), 3)
 		if len(notEvaluated) > 0 {
 			l.Reason += "; not verified: " + notEvaluated[0]
 		}
@@ -388,7 +386,7 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 		}
 	}
 	l.Outcome = OutcomeWaits
-	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", someNames(l.Behind, 3))
+	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", listSome(l.Behind, 3))
 	if raced {
 		// docs/design.md#the-queue.
 		l.Reason += " (ahead by an order the scheduler's own queue may not keep)"
@@ -446,14 +444,6 @@ func (p *Pending) DistinctNodes() []string {
 		}
 	}
 	return out
-}
-
-// someNames joins the first max names and counts the rest.
-func someNames(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // markPreemption takes back the plain yes of entries a preemption may undo.
@@ -580,7 +570,7 @@ func (e *Explanation) SetQueue(q *QueuePlace) {
 	if len(volcano) == 0 {
 		return
 	}
-	e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("Volcano's allocate takes the jobs ahead of it in the same session first, and %s take(s) the room it would use", someNames(volcano, 3)))
+	e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("Volcano's allocate takes the jobs ahead of it in the same session first, and %s take(s) the room it would use", listSome(volcano, 3)))
 	e.unverified()
 }
 

@@ -247,13 +247,7 @@ func movable(pod *corev1.Pod, below int32, groups gang.NativeGroups) bool {
 	if groups.VictimPriority(pod) >= below || pod.DeletionTimestamp != nil {
 		return false
 	}
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
-		return false
-	}
-	if c := metav1.GetControllerOf(pod); c != nil && c.Kind == "DaemonSet" {
-		return false
-	}
-	return true
+	return !ofItsNode(pod)
 }
 
 // cheapestClearing is the cheapest set of movable pods on ni whose

@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -338,12 +339,7 @@ func joinAnd(parts []string) string {
 // holes words a fragmented resource's free amounts by node, largest first:
 // "4 free on 2,000 nodes, 2 free on 10 nodes".
 func holes(s shortOf) string {
-	sizes := make([]int64, 0, len(s.Holes))
-	for k := range s.Holes {
-		sizes = append(sizes, k)
-	}
-	slices.Sort(sizes)
-	slices.Reverse(sizes)
+	sizes := holeSizesDesc(s.Holes)
 	var parts []string
 	for i, k := range sizes {
 		if i == 4 {
@@ -353,4 +349,12 @@ func holes(s shortOf) string {
 		parts = append(parts, fmt.Sprintf("%s free on %d node(s)", gang.FormatQuantity(s.Name, k), s.Holes[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// holeSizesDesc are the hole sizes of holes (free amount -> nodes),
+// largest first.
+func holeSizesDesc(holes map[int64]int) []int64 {
+	sizes := slices.Sorted(maps.Keys(holes))
+	slices.Reverse(sizes)
+	return sizes
 }

@@ -110,12 +110,7 @@ func fragmented(ss []Suggestion) *ResourceShortfall {
 // holeSizes words a fragmented resource's hole sizes, largest first: "4
 // nvidia.com/gpu", "4, 2 nvidia.com/gpu".
 func holeSizes(r *ResourceShortfall) string {
-	var sizes []int64
-	for k := range r.Holes {
-		sizes = append(sizes, k)
-	}
-	slices.Sort(sizes)
-	slices.Reverse(sizes)
+	sizes := holeSizesDesc(r.Holes)
 	var parts []string
 	for i, k := range sizes {
 		if i == 3 {
