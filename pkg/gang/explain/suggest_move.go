@@ -219,7 +219,7 @@ func gangPriority(g *gang.Gang) int32 {
 	}
 	var low *int32
 	for _, pod := range g.Pending() {
-		v := podPriority(pod)
+		v := gang.PodPriority(pod)
 		if low == nil || v < *low {
 			low = &v
 		}
@@ -228,15 +228,6 @@ func gangPriority(g *gang.Gang) int32 {
 		return 0
 	}
 	return *low
-}
-
-// podPriority is spec.priority, 0 when unset (as the Priority admission
-// plugin leaves a pod without a class and no global default).
-func podPriority(pod *corev1.Pod) int32 {
-	if pod.Spec.Priority != nil {
-		return *pod.Spec.Priority
-	}
-	return 0
 }
 
 // movable reports whether a pod on a node may be moved for a gang of
