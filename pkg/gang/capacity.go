@@ -67,12 +67,18 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 	quotaSnap := *snap
 	quotaSnap.Pods = nil
 	quota := true
+	place := opts.Place
+	if place.Classes == nil {
+		// The copies are of one shape: after the first, incremental
+		// cycles only (schedule.ClassStore).
+		place.Classes = schedule.NewClassStore()
+	}
 	for i := 1; i <= limit; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		c := g.Copy(i)
-		p, err := PlaceOn(ctx, cur, s, c, opts.Place)
+		p, err := PlaceOn(ctx, cur, s, c, place)
 		if err != nil {
 			return nil, err
 		}

@@ -30,19 +30,20 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 	bound := make(map[[2]string]*corev1.Pod, len(plan))
 	var claims []*resourcev1.ResourceClaim
 	for _, a := range plan {
-		pod := Ungated(a.Pod)
-		if err := next.Reserve(pod, a.Node); err != nil {
+		// One copy, bound and ungated, for the working copy and the
+		// snapshot both (neither changes it).
+		c := a.Pod.DeepCopy()
+		c.Spec.NodeName, c.Spec.SchedulingGates = a.Node, nil
+		if err := next.ReserveBound(c); err != nil {
 			return nil, nil, err
 		}
-		c := pod.DeepCopy()
-		c.Spec.NodeName = a.Node
 		bound[[2]string{c.Namespace, c.Name}] = c
 		if len(a.Claims) > 0 {
 			claims = append(claims, a.Claims...)
 		} else {
 			// A plan that does not carry them (a pod of no gang): the
 			// allocations this reservation made.
-			claims = append(claims, next.Claims(pod)...)
+			claims = append(claims, next.Claims(c)...)
 		}
 	}
 	out := *snap

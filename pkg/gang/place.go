@@ -40,6 +40,12 @@ type PlaceOptions struct {
 	// Attempts, if set, keeps the attempts made on its scheduler for
 	// another placement of the same members there.
 	Attempts *Attempts
+	// Classes, if set, lends the placement the classes of equal pods that
+	// placements before it found on the same working copy or on copies
+	// they committed (schedule.ClassStore), and keeps the ones it finds:
+	// gangs placed one after another (the queue, the capacity count) then
+	// pay one full cycle per shape, not per gang.
+	Classes *schedule.ClassStore
 }
 
 // Attempts keeps the attempts PlaceOn makes on one scheduler, so that a
@@ -494,6 +500,8 @@ type placing struct {
 	// budget is the source's check of each member (memberBudget); each
 	// attempt forks it.
 	budget memberBudget
+	// classes is PlaceOptions.Classes.
+	classes *schedule.ClassStore
 }
 
 // whole is the attempt on the whole cluster.
@@ -516,7 +524,7 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 	// validity; succeeded members count as running ones do (only sources
 	// that count them keep them).
 	pl := &placing{ctx: ctx, base: base, pending: g.PendingUngated(), members: g.Pending(), attempts: opts.Attempts,
-		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source, budget: budget}
+		running: g.Running(), succeeded: len(g.Succeeded), minMember: g.MinMember, source: g.Source, budget: budget, classes: opts.Classes}
 	if budget != nil {
 		// An attempt under a source's member budget depends on the
 		// session it came from (the queues), which the kept attempts do
@@ -567,9 +575,9 @@ func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Schedu
 		budget = pl.budget.fork()
 	}
 	if rulesOf(pl.source).onePass != "" {
-		return placeOnePass(pl.ctx, s, fresh, domain, pl.pending, budget)
+		return placeOnePass(pl.ctx, s, s.NewSequenceIn(pl.classes), fresh, domain, pl.pending, budget)
 	}
-	return placeSeq(pl.ctx, s, s.NewSequence(), domain, pl.pending, budget)
+	return placeSeq(pl.ctx, s, s.NewSequenceIn(pl.classes), domain, pl.pending, budget)
 }
 
 // placeWith places the pending members on s, each reserved before the
@@ -651,15 +659,14 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 	return failed, progress, nil
 }
 
-// placeOnePass is placeWith for a source whose scheduler tries each member
+// placeOnePass is placeWith, on seq, a sequence of s, for a source whose scheduler tries each member
 // once, in queue order, in one cycle (sourceRules.onePass): the plan is
 // placeWith's, and when members that fit on no node before others are
 // placed (needOthers) are part of it, the attempt also says how many fit
 // when the queue takes those members first, the order in which they need
 // the most (the attempt's risk). fresh makes a scheduler like s before the
 // placement, for the members whose fit alone the placement did not show.
-func placeOnePass(ctx context.Context, s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
-	seq := s.NewSequence()
+func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
 	var worstBudget memberBudget
 	if budget != nil {
 		worstBudget = budget.fork()

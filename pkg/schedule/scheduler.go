@@ -126,7 +126,11 @@ func NewScheduler(snap *Snapshot, opts Options) (*Scheduler, error) {
 }
 
 func newScheduler(infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, dra *framework.DRA, nom *nominator, opts Options, partial string) (*Scheduler, error) {
-	h := framework.NewSnapshotHandle(infos, objects, opts.Parallelism)
+	return newSchedulerOn(framework.NewIndexedSnapshotHandle(infos, byName, objects, opts.Parallelism), infos, byName, objects, dra, nom, opts, partial)
+}
+
+// newSchedulerOn is newScheduler on a handle made for infos.
+func newSchedulerOn(h *framework.SnapshotHandle, infos []*framework.NodeInfo, byName map[string]int, objects framework.SnapshotObjects, dra *framework.DRA, nom *nominator, opts Options, partial string) (*Scheduler, error) {
 	h.SetDRA(dra)
 	fw, err := newFramework(opts.Profile, h)
 	if err != nil {
@@ -175,7 +179,13 @@ func (s *Scheduler) WithEveryPreemptionCandidate() (*Scheduler, error) {
 }
 
 func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
-	f, err := newScheduler(slices.Clone(s.nodes), s.byName, s.objects, s.dra.Fork(), s.fw.nominator.clone(), opts, s.partial)
+	// The label key set is built here, once, not in every fork: forks of
+	// one working copy then share it, and with it their class keys
+	// (ClassStore).
+	s.selectedLabelKeys()
+	nodes := slices.Clone(s.nodes)
+	// The fork's handle shares the indexes of the node names and objects.
+	f, err := newSchedulerOn(s.handle.Fork(nodes, opts.Parallelism), nodes, s.byName, s.objects, s.dra.Fork(), s.fw.nominator.clone(), opts, s.partial)
 	if err != nil {
 		return nil, err
 	}
@@ -261,8 +271,21 @@ func (s *Scheduler) Reserve(pod *corev1.Pod, nodeName string) error {
 	return s.reserve(pod, nodeName, nil)
 }
 
+// ReserveBound is Reserve for a pod bound to its node already
+// (spec.nodeName set) that the working copy may keep as it is: the caller
+// must not change it afterwards. It spares Reserve's copy of the pod.
+func (s *Scheduler) ReserveBound(pod *corev1.Pod) error {
+	return s.reserveOwned(pod, pod, pod.Spec.NodeName, nil)
+}
+
 // reserve is Reserve with an optional PodInfo of an equivalent pod to reuse.
 func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.PodInfo) error {
+	return s.reserveOwned(pod, nil, nodeName, like)
+}
+
+// reserveOwned is reserve; assumed, when set, is pod bound to nodeName
+// already, which the working copy keeps (else it keeps a copy of pod).
+func (s *Scheduler) reserveOwned(pod, assumed *corev1.Pod, nodeName string, like *framework.PodInfo) error {
 	if af := pod.Spec.Affinity; af != nil && (af.PodAffinity != nil || af.PodAntiAffinity != nil) {
 		s.affinityNodeKeys = nil
 	}
@@ -280,8 +303,10 @@ func (s *Scheduler) reserve(pod *corev1.Pod, nodeName string, like *framework.Po
 			return fmt.Errorf("reserving pod %s/%s on node %q: %s: %s", pod.Namespace, pod.Name, nodeName, pl.Name(), st.Message())
 		}
 	}
-	assumed := pod.DeepCopy()
-	assumed.Spec.NodeName = nodeName
+	if assumed == nil {
+		assumed = pod.DeepCopy()
+		assumed.Spec.NodeName = nodeName
+	}
 	ni := s.nodes[i].Clone()
 	var pi *framework.PodInfo
 	if like != nil {
@@ -352,21 +377,28 @@ func (s *Scheduler) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, err
 	return res, err
 }
 
+// cycleNotEvaluated is what every cycle of pod on this working copy
+// reports as not evaluated before its plugins run.
+func (s *Scheduler) cycleNotEvaluated(pod *corev1.Pod) []string {
+	var out []string
+	if s.partial != "" {
+		out = append(out, s.partial)
+	}
+	out = append(out, s.volcanoTiesFor(pod)...)
+	if m := s.profile.NotEvaluated(); m != "" {
+		out = append(out, m)
+	}
+	if why := s.storageUnknown(pod); why != "" {
+		out = append(out, why)
+	}
+	return out
+}
+
 // scheduleOne is Schedule; it also returns what filtering one node again
 // needs (nil when the pod is gated or an error stopped the cycle), and
 // puts memo, when given, in the cycle state for preemption's dry run.
 func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defaultpreemption.Memo) (*Result, *nodeFilter, error) {
-	res := &Result{Pod: pod, NumAllNodes: s.numNodes}
-	if s.partial != "" {
-		res.NotEvaluated = append(res.NotEvaluated, s.partial)
-	}
-	res.NotEvaluated = append(res.NotEvaluated, s.volcanoTiesFor(pod)...)
-	if m := s.profile.NotEvaluated(); m != "" {
-		res.NotEvaluated = append(res.NotEvaluated, m)
-	}
-	if why := s.storageUnknown(pod); why != "" {
-		res.NotEvaluated = append(res.NotEvaluated, why)
-	}
+	res := &Result{Pod: pod, NumAllNodes: s.numNodes, NotEvaluated: s.cycleNotEvaluated(pod)}
 	for _, pl := range s.fw.preEnqueue {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
 			res.Verdict = VerdictGated

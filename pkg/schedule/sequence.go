@@ -37,14 +37,17 @@ import (
 // decisions equal full cycles (a randomized test proves it). Anything else
 // runs a full cycle.
 type Sequence struct {
-	s     *Scheduler
+	s *Scheduler
+	// store, when set, lends the sequence classes earlier sequences found
+	// and keeps the ones it finds (ClassStore).
+	store *ClassStore
 	class *classCache
-	// keyPod, keySet, key and keyOK cache classKey of the last pod asked
-	// about.
-	keyPod *corev1.Pod
-	keySet *selectedKeys
-	key    string
-	keyOK  bool
+	// keyPod, keySet, key, scoreKey and keyOK cache classKey of the last
+	// pod asked about.
+	keyPod        *corev1.Pod
+	keySet        *selectedKeys
+	key, scoreKey string
+	keyOK         bool
 	// failed is the last full cycle of a pod that did not schedule, for the
 	// pods of its class (a gang that does not fit asks for every member in
 	// turn).
@@ -58,6 +61,19 @@ type Sequence struct {
 type classCache struct {
 	key   string
 	state *framework.CycleState
+	// owner is the sequence the class belongs to: the one that found it or
+	// the last that took it from a ClassStore.
+	owner *Sequence
+	// view, for a class a ClassStore lends, are the NodeInfos its state
+	// follows (the owner's nodes as of its last reservation).
+	view []*framework.NodeInfo
+	// caughtUp is how many nodes a class taken from a ClassStore had to
+	// catch up with.
+	caughtUp int
+	// preNotEvaluated is what PreFilter could not evaluate for the class;
+	// notEvaluated adds what every cycle on the working copy reports, for
+	// every result.
+	preNotEvaluated, notEvaluated []string
 	// local are the Filter plugins run per node; domains the
 	// DomainFilterPlugins run per domain.
 	local   []framework.FilterPlugin
@@ -196,7 +212,28 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 		}
 		q.failed = nil
 	}
-	if ok && q.class != nil && q.class.key == key {
+	classKey := q.classCacheKey()
+	q.ownClass()
+	if ok && (q.class == nil || q.class.key != classKey) {
+		// A class an earlier placement found, brought up to date.
+		c, err := q.store.take(ctx, q, classKey, pod)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			q.class = c
+			res, err := q.incremental(ctx, pod)
+			if err != nil || res != nil {
+				q.hits++
+				if c.caughtUp >= storeAgainAfter {
+					// Kept again as it is now, so that the next take has
+					// fewer nodes to catch up with.
+					q.store.put(q.s, c)
+				}
+				return res, err
+			}
+		}
+	} else if ok && q.class != nil {
 		res, err := q.incremental(ctx, pod)
 		if err != nil || res != nil {
 			q.hits++
@@ -222,9 +259,13 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 	// Volcano's node order is not followed incrementally: every member
 	// gets a full cycle.
 	if ok && res.Verdict == VerdictScheduled && q.s.volcano == nil {
-		q.class, err = q.newClass(ctx, key, pod)
+		q.class, err = q.newClass(ctx, classKey, pod)
 		if err != nil {
 			return nil, err
+		}
+		if q.class != nil {
+			q.class.owner = q
+			q.store.keep(q.s, q.class)
 		}
 	}
 	return res, nil
@@ -352,9 +393,9 @@ func (q *Sequence) Evict(pods []*corev1.Pod, nodeName string) error {
 // Reserve reserves pod on nodeName and marks the node for re-evaluation.
 func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string) error {
 	var like *framework.PodInfo
-	if q.class != nil {
+	if q.ownClass() != nil {
 		// The class's scores are stable only under equal pods.
-		if key, ok := q.classKey(pod); !ok || key != q.class.key {
+		if _, ok := q.classKey(pod); !ok || q.classCacheKey() != q.class.key {
 			q.class = nil
 		} else {
 			like = q.class.podInfo
@@ -371,19 +412,38 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 			q.class.podInfo = added
 		}
 		if st := q.s.fw.runPreFilterExtensionAddPod(ctx, q.class.state, pod, added, ni); !st.IsSuccess() {
-			q.class = nil // fall back to full cycles
+			q.dropClass() // fall back to full cycles
 			return nil
 		}
 		for _, d := range q.class.scorers {
 			if st := d.pl.ScoreAddPod(ctx, q.class.state, pod, added, ni); !st.IsSuccess() {
-				q.class = nil
+				q.dropClass()
 				return nil
 			}
 			d.added(i, ni)
 		}
 		q.class.dirty = append(q.class.dirty, i)
+		if q.class.view != nil {
+			q.class.view[i] = ni
+		}
 	}
 	return nil
+}
+
+// ownClass returns the sequence's class, nil when it has none or a later
+// sequence took it over from the store (ClassStore.take).
+func (q *Sequence) ownClass() *classCache {
+	if q.class != nil && q.class.owner != q {
+		q.class = nil
+	}
+	return q.class
+}
+
+// dropClass gives up the class, whose state no longer follows the nodes:
+// the store does not lend it either.
+func (q *Sequence) dropClass() {
+	q.store.forget(q.class)
+	q.class = nil
 }
 
 // Class returns a key that pods the sequence would schedule alike share
@@ -392,43 +452,78 @@ func (q *Sequence) Reserve(ctx context.Context, pod *corev1.Pod, nodeName string
 func (q *Sequence) Class(pod *corev1.Pod) (string, bool) { return q.classKey(pod) }
 
 // classKey is classKey, remembered for the last pod (and the label keys it
-// was made with).
+// was made with): the full key, for everything a cycle decides.
 func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
 	sk := q.s.selectedLabelKeys()
 	if pod != q.keyPod || sk != q.keySet {
 		q.keyPod, q.keySet = pod, sk
-		q.key, q.keyOK = classKey(pod, sk)
+		q.scoreKey, q.key, q.keyOK = classKey(pod, sk)
 		if q.keyOK && q.s.dra.UsesDevices(pod) {
 			// Extended resources a DeviceClass backs are devices too.
-			q.key, q.keyOK = "", false
+			q.scoreKey, q.key, q.keyOK = "", "", false
 		}
 	}
 	return q.key, q.keyOK
 }
 
-// classKey returns a key that pods equal in everything the plugins read
+// classCacheKey is the key of the last pod classKey was asked about for its
+// classCache, which holds Filter and Score only: the part of the key those
+// read while no pod is nominated (nominations are taken by priority), the
+// full key otherwise.
+func (q *Sequence) classCacheKey() string {
+	if len(q.s.fw.nominator.byNode) > 0 {
+		return q.key
+	}
+	return q.scoreKey
+}
+
+// classKey returns keys that pods equal in everything the plugins read
 // share, and whether such pods can be scheduled incrementally at all (no
 // volumes or resource claims, whose plugins look at other pods and at
 // objects beyond the nodes). Names, annotations, labels no selector can
 // read (schedulingLabels) and the per-pod fields no plugin reads
 // (schedulingSpec) are left out, so the members of an Indexed Job share a
-// class. The key names the label key set it was made with.
-func classKey(pod *corev1.Pod, sk *selectedKeys) (string, bool) {
+// class. The keys name the label key set they were made with.
+//
+// score is what Filter and Score read; full adds what only the queue,
+// nominations and preemption read (priority, preemption policy, the
+// PodGroup a pod names: DefaultPreemption's victimPriority) and the
+// controller when default spreading cannot select by it: only a
+// ReplicationController, ReplicaSet or StatefulSet is looked up
+// (Workloads.DefaultSelector), so the pods of equal shape of different Jobs
+// share a score key (the queue simulation places many such gangs).
+func classKey(pod *corev1.Pod, sk *selectedKeys) (score, full string, ok bool) {
 	if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 {
-		return "", false
+		return "", "", false
 	}
-	// The controller counts too: default spreading selects by it.
+	spec := schedulingSpec(pod.Spec)
+	rest := struct {
+		Controller        *metav1.OwnerReference
+		Priority          *int32
+		PriorityClassName string
+		PreemptionPolicy  *corev1.PreemptionPolicy
+		SchedulingGroup   *corev1.PodSchedulingGroup
+	}{metav1.GetControllerOfNoCopy(pod), spec.Priority, spec.PriorityClassName, spec.PreemptionPolicy, spec.SchedulingGroup}
+	spec.Priority, spec.PriorityClassName, spec.PreemptionPolicy, spec.SchedulingGroup = nil, "", nil, nil
+	controller := rest.Controller
+	if controller != nil && !framework.DefaultSelectsByController(controller) {
+		controller = nil
+	}
 	data, err := json.Marshal(struct {
 		KeySet     uint64
 		Namespace  string
 		Labels     map[string]string
 		Controller *metav1.OwnerReference
 		Spec       corev1.PodSpec
-	}{sk.version, pod.Namespace, schedulingLabels(pod, sk), metav1.GetControllerOfNoCopy(pod), schedulingSpec(pod.Spec)})
+	}{sk.version, pod.Namespace, schedulingLabels(pod, sk), controller, spec})
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
-	return string(data), true
+	more, err := json.Marshal(rest)
+	if err != nil {
+		return "", "", false
+	}
+	return string(data), string(data) + "\x00" + string(more), true
 }
 
 // podDependent says whether a plugin counts pods of other nodes in its
@@ -459,7 +554,8 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 		return nil, nil
 	}
 	n := len(s.nodes)
-	c := &classCache{key: key, state: state, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), touched: newIndexSet(n)}
+	c := &classCache{key: key, state: state, preNotEvaluated: scratch.NotEvaluated, localOK: make([]bool, n), feasible: make([]bool, n), stale: make([]bool, n), touched: newIndexSet(n)}
+	c.notEvaluated = slices.Clip(append(s.cycleNotEvaluated(pod), c.preNotEvaluated...))
 	for _, pl := range s.fw.filter {
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
@@ -786,7 +882,7 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 	if best < 0 {
 		return nil, nil
 	}
-	return &Result{Pod: pod, Verdict: VerdictScheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes}, nil
+	return &Result{Pod: pod, Verdict: VerdictScheduled, SelectedNode: c.names[best], SelectedScore: c.total[best], NumAllNodes: s.numNodes, NotEvaluated: c.notEvaluated}, nil
 }
 
 // normalize runs the NormalizeScore of every normalizing plugin whose input

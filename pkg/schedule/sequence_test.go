@@ -52,60 +52,8 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 			var pods []*corev1.Pod
 			readsIndex := false
 			for c := range 1 + rng.IntN(3) {
-				req := randomRequest(rng)
-				app := fmt.Sprintf("c%d", c)
-				selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
-				proto := testutil.MakePod().Namespace("ml").Label("app", app).Req(req)
-				if rng.IntN(2) == 0 {
-					var minDomains *int32
-					if rng.IntN(4) == 0 {
-						minDomains = new(int32(3 + rng.IntN(2)))
-					}
-					var taints *corev1.NodeInclusionPolicy
-					if rng.IntN(3) == 0 {
-						taints = new(corev1.NodeInclusionPolicyHonor)
-					}
-					proto.SpreadConstraint(int32(1+rng.IntN(2)), corev1.LabelTopologyZone, corev1.DoNotSchedule, selector, minDomains, nil, taints, nil)
-				}
-				if rng.IntN(3) == 0 {
-					proto.SpreadConstraint(int32(1+rng.IntN(3)), corev1.LabelHostname, corev1.DoNotSchedule, selector, nil, nil, nil, nil)
-				}
-				if rng.IntN(3) == 0 {
-					proto.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
-				}
-				if rng.IntN(4) == 0 {
-					proto.RequiredPodAffinity(testutil.MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("app", app))
-				}
-				// Soft spreading: its scores follow the reserved pods.
-				if rng.IntN(4) == 0 {
-					proto.SpreadConstraint(int32(1+rng.IntN(3)), pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, nil)
-				}
-				// Without constraints of its own, a pod a Service selects
-				// gets the system default spreading.
-				if rng.IntN(2) == 0 {
-					snap.Services = append(snap.Services, &corev1.Service{
-						ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-" + app},
-						Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": app}},
-					})
-				}
-				// Preferred pod (anti-)affinity: its scores follow the
-				// reserved pods too.
-				if rng.IntN(5) == 0 {
-					proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
-				}
-				if rng.IntN(4) == 0 {
-					proto.PreferredPodAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(pickKey(rng)).MatchLabel("app", app))
-				}
-				// Selectors that read the members' index label: then the
-				// members differ where it matters, and must not share a class.
-				if rng.IntN(6) == 0 {
-					proto.SpreadConstraint(1, pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, []string{indexLabel})
-					readsIndex = true
-				}
-				if rng.IntN(8) == 0 {
-					proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel(indexLabel, "1"))
-					readsIndex = true
-				}
+				proto, reads := randomProto(rng, snap, c)
+				readsIndex = readsIndex || reads
 				for k := range 1 + rng.IntN(40) {
 					p := *proto
 					p.Pod = *proto.Pod.DeepCopy()
@@ -150,6 +98,68 @@ func TestSequenceEqualsFullCyclesWithTopology(t *testing.T) {
 		t.Errorf("only %d of %d scheduled pods were scheduled incrementally", incremental, total)
 	}
 	t.Logf("%d of %d scheduled pods were scheduled incrementally where no selector reads the index", incremental, total)
+}
+
+// randomProto makes the c-th random pod shape of the topology tests: it
+// spreads over zones and hosts, keeps away from its kind or wants to run
+// with it, sometimes with selectors that read the members' index
+// (readsIndex); a Service may select it (added to snap).
+func randomProto(rng *rand.Rand, snap *Snapshot, c int) (proto *testutil.PodWrapper, readsIndex bool) {
+	req := randomRequest(rng)
+	app := fmt.Sprintf("c%d", c)
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+	proto = testutil.MakePod().Namespace("ml").Label("app", app).Req(req)
+	if rng.IntN(2) == 0 {
+		var minDomains *int32
+		if rng.IntN(4) == 0 {
+			minDomains = new(int32(3 + rng.IntN(2)))
+		}
+		var taints *corev1.NodeInclusionPolicy
+		if rng.IntN(3) == 0 {
+			taints = new(corev1.NodeInclusionPolicyHonor)
+		}
+		proto.SpreadConstraint(int32(1+rng.IntN(2)), corev1.LabelTopologyZone, corev1.DoNotSchedule, selector, minDomains, nil, taints, nil)
+	}
+	if rng.IntN(3) == 0 {
+		proto.SpreadConstraint(int32(1+rng.IntN(3)), corev1.LabelHostname, corev1.DoNotSchedule, selector, nil, nil, nil, nil)
+	}
+	if rng.IntN(3) == 0 {
+		proto.RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+	}
+	if rng.IntN(4) == 0 {
+		proto.RequiredPodAffinity(testutil.MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("app", app))
+	}
+	// Soft spreading: its scores follow the reserved pods.
+	if rng.IntN(4) == 0 {
+		proto.SpreadConstraint(int32(1+rng.IntN(3)), pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, nil)
+	}
+	// Without constraints of its own, a pod a Service selects
+	// gets the system default spreading.
+	if rng.IntN(2) == 0 {
+		snap.Services = append(snap.Services, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-" + app},
+			Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": app}},
+		})
+	}
+	// Preferred pod (anti-)affinity: its scores follow the
+	// reserved pods too.
+	if rng.IntN(5) == 0 {
+		proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", app))
+	}
+	if rng.IntN(4) == 0 {
+		proto.PreferredPodAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(pickKey(rng)).MatchLabel("app", app))
+	}
+	// Selectors that read the members' index label: then the
+	// members differ where it matters, and must not share a class.
+	if rng.IntN(6) == 0 {
+		proto.SpreadConstraint(1, pickKey(rng), corev1.ScheduleAnyway, selector, nil, nil, nil, []string{indexLabel})
+		readsIndex = true
+	}
+	if rng.IntN(8) == 0 {
+		proto.PreferredPodAntiAffinity(int32(1+rng.IntN(100)), testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel(indexLabel, "1"))
+		readsIndex = true
+	}
+	return proto, readsIndex
 }
 
 // indexLabel is an Indexed Job's completion index label.

@@ -32,15 +32,41 @@ type simState struct {
 	snap   *schedule.Snapshot
 	par    int
 	scheds map[*schedule.Profile]*schedule.Scheduler
+	// classes lend the placements on a profile's working copy the classes
+	// of equal pods the ones before found (schedule.ClassStore): one full
+	// cycle per shape, not per entry.
+	classes map[*schedule.Profile]*schedule.ClassStore
 }
 
 func newSimState(snap *schedule.Snapshot, par int) *simState {
-	return &simState{snap: snap, par: par, scheds: map[*schedule.Profile]*schedule.Scheduler{}}
+	return &simState{snap: snap, par: par, scheds: map[*schedule.Profile]*schedule.Scheduler{}, classes: map[*schedule.Profile]*schedule.ClassStore{}}
 }
 
 func newQueueSim(snap *schedule.Snapshot, q QueueOptions) *queueSim {
 	st := newSimState(snap, q.Parallelism)
-	return &queueSim{q: q, initial: st, cur: &simState{snap: snap, par: q.Parallelism, scheds: st.scheds}}
+	return &queueSim{q: q, initial: st, cur: &simState{snap: snap, par: q.Parallelism, scheds: st.scheds, classes: st.classes}}
+}
+
+// store is the class store of the state's working copies of profile p.
+func (st *simState) store(p *schedule.Profile) *schedule.ClassStore {
+	c := st.classes[p]
+	if c == nil {
+		c = schedule.NewClassStore()
+		st.classes[p] = c
+	}
+	return c
+}
+
+// placeOn places g on the state's working copy of opts.Profile, with the
+// state's classes.
+func (st *simState) placeOn(ctx context.Context, g *gang.Gang, opts gang.PlaceOptions) (*gang.Placement, *schedule.Scheduler, error) {
+	s, err := st.scheduler(opts.Profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Classes = st.store(opts.Profile)
+	p, err := gang.PlaceOn(ctx, st.snap, s, g, opts)
+	return p, s, err
 }
 
 // scheduler is the state's working copy for profile p.
@@ -62,11 +88,13 @@ func (st *simState) scheduler(p *schedule.Profile) (*schedule.Scheduler, error) 
 func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
 	st := sim.cur
 	if !sim.changed {
-		// The first entry to start: initial keeps its working copies.
-		sim.cur = &simState{snap: st.snap, par: st.par, scheds: map[*schedule.Profile]*schedule.Scheduler{}}
+		// The first entry to start: initial keeps its working copies; the
+		// classes go on with cur, whose copies descend from them.
+		sim.cur = &simState{snap: st.snap, par: st.par, scheds: map[*schedule.Profile]*schedule.Scheduler{}, classes: st.classes}
 		for k, v := range st.scheds {
 			sim.cur.scheds[k] = v
 		}
+		st.classes = map[*schedule.Profile]*schedule.ClassStore{}
 		st, sim.changed = sim.cur, true
 	}
 	snap, s, err := gang.Commit(st.snap, st.scheds[p], plan)
@@ -174,11 +202,7 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 // explain does.
 func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, opts gang.PlaceOptions) error {
 	g := l.Gang
-	s, err := sim.cur.scheduler(opts.Profile)
-	if err != nil {
-		return err
-	}
-	p, err := gang.PlaceOn(ctx, sim.cur.snap, s, g, opts)
+	p, s, err := sim.cur.placeOn(ctx, g, opts)
 	if err != nil {
 		return err
 	}
@@ -200,10 +224,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	s0, p0 := s, p
 	if sim.changed {
 		// Does it fit the cluster as it is? Then those ahead took its room.
-		if s0, err = sim.initial.scheduler(opts.Profile); err != nil {
-			return err
-		}
-		if p0, err = gang.PlaceOn(ctx, sim.initial.snap, s0, g, opts); err != nil {
+		if p0, s0, err = sim.initial.placeOn(ctx, g, opts); err != nil {
 			return err
 		}
 		if p0.Verdict == gang.VerdictPlaced && p0.Gate == nil {
@@ -235,12 +256,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		// Its own rules refuse it (validity): no cluster changes that.
 		return nil
 	}
-	empty := sim.emptyState()
-	se, err := empty.scheduler(opts.Profile)
-	if err != nil {
-		return err
-	}
-	pe, err := gang.PlaceOn(ctx, empty.snap, se, g, opts)
+	pe, _, err := sim.emptyState().placeOn(ctx, g, opts)
 	if err != nil {
 		return err
 	}
@@ -266,7 +282,9 @@ func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, o
 	if err != nil {
 		return err
 	}
-	res, err := s.Schedule(ctx, pod)
+	// The class store spares the full cycle of a pod whose shape was
+	// placed before; one that does not fit gets a full cycle all the same.
+	res, err := s.NewSequenceIn(sim.cur.store(opts.Profile)).Schedule(ctx, pod)
 	if err != nil {
 		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
@@ -301,7 +319,7 @@ func (sim *queueSim) takePod(ctx context.Context, ahead []Pending, l *Pending, o
 	if err != nil {
 		return err
 	}
-	re, err := se.Schedule(ctx, pod)
+	re, err := se.NewSequenceIn(empty.store(opts.Profile)).Schedule(ctx, pod)
 	if err != nil {
 		return fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 	}

@@ -16,8 +16,10 @@ import (
 // SnapshotHandle is the Handle over one snapshot: its NodeInfos, namespace
 // labels and storage objects. Build it with NewSnapshotHandle; plugins only read it.
 type SnapshotHandle struct {
-	nodes            []*NodeInfo
-	byName           map[string]*NodeInfo
+	nodes []*NodeInfo
+	// index is each node's position in nodes, by name; never changed, and
+	// shared by the handles of a snapshot's working copies.
+	index            map[string]int
 	withAffinity     []*NodeInfo
 	withAntiAffinity []*NodeInfo
 	// listsStale says withAffinity and withAntiAffinity need rebuilding
@@ -65,8 +67,18 @@ type NativePodGroup struct {
 
 // NewSnapshotHandle indexes nodes (already holding their pods) and objects.
 func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism int) *SnapshotHandle {
+	index := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		index[n.Name()] = i
+	}
+	return NewIndexedSnapshotHandle(nodes, index, objects, parallelism)
+}
+
+// NewIndexedSnapshotHandle is NewSnapshotHandle with the nodes' positions
+// by name given (kept, never changed).
+func NewIndexedSnapshotHandle(nodes []*NodeInfo, index map[string]int, objects SnapshotObjects, parallelism int) *SnapshotHandle {
 	h := &SnapshotHandle{
-		byName:        make(map[string]*NodeInfo, len(nodes)),
+		index:         index,
 		namespaces:    make(map[string]labels.Set, len(objects.Namespaces)),
 		storage:       newStorageIndex(objects),
 		pdbs:          objects.PodDisruptionBudgets,
@@ -84,26 +96,34 @@ func NewSnapshotHandle(nodes []*NodeInfo, objects SnapshotObjects, parallelism i
 		}
 		h.namespaces[ns.Name] = l
 	}
-	h.SetNodes(nodes)
+	h.nodes, h.listsStale = nodes, true
 	return h
 }
 
-// SetNodes replaces the node list, for a working copy of the snapshot. The
-// handle keeps the slice: ReplaceNode writes into it.
+// Fork returns a handle over nodes, a working copy's own slice of the same
+// nodes in the same order, that shares this handle's indexes of the
+// nodes' names and of the other objects (never changed) and has a DRA
+// state of its own (SetDRA). The handle keeps the slice: ReplaceNode
+// writes into it.
+func (h *SnapshotHandle) Fork(nodes []*NodeInfo, parallelism int) *SnapshotHandle {
+	return &SnapshotHandle{nodes: nodes, index: h.index, listsStale: true, namespaces: h.namespaces, storage: h.storage,
+		pdbs: h.pdbs, unreadStorage: h.unreadStorage, podGroups: h.podGroups, workloads: h.workloads,
+		parallelizer: NewParallelizer(parallelism)}
+}
+
+// SetNodes replaces the node list and indexes it again.
 func (h *SnapshotHandle) SetNodes(nodes []*NodeInfo) {
-	h.nodes = nodes
-	clear(h.byName)
-	for _, n := range nodes {
-		h.byName[n.Name()] = n
+	h.nodes, h.listsStale = nodes, true
+	h.index = make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		h.index[n.Name()] = i
 	}
-	h.listsStale = true
 }
 
 // ReplaceNode puts ni at position i of the node list (the same node, changed
 // by a reservation) in O(1); the affinity lists are rebuilt when next read.
 func (h *SnapshotHandle) ReplaceNode(i int, ni *NodeInfo) {
 	h.nodes[i] = ni
-	h.byName[ni.Name()] = ni
 	h.listsStale = true
 }
 
@@ -143,8 +163,8 @@ func (h *SnapshotHandle) HavePodsWithRequiredAntiAffinityList() []*NodeInfo {
 
 // Get returns a node by name.
 func (h *SnapshotHandle) Get(name string) (*NodeInfo, error) {
-	if n, ok := h.byName[name]; ok {
-		return n, nil
+	if i, ok := h.index[name]; ok {
+		return h.nodes[i], nil
 	}
 	return nil, fmt.Errorf("node %q not found in the snapshot", name)
 }

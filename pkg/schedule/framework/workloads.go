@@ -77,6 +77,21 @@ func (w Workloads) DefaultSelector(pod *corev1.Pod) labels.Selector {
 	return selector
 }
 
+// DefaultSelectsByController reports whether DefaultSelector reads a pod's
+// controller ref (a ReplicationController, ReplicaSet or StatefulSet): for
+// any other controller two pods with equal labels get equal selectors.
+func DefaultSelectsByController(owner *metav1.OwnerReference) bool {
+	gv, err := schema.ParseGroupVersion(owner.APIVersion)
+	if err != nil {
+		return false
+	}
+	switch gv.WithKind(owner.Kind) {
+	case rcKind, rsKind, ssKind:
+		return true
+	}
+	return false
+}
+
 // addRequirements ANDs a controller's label selector into selector; a
 // selector that does not parse adds nothing, as in kube-scheduler.
 func addRequirements(selector labels.Selector, ls *metav1.LabelSelector) labels.Selector {
