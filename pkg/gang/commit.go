@@ -94,17 +94,24 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 	return &out, next, nil
 }
 
-// mergeSorted merges two slices sorted by namespace/name into a new one.
+// mergeSorted merges two slices sorted by namespace/name into a new one,
+// b's pods after a's equal ones. b is the short one (a gang's members
+// among a cluster's pods): each is placed by a binary search and the runs
+// of a between them are copied whole.
 func mergeSorted(a, b []*corev1.Pod) []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if byNamespaceName(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
+	for _, p := range b {
+		// The first of a that sorts after p.
+		i, _ := slices.BinarySearchFunc(a, p, func(x, p *corev1.Pod) int {
+			if byNamespaceName(x, p) <= 0 {
+				return -1
+			}
+			return 1
+		})
+		out = append(append(out, a[:i]...), p)
+		a = a[i:]
 	}
-	return append(append(out, a...), b...)
+	return append(out, a...)
 }
 
 func byNamespaceName(a, b *corev1.Pod) int {

@@ -2,7 +2,13 @@ package gang
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -54,6 +60,28 @@ func TestCommit(t *testing.T) {
 	for i := range want {
 		if verdicts[i] != want[i] {
 			t.Errorf("gang %d: verdict %s, want %s", i, verdicts[i], want[i])
+		}
+	}
+}
+
+// TestMergeSorted: merging a short sorted list into a long one gives the
+// sorted union, the long list's pods first among equal names.
+func TestMergeSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	mk := func(n int, tag string) []*corev1.Pod {
+		var out []*corev1.Pod
+		for range n {
+			out = append(out, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprint("ns-", rng.IntN(3)), Name: fmt.Sprint("p-", rng.IntN(40)), Annotations: map[string]string{"from": tag}}})
+		}
+		slices.SortStableFunc(out, byNamespaceName)
+		return out
+	}
+	for range 200 {
+		a, b := mk(rng.IntN(60), "a"), mk(rng.IntN(8), "b")
+		want := slices.Concat(a, b)
+		slices.SortStableFunc(want, byNamespaceName)
+		if got := mergeSorted(a, b); !slices.Equal(got, want) {
+			t.Fatalf("mergeSorted(%v, %v) = %v, want %v", PodKeys(a), PodKeys(b), PodKeys(got), PodKeys(want))
 		}
 	}
 }
