@@ -2,12 +2,14 @@ package gang
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -133,4 +135,34 @@ func TestCapacityQuota(t *testing.T) {
 	if !strings.Contains(c.Reason, "exceeded quota: gpus") {
 		t.Errorf("reason %q, want the quota's refusal", c.Reason)
 	}
+}
+
+// TestCapacityVolcanoQueue: each Volcano copy that starts is a job its
+// queue has allocated in the next session (its PodGroup Running, its tasks
+// bound), so the queue's capability stops the count, not the nodes: a
+// queue capped at 12 cpu, 4 of them taken by the running job, holds two
+// copies of its 2 x 2-cpu shape on nodes with room for many (proportion's
+// allocatable: allocated + request <= capability; session.go). Before the
+// copies' PodGroups were committed, the count was 31.
+func TestCapacityVolcanoQueue(t *testing.T) {
+	var nodes []*corev1.Node
+	for i := range 4 {
+		nodes = append(nodes, testutil.MakeNode().Name(fmt.Sprintf("n%d", i)).Capacity(testutil.Res{"cpu": "32", "memory": "128Gi"}).Obj())
+	}
+	pg := testutil.MakeVolcanoPodGroup("ml", "train", 2).Queue("q").MinResources(testutil.Res{"cpu": "4"}).Phase("Running").Obj()
+	snap := &schedule.Snapshot{Nodes: nodes, PodGroups: []*unstructured.Unstructured{pg},
+		Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "12"}).Obj()}}
+	for i := range 2 {
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("train-%d", i)).
+			Req(testutil.Res{"cpu": "2"}).VolcanoGroup("train").Node("n0").Phase(corev1.PodRunning).Obj())
+	}
+	g, err := ResolvePodGroup(snap, Ref{Namespace: "ml", Name: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := capacityOf(t, snap, g, CapacityOptions{})
+	if c.Copies != 2 {
+		t.Fatalf("copies %d, want 2 (the queue's capability): %s", c.Copies, c.Reason)
+	}
+	t.Logf("stopped: %s", c.Reason)
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
@@ -92,6 +93,43 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 		}
 	}
 	return &out, next, nil
+}
+
+// CommitGroup is the snapshot a started gang's group object leaves: snap
+// with g's PodGroup in it (added for a copy or a what-if the snapshot does
+// not hold, replacing the one of that kind, namespace and name otherwise),
+// Running for a Volcano gang: Volcano's next session counts a job whose
+// tasks run as allocated, not pending (a Pending one would be enqueued and
+// reserve its minResources again: session.go's enqueue), and its queue's
+// allocation with it (proportion, capacity). snap is not changed; a gang
+// without a group object leaves it as it is.
+func CommitGroup(snap *schedule.Snapshot, g *Gang) *schedule.Snapshot {
+	if g.PodGroup == nil {
+		return snap
+	}
+	pg := g.PodGroup
+	if g.Source == SourceVolcano {
+		pg = pg.DeepCopy()
+		_ = unstructured.SetNestedField(pg.Object, "Running", "status", "phase")
+	}
+	out := *snap
+	out.PodGroups = slices.Clone(snap.PodGroups)
+	gvk := pg.GroupVersionKind()
+	i := slices.IndexFunc(out.PodGroups, func(u *unstructured.Unstructured) bool {
+		return u.GroupVersionKind().GroupKind() == gvk.GroupKind() && u.GetNamespace() == pg.GetNamespace() && u.GetName() == pg.GetName()
+	})
+	if i >= 0 {
+		out.PodGroups[i] = pg
+	} else {
+		// Where Snapshot.Sort puts it: group, namespace, name, version.
+		i, _ = slices.BinarySearchFunc(out.PodGroups, pg, func(a, b *unstructured.Unstructured) int {
+			ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
+			return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
+				cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
+		})
+		out.PodGroups = slices.Insert(out.PodGroups, i, pg)
+	}
+	return &out
 }
 
 // mergeSorted merges two slices sorted by namespace/name into a new one,

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -348,20 +347,10 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 	if err := sim.commit(plan, p); err != nil {
 		return err
 	}
-	if g := l.Gang; g != nil && g.Source == gang.SourceVolcano && g.PodGroup != nil {
-		// Volcano's session counts a job whose tasks run as allocated, not
-		// pending: were its PodGroup still Pending it would be enqueued and
-		// reserve room again (session.go's enqueue).
-		snap := *sim.cur.snap
-		snap.PodGroups = slices.Clone(snap.PodGroups)
-		for i, u := range snap.PodGroups {
-			if u == g.PodGroup {
-				c := u.DeepCopy()
-				_ = unstructured.SetNestedField(c.Object, "Running", "status", "phase")
-				snap.PodGroups[i] = c
-			}
-		}
-		sim.cur.snap = &snap
+	if g := l.Gang; g != nil && g.Source == gang.SourceVolcano {
+		// Volcano's session counts a job whose tasks run as allocated
+		// (gang.CommitGroup).
+		sim.cur.snap = gang.CommitGroup(sim.cur.snap, g)
 	}
 	return nil
 }
