@@ -251,6 +251,10 @@ func (c *classCache) clone() *classCache {
 	out.dirty = slices.Clone(c.dirty)
 	out.normalized, out.ranged = slices.Clone(c.normalized), slices.Clone(c.ranged)
 	out.lo, out.hi = slices.Clone(c.lo), slices.Clone(c.hi)
+	out.ranges = make([]*rangeCount, len(c.ranges))
+	for j, r := range c.ranges {
+		out.ranges[j] = r.clone()
+	}
 	out.podInfo = nil
 	out.list = nil
 	out.touched = newIndexSet(n)

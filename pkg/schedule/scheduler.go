@@ -304,8 +304,12 @@ func (s *Scheduler) reserveOwned(pod, assumed *corev1.Pod, nodeName string, like
 		}
 	}
 	if assumed == nil {
-		assumed = pod.DeepCopy()
-		assumed.Spec.NodeName = nodeName
+		// A shallow copy: pods are never changed once read (a what-if
+		// changes a deep copy), so the copy shares the pod's maps and
+		// slices and differs in its node only.
+		c := *pod
+		c.Spec.NodeName = nodeName
+		assumed = &c
 	}
 	ni := s.nodes[i].Clone()
 	var pi *framework.PodInfo

@@ -104,6 +104,8 @@ type classCache struct {
 	// scores over the feasible nodes at its last normalization.
 	ranged []bool
 	lo, hi []int64
+	// ranges count the raw scores in lo and hi (rangeOf).
+	ranges []*rangeCount
 	// podInfo is the first reserved member's, reused for the others.
 	podInfo *framework.PodInfo
 	list    framework.NodeScoreList
@@ -612,6 +614,7 @@ func (q *Sequence) newClass(ctx context.Context, key string, pod *corev1.Pod) (*
 	c.raw, c.contrib = make([][]int64, len(c.plugins)), make([][]int64, len(c.plugins))
 	c.weights, c.normalized = make([]int64, len(c.plugins)), make([]bool, len(c.plugins))
 	c.ranged, c.lo, c.hi = make([]bool, len(c.plugins)), make([]int64, len(c.plugins)), make([]int64, len(c.plugins))
+	c.ranges = make([]*rangeCount, len(c.plugins))
 	for j, pl := range c.plugins {
 		c.raw[j], c.contrib[j] = make([]int64, n), make([]int64, n)
 		c.weights[j] = s.fw.weights[pl.Name()]
@@ -925,19 +928,111 @@ func (c *classCache) normalize(ctx context.Context, pod *corev1.Pod, feasibleCha
 	return nil
 }
 
+// rangeCount is what a RangeNormalizer's range was taken over at its last
+// normalization: the raw score counted for each feasible node (in, val),
+// how many there were (n) and how many held the low and the high end.
+type rangeCount struct {
+	in          []bool
+	val         []int64
+	n, nLo, nHi int
+}
+
+// clone copies the count.
+func (r *rangeCount) clone() *rangeCount {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	out.in, out.val = slices.Clone(r.in), slices.Clone(r.val)
+	return &out
+}
+
+// rangeOf returns the range of plugin j's raw scores over the feasible
+// nodes. Given the nodes whose raw score or feasibility changed since the
+// last normalization (changed; nil: unknown), it moves those in the count
+// and keeps the ends while nodes still hold them, and counts every node
+// again otherwise: a gang's member changes a node or two of thousands.
+func (c *classCache) rangeOf(j int, changed []int) (lo, hi int64) {
+	raw, r := c.raw[j], c.ranges[j]
+	if r != nil && c.ranged[j] && changed != nil {
+		lo, hi = c.lo[j], c.hi[j]
+		for _, i := range changed {
+			if r.in[i] {
+				if v := r.val[i]; v == lo {
+					r.nLo--
+				}
+				if v := r.val[i]; v == hi {
+					r.nHi--
+				}
+				r.n--
+				r.in[i] = false
+			}
+			if !c.feasible[i] {
+				continue
+			}
+			w := raw[i]
+			switch {
+			case r.n == 0:
+				lo, hi, r.nLo, r.nHi = w, w, 1, 1
+			default:
+				if w < lo {
+					lo, r.nLo = w, 1
+				} else if w == lo {
+					r.nLo++
+				}
+				if w > hi {
+					hi, r.nHi = w, 1
+				} else if w == hi {
+					r.nHi++
+				}
+			}
+			r.n++
+			r.in[i], r.val[i] = true, w
+		}
+		if r.n == 0 {
+			return 0, 0
+		}
+		if r.nLo > 0 && r.nHi > 0 {
+			return lo, hi
+		}
+	}
+	if r == nil {
+		r = &rangeCount{in: make([]bool, len(raw)), val: make([]int64, len(raw))}
+		c.ranges[j] = r
+	}
+	lo, hi = 0, 0
+	r.n, r.nLo, r.nHi = 0, 0, 0
+	for i, ok := range c.feasible {
+		r.in[i] = ok
+		if !ok {
+			continue
+		}
+		v := raw[i]
+		r.val[i] = v
+		switch {
+		case r.n == 0:
+			lo, hi, r.nLo, r.nHi = v, v, 1, 1
+		default:
+			if v < lo {
+				lo, r.nLo = v, 1
+			} else if v == lo {
+				r.nLo++
+			}
+			if v > hi {
+				hi, r.nHi = v, 1
+			} else if v == hi {
+				r.nHi++
+			}
+		}
+		r.n++
+	}
+	return lo, hi
+}
+
 // normalizeRange normalizes plugin j's scores with rn; see normalize.
 func (c *classCache) normalizeRange(j int, rn framework.RangeNormalizer, changed []int) {
 	raw := c.raw[j]
-	lo, hi, seen := int64(0), int64(0), false
-	for i, ok := range c.feasible {
-		if ok {
-			if v := raw[i]; !seen {
-				lo, hi, seen = v, v, true
-			} else {
-				lo, hi = min(lo, v), max(hi, v)
-			}
-		}
-	}
+	lo, hi := c.rangeOf(j, changed)
 	if c.ranged[j] && lo == c.lo[j] && hi == c.hi[j] {
 		for _, i := range changed {
 			if c.feasible[i] {
