@@ -78,7 +78,8 @@ func BenchmarkExplain1000IndexedDoesNotFit(b *testing.B) {
 // BenchmarkQueue200Gangs simulates the queue of 200 pending gangs and pods
 // of mixed shapes and priorities (clustergen.PendingGangs) on a 5,000-node
 // cluster of 8-GPU nodes with 4 GPUs in use. Target (issue #28): at most 3x
-// loading the snapshot (whole commands: README "Performance").
+// loading the snapshot (whole commands: README "Performance"). Entries of a
+// shape placed before take its class from the state's ClassStore.
 func BenchmarkQueue200Gangs(b *testing.B) {
 	o := clustergen.Default
 	o.GPUNodes = o.Nodes
