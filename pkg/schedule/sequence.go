@@ -967,27 +967,9 @@ func (c *classCache) rangeOf(j int, changed []int) (lo, hi int64) {
 				r.n--
 				r.in[i] = false
 			}
-			if !c.feasible[i] {
-				continue
+			if c.feasible[i] {
+				lo, hi = r.add(i, raw[i], lo, hi)
 			}
-			w := raw[i]
-			switch {
-			case r.n == 0:
-				lo, hi, r.nLo, r.nHi = w, w, 1, 1
-			default:
-				if w < lo {
-					lo, r.nLo = w, 1
-				} else if w == lo {
-					r.nLo++
-				}
-				if w > hi {
-					hi, r.nHi = w, 1
-				} else if w == hi {
-					r.nHi++
-				}
-			}
-			r.n++
-			r.in[i], r.val[i] = true, w
 		}
 		if r.n == 0 {
 			return 0, 0
@@ -1003,29 +985,33 @@ func (c *classCache) rangeOf(j int, changed []int) (lo, hi int64) {
 	lo, hi = 0, 0
 	r.n, r.nLo, r.nHi = 0, 0, 0
 	for i, ok := range c.feasible {
-		r.in[i] = ok
-		if !ok {
-			continue
+		r.in[i] = false
+		if ok {
+			lo, hi = r.add(i, raw[i], lo, hi)
 		}
-		v := raw[i]
-		r.val[i] = v
-		switch {
-		case r.n == 0:
-			lo, hi, r.nLo, r.nHi = v, v, 1, 1
-		default:
-			if v < lo {
-				lo, r.nLo = v, 1
-			} else if v == lo {
-				r.nLo++
-			}
-			if v > hi {
-				hi, r.nHi = v, 1
-			} else if v == hi {
-				r.nHi++
-			}
-		}
-		r.n++
 	}
+	return lo, hi
+}
+
+// add counts node i's raw score v in the range lo..hi and returns the
+// range with it.
+func (r *rangeCount) add(i int, v, lo, hi int64) (int64, int64) {
+	if r.n == 0 {
+		lo, hi, r.nLo, r.nHi = v, v, 1, 1
+	} else {
+		if v < lo {
+			lo, r.nLo = v, 1
+		} else if v == lo {
+			r.nLo++
+		}
+		if v > hi {
+			hi, r.nHi = v, 1
+		} else if v == hi {
+			r.nHi++
+		}
+	}
+	r.n++
+	r.in[i], r.val[i] = true, v
 	return lo, hi
 }
 
