@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -73,11 +75,12 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 		// cycles only (schedule.ClassStore).
 		place.Classes = schedule.NewClassStore()
 	}
+	free := freeCopies(snap, g)
 	for i := 1; i <= limit; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := g.Copy(i)
+		c := free()
 		p, err := PlaceOn(ctx, cur, s, c, place)
 		if err != nil {
 			return nil, err
@@ -115,6 +118,35 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 	}
 	out.AtLeast = true
 	return out, nil
+}
+
+// freeCopies returns the copies of g one after another, numbered from 1,
+// skipping a number whose group or member names an object of the snapshot
+// already has (a pod, a PodGroup of any kind in that namespace): a second
+// submission would not take them over either, and a copy must not stand
+// for them when it is committed.
+func freeCopies(snap *schedule.Snapshot, g *Gang) func() *Gang {
+	taken := map[[2]string]bool{}
+	for _, pod := range snap.Pods {
+		taken[[2]string{pod.Namespace, pod.Name}] = true
+	}
+	groups := map[[2]string]bool{}
+	for _, pg := range snap.PodGroups {
+		groups[[2]string{pg.GetNamespace(), pg.GetName()}] = true
+	}
+	next := 1
+	return func() *Gang {
+		for {
+			c := g.Copy(next)
+			next++
+			if groups[[2]string{c.Namespace, c.Name}] || slices.ContainsFunc(c.Members, func(m *corev1.Pod) bool {
+				return taken[[2]string{m.Namespace, m.Name}]
+			}) {
+				continue
+			}
+			return c
+		}
+	}
 }
 
 // stopReason is why a copy does not fit, in one line: what holds it back

@@ -166,3 +166,28 @@ func TestCapacityVolcanoQueue(t *testing.T) {
 	}
 	t.Logf("stopped: %s", c.Reason)
 }
+
+// TestCapacityCopyNamesAreFree: a copy never takes the name of a pod or a
+// PodGroup the snapshot holds (a second submission would get another
+// name, and committing the copy must not stand for them): with a pod named
+// w-0-copy1 (copy 1's first member) and a PodGroup train-copy3, the four
+// copies that fit are
+// copies 2, 4, 5 and 6, and the 7th is the one that stops.
+func TestCapacityCopyNamesAreFree(t *testing.T) {
+	nodes := testutil.GPUNodes("zone-a", 10)
+	busy := testutil.MakePod().Namespace("ml").Name("w-0-copy1").Node("zone-a-3").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj()
+	snap := &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{busy},
+		PodGroups: []*unstructured.Unstructured{testutil.MakeVolcanoPodGroup("ml", "train-copy3", 2).Obj()}}
+	g := gangOf(2, testutil.GPUWorkers(2, "8"))
+	if g.Namespace != "ml" || g.Name != "train" {
+		t.Fatalf("gang %s/%s, want ml/train", g.Namespace, g.Name)
+	}
+	c := capacityOf(t, snap, g, CapacityOptions{})
+	if c.Copies != 4 || c.Stop == nil || c.Stop.Gang.Name != "train-copy7" {
+		stop := "none"
+		if c.Stop != nil {
+			stop = c.Stop.Gang.Name
+		}
+		t.Fatalf("copies %d, stopped at %s; want 4, stopped at train-copy7", c.Copies, stop)
+	}
+}
