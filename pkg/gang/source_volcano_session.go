@@ -46,6 +46,15 @@ type volcanoState struct {
 	notEvaluated []string
 }
 
+// VolcanoQueueOrder is the order Volcano's allocate action takes queues in
+// on snap (volcano.Session.QueueOrder: queue priority, then share), in the
+// session opened for g, one of its pending gangs: the allocate action pops
+// the first queue, allocates its next job, and pushes the queue back with
+// its share updated (allocate.go's allocateResources).
+func VolcanoQueueOrder(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) func(a, b string) int {
+	return openVolcano(snap, g, nodes).session.QueueOrder
+}
+
 // openVolcano opens the session Volcano's scheduler would run on snap for
 // g: every Volcano PodGroup in the snapshot is a job (g's own taken from
 // g, which may be a what-if), its pods the tasks, the Queues as listed,

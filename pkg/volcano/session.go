@@ -672,12 +672,7 @@ func (s *Session) enqueueOrder() []*Job {
 		}
 	}
 	queues := slices.Sorted(maps.Keys(byQueue))
-	slices.SortStableFunc(queues, func(a, b string) int {
-		if c := cmp.Compare(s.Queues[b].Priority, s.Queues[a].Priority); c != 0 {
-			return c
-		}
-		return cmp.Compare(s.share(a), s.share(b))
-	})
+	slices.SortStableFunc(queues, s.QueueOrder)
 	for _, q := range queues {
 		slices.SortStableFunc(byQueue[q], func(a, b *Job) int {
 			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Created, b.Created), cmp.Compare(a.Key(), b.Key()))
@@ -696,6 +691,24 @@ func (s *Session) enqueueOrder() []*Job {
 			return out
 		}
 	}
+}
+
+// QueueOrder is proportion's QueueOrderFn over two queues of the session:
+// the higher spec.priority first, then the smaller share (the largest of
+// allocated/deserved over the resources); 0 when Volcano's priority queue
+// may take either first.
+func (s *Session) QueueOrder(a, b string) int {
+	var pa, pb int32
+	if q := s.Queues[a]; q != nil {
+		pa = q.Priority
+	}
+	if q := s.Queues[b]; q != nil {
+		pb = q.Priority
+	}
+	if c := cmp.Compare(pb, pa); c != 0 {
+		return c
+	}
+	return cmp.Compare(s.share(a), s.share(b))
 }
 
 func (s *Session) share(queue string) float64 {

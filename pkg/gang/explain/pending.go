@@ -49,6 +49,10 @@ type Pending struct {
 	Behind []string
 	// qualified says PodGroups of two kinds share the gang's name.
 	qualified bool
+	// tiedQueues, for a Volcano gang, are the queues whose next job
+	// Volcano's allocate could have taken as well when it took this one
+	// (equal priority and share: volcanoNext).
+	tiedQueues []string
 	// room are the nodes a waiting or blocked entry would use: on the
 	// cluster as it is (Waits), or with every other pod gone (Blocked).
 	room map[string]bool
@@ -144,7 +148,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 	if err != nil {
 		return nil, err
 	}
-	if err := simulate(ctx, snap, q, out); err != nil {
+	if _, err := simulate(ctx, snap, q, out, nil); err != nil {
 		return nil, err
 	}
 	kept := out[:0]
@@ -157,16 +161,31 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 }
 
 // simulate takes entries, in queue order, each on the state the ones
-// before it left, then takes back the starts a preemption may undo.
-func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending) error {
+// before it left, then takes back the starts a preemption may undo. The
+// Volcano gangs among them are taken in the order Volcano's allocate takes
+// them (volcanoNext): the entries are reordered, and numbered again. With
+// until, it stops after the entry until reports true for, and returns how
+// many entries it took.
+func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending, until func(*Pending) bool) (int, error) {
 	sim := newQueueSim(snap, q)
+	n := len(entries)
 	for i := range entries {
+		if volcanoGang(&entries[i]) && entries[i].Outcome != OutcomeHeld {
+			if err := sim.volcanoNext(entries, i); err != nil {
+				return 0, err
+			}
+		}
+		entries[i].Position = i + 1
 		if err := sim.take(ctx, entries[:i], &entries[i]); err != nil {
-			return err
+			return 0, err
+		}
+		if until != nil && until(&entries[i]) {
+			n = i + 1
+			break
 		}
 	}
-	markPreemption(snap, entries)
-	return nil
+	markPreemption(snap, entries[:n])
+	return n, nil
 }
 
 // QueuePlace is where a subject stands in the queue (Position).
@@ -186,13 +205,17 @@ func Position(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, matc
 	if err != nil {
 		return nil, err
 	}
-	at := slices.IndexFunc(out, func(l Pending) bool { return match(&l) })
-	if at < 0 {
+	if !slices.ContainsFunc(out, func(l Pending) bool { return match(&l) }) {
 		return nil, nil
 	}
-	if err := simulate(ctx, snap, q, out[:at+1]); err != nil {
+	// Volcano's allocate may take a Volcano gang of the list before an
+	// earlier one (volcanoNext): the simulation runs until the subject is
+	// taken, wherever that is.
+	n, err := simulate(ctx, snap, q, out, match)
+	if err != nil {
 		return nil, err
 	}
+	at := n - 1
 	place := &QueuePlace{Entry: out[at], Of: len(out)}
 	for _, l := range out[:at] {
 		if l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified {

@@ -413,7 +413,10 @@ func race(a, l *Pending) string {
 	case a.Scheduler != l.Scheduler:
 		return fmt.Sprintf("%s, of another scheduler (%s), waits for the same room: the two schedulers race", qualifiedName(l, a.Namespace), l.Scheduler)
 	case volcanoGang(a) && volcanoGang(l) && a.Queue != l.Queue:
-		return fmt.Sprintf("%s, of Volcano queue %s, waits for the same room: Volcano's allocate takes queues by their share, which the list does not model", qualifiedName(l, a.Namespace), l.Queue)
+		if slices.Contains(a.tiedQueues, l.Queue) {
+			return fmt.Sprintf("%s, of Volcano queue %s, waits for the same room: its queue and %s's have equal priority and share, and Volcano's allocate may take either first", qualifiedName(l, a.Namespace), l.Queue, a.Queue)
+		}
+		return ""
 	case a.Priority != l.Priority:
 		return ""
 	case coscheduling(a) && coscheduling(l):
@@ -422,6 +425,56 @@ func race(a, l *Pending) string {
 		return ""
 	}
 	return fmt.Sprintf("%s, of equal priority, waits for the same room: the scheduler takes equal priorities by the time each entered its queue, which the snapshot does not hold", qualifiedName(l, a.Namespace))
+}
+
+// volcanoNext puts at entries[i] the Volcano gang Volcano's allocate
+// action takes next on the state the entries before it left, of the
+// Volcano gangs at i and after it not held (entries[i] is one): it pops the
+// queue of the highest priority and the smallest share
+// (volcano.Session.QueueOrder, proportion's QueueOrderFn), takes that
+// queue's next job (the list keeps a queue's jobs in JobOrderFn's order:
+// priority, then creation) and pushes the queue back with its share
+// updated (allocate.go's allocateResources). The others keep their order.
+// The queues that tie with the one taken are recorded (tiedQueues): which
+// one Volcano's priority queue pops first, nothing in the snapshot says.
+func (sim *queueSim) volcanoNext(entries []Pending, i int) error {
+	var heads []int
+	seen := map[string]bool{}
+	for j := i; j < len(entries); j++ {
+		if l := &entries[j]; volcanoGang(l) && l.Outcome != OutcomeHeld && !seen[l.Queue] {
+			seen[l.Queue] = true
+			heads = append(heads, j)
+		}
+	}
+	if len(heads) < 2 {
+		return nil
+	}
+	g := entries[i].Gang
+	opts, _ := sim.q.PlaceFor(g.Source, g.Pending())
+	s, err := sim.cur.scheduler(opts.Profile)
+	if err != nil {
+		return err
+	}
+	order := gang.VolcanoQueueOrder(sim.cur.snap, g, s.NodeInfos())
+	best := heads[0]
+	for _, j := range heads[1:] {
+		if order(entries[j].Queue, entries[best].Queue) < 0 {
+			best = j
+		}
+	}
+	var tied []string
+	for _, j := range heads {
+		if j != best && order(entries[j].Queue, entries[best].Queue) == 0 {
+			tied = append(tied, entries[j].Queue)
+		}
+	}
+	if best != i {
+		e := entries[best]
+		copy(entries[i+1:best+1], entries[i:best])
+		entries[i] = e
+	}
+	entries[i].tiedQueues = tied
+	return nil
 }
 
 // volcanoGang reports whether the entry is a Volcano gang.

@@ -227,3 +227,81 @@ func TestQueueEmptiedClusterFreesDevices(t *testing.T) {
 		t.Errorf("want the gang Blocked: it fits once the running pods and their devices are gone")
 	}
 }
+
+// TestQueueVolcanoQueuesByShare: Volcano's allocate action takes queues, not
+// jobs, in turn: it pops the queue of the highest priority and then the
+// smallest share (proportion's QueueOrderFn: allocated/deserved), allocates
+// that queue's next job (JobOrderFn: priority, then creation) and pushes the
+// queue back with its share updated (allocate.go's allocateResources).
+// Queues a and b of equal weight, jobs past enqueue (Inqueue) of one 8-GPU
+// task each: a1 (oldest), a2, b1 (newest), on 4 nodes of 8 GPUs of which
+// other pods fill some. Deserved (proportion's water-filling over 32 GPUs):
+// a 16, b 8. Both shares are 0 at first, a tie: a1 goes first (the list's
+// order), but Volcano's priority queue may pop b first. Then a's share is
+// 8/16 and b's 0: b1 before a2, although a2 is older. Expected answers
+// derived by hand from that code (no Volcano binary here).
+func TestQueueVolcanoQueuesByShare(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	build := func(free int, bPriority int64) *schedule.Snapshot {
+		qb := testutil.MakeVolcanoQueue("b").Obj()
+		if bPriority != 0 {
+			_ = unstructured.SetNestedField(qb.Object, bPriority, "spec", "priority")
+		}
+		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4),
+			Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("a").Obj(), qb}}
+		for n := free; n < 4; n++ {
+			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("other").Name(fmt.Sprintf("busy-%d", n)).
+				Req(gpu).Node(fmt.Sprintf("zone-a-%d", n)).Phase(corev1.PodRunning).Obj())
+		}
+		for i, job := range []struct{ name, queue string }{{"a1", "a"}, {"a2", "a"}, {"b1", "b"}} {
+			pg := testutil.MakeVolcanoPodGroup("ml", job.name, 1).Queue(job.queue).MinResources(gpu).Phase("Inqueue").Obj()
+			pg.SetCreationTimestamp(metav1.NewTime(t0.Add(time.Duration(i) * time.Hour)))
+			snap.PodGroups = append(snap.PodGroups, pg)
+			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(job.name+"-0").Req(gpu).VolcanoGroup(job.name).
+				SchedulingGate("scheduling.volcano.sh/queue-allocation-gate").Created(t0.Add(time.Duration(i)*time.Hour)).Obj())
+		}
+		snap.Sort()
+		return snap
+	}
+	for _, tc := range []struct {
+		name      string
+		free      int
+		bPriority int64
+		want      []string
+	}{
+		// Room for two: a1 and b1 start (whichever queue goes first), a2
+		// waits, certainly; the list's order alone would start a2.
+		{"room for two", 2, 0, []string{"1 podgroup/a1 Starts", "2 podgroup/b1 Starts", "3 podgroup/a2 Waits"}},
+		// Room for one: a1 would start, but only by the tie.
+		{"room for one", 1, 0, []string{"1 podgroup/a1 Unverified", "2 podgroup/b1 Waits", "3 podgroup/a2 Waits"}},
+		// Queue b's higher priority goes first whatever the shares.
+		{"b first by priority", 1, 10, []string{"1 podgroup/b1 Starts", "2 podgroup/a1 Waits", "3 podgroup/a2 Waits"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, err := ListPending(context.Background(), build(tc.free, tc.bPriority), "", defaultQueue(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range lines {
+				got = append(got, fmt.Sprintf("%d %s %s", l.Position, l.Name(), l.Outcome))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				for _, l := range lines {
+					t.Logf("%s %s: %s", l.Name(), l.Outcome, l.Reason)
+				}
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// explain podgroup/b1 finds it second, behind a1, though the list by
+	// priority and creation put it last.
+	place, err := Position(context.Background(), build(2, 0), defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == "b1" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if place == nil || place.Entry.Position != 2 || len(place.Ahead) != 1 || place.Ahead[0].Gang.Name != "a1" {
+		t.Errorf("b1's place: %+v, want position 2 behind a1", place)
+	}
+}
