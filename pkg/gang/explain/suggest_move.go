@@ -184,23 +184,14 @@ func (x *explainer) move(ctx context.Context, g *gang.Gang, p *gang.Placement, e
 		return cmp.Or(cmp.Compare(groups.VictimPriority(b), groups.VictimPriority(a)), cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name))
 	})
 	s := &Suggestion{Kind: SuggestMove, Verified: true, PDBViolations: budgets.violations(moved)}
-	// Pods of one shape (a ReplicaSet's) share their cycles.
-	seq := after.NewSequence()
-	for _, pod := range moved {
-		m := Move{Pod: pod, From: from[pod], Priority: groups.VictimPriority(pod), NoController: metav1.GetControllerOf(pod) == nil}
+	to, err := placeAgain(ctx, after, x.snap, moved)
+	if err != nil {
+		return nil, err
+	}
+	for i, pod := range moved {
+		m := Move{Pod: pod, From: from[pod], To: to[i], Priority: groups.VictimPriority(pod), NoController: metav1.GetControllerOf(pod) == nil}
 		if refs := gang.GroupsOf(pod); len(refs) > 0 {
 			m.Gang = refs[0].Namespace + "/" + refs[0].Name
-		}
-		again := pendingCopy(pod)
-		res, err := seq.Schedule(ctx, again)
-		if err != nil {
-			return nil, fmt.Errorf("moving %s/%s: %w", pod.Namespace, pod.Name, err)
-		}
-		if res.Verdict == schedule.VerdictScheduled {
-			m.To = res.SelectedNode
-			if err := seq.Reserve(ctx, again, m.To); err != nil {
-				return nil, err
-			}
 		}
 		s.Moves = append(s.Moves, m)
 	}
@@ -209,6 +200,76 @@ func (x *explainer) move(ctx context.Context, g *gang.Gang, p *gang.Placement, e
 		s.Message += fmt.Sprintf("; %d of the moves beyond what a PodDisruptionBudget allows", s.PDBViolations)
 	}
 	return s, nil
+}
+
+// placeAgain schedules pods, as their controllers create them again, one
+// after the other on s (its working copy of snap), each reserved where it
+// goes before the next, and returns where each goes ("" when it finds no
+// room). Each gets the cycle kube-scheduler would run for it: pods of one
+// class in a row (schedulingCopy makes the sweeps of several Jobs alike
+// one) share a Sequence's incremental cycles; a pod alone in its run gets
+// one full cycle, not a full cycle and the Sequence's evaluation of every
+// node for equal pods that do not follow. Sequences decide as full cycles
+// do, so the destinations are those of full cycles one pod at a time.
+func placeAgain(ctx context.Context, s *schedule.Scheduler, snap *schedule.Snapshot, pods []*corev1.Pod) ([]string, error) {
+	workloads := framework.Workloads{Services: snap.Services, ReplicationControllers: snap.ReplicationControllers,
+		ReplicaSets: snap.ReplicaSets, StatefulSets: snap.StatefulSets}
+	again := make([]*corev1.Pod, len(pods))
+	for i, pod := range pods {
+		again[i] = schedulingCopy(pod, workloads, snap.UnreadableIn(pod.Namespace, schedule.SelectorKinds...))
+	}
+	to := make([]string, len(pods))
+	for run := range equalRuns(s, again) {
+		sched := scheduleFunc(s.Schedule)
+		reserve := func(_ context.Context, pod *corev1.Pod, node string) error { return s.Reserve(pod, node) }
+		if len(run) > 1 {
+			seq := s.NewSequence()
+			sched, reserve = seq.Schedule, seq.Reserve
+		}
+		for _, i := range run {
+			res, err := sched(ctx, again[i])
+			if err != nil {
+				return nil, fmt.Errorf("moving %s/%s: %w", pods[i].Namespace, pods[i].Name, err)
+			}
+			if res.Verdict == schedule.VerdictScheduled {
+				to[i] = res.SelectedNode
+				if err := reserve(ctx, again[i], to[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return to, nil
+}
+
+// scheduleFunc runs one scheduling cycle: Scheduler.Schedule or
+// Sequence.Schedule.
+type scheduleFunc func(context.Context, *corev1.Pod) (*schedule.Result, error)
+
+// equalRuns yields the indexes of pods in order, cut into runs of pods in a
+// row of one class (schedule.Sequence.Class, as the working copy stands
+// before the first is scheduled); a pod without a class is a run alone. It
+// only decides which pods share a Sequence, never a destination.
+func equalRuns(s *schedule.Scheduler, pods []*corev1.Pod) iter.Seq[[]int] {
+	return func(yield func([]int) bool) {
+		probe := s.NewSequence()
+		var run []int
+		last, lastOK := "", false
+		for i, pod := range pods {
+			key, ok := probe.Class(pod)
+			if len(run) > 0 && !(ok && lastOK && key == last) {
+				if !yield(run) {
+					return
+				}
+				run = nil
+			}
+			run = append(run, i)
+			last, lastOK = key, ok
+		}
+		if len(run) > 0 {
+			yield(run)
+		}
+	}
 }
 
 // gangPriority is the priority the gang's pending members would take room
@@ -397,6 +458,36 @@ func (b *budgets) violations(pods []*corev1.Pod) int {
 		}
 	}
 	return n
+}
+
+// schedulingCopy is the pod as its controller creates it again
+// (pendingCopy), for scheduling it: when its controller is of a kind
+// kube-scheduler's default spreading does not select by
+// (helper.DefaultSelector reads a ReplicationController, ReplicaSet or
+// StatefulSet; framework.Workloads.DefaultSelector), the reference loses
+// its controller mark, as no plugin reads it then. Pods alike but for
+// which Job they came from then fall into one class of schedule.Sequence
+// (whose key counts the controller, since default spreading may select by
+// it) and share its incremental cycles. The copy is scheduled and reserved
+// in the proof's working copy only; the Move names the pod itself. When a
+// live read could not list the kinds the selector is made of (unreadable
+// non-empty), the reference stays.
+func schedulingCopy(pod *corev1.Pod, w framework.Workloads, unreadable []string) *corev1.Pod {
+	c := pendingCopy(pod)
+	ref := metav1.GetControllerOfNoCopy(c)
+	if ref == nil || len(unreadable) > 0 {
+		return c
+	}
+	with := w.DefaultSelector(c).String()
+	i := slices.IndexFunc(c.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Controller != nil && *r.Controller })
+	refs := slices.Clone(c.OwnerReferences)
+	refs[i].Controller = nil
+	bare := *c
+	bare.OwnerReferences = refs
+	if w.DefaultSelector(&bare).String() != with {
+		return c
+	}
+	return &bare
 }
 
 // pendingCopy is a bound pod as its controller would create it again:

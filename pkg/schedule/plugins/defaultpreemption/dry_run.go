@@ -92,21 +92,7 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 		}
 		r.pl.handle.Parallelizer().Until(ctx, len(tries), func(k int) {
 			i := tries[k]
-			if !r.hasPotentialVictim(chunk[i]) {
-				outcomes[i] = nodeOutcome{node: chunk[i].Name(), status: noVictims}
-			} else {
-				// Each try works on copies: the node loses and regains
-				// pods, and PreFilter extensions rewrite their state.
-				victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), chunk[i].Clone())
-				outcomes[i] = nodeOutcome{node: chunk[i].Name(), victims: victims, numPDBViolations: violations, status: status}
-				if status.IsSuccess() && len(victims) > 0 {
-					r := rankOf(victims, violations)
-					outcomes[i].rank = &r
-				}
-			}
-			if memo != nil && outcomes[i].status.Code() != framework.Error {
-				memo.put(chunkPlaces[i], chunk[i], outcomes[i])
-			}
+			outcomes[i] = r.outcome(ctx, chunk[i], chunkPlaces[i], memo)
 		})
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -137,6 +123,28 @@ func (r *dryRun) run(ctx context.Context, nodes []*framework.NodeInfo, places []
 		}
 	}
 	return append(nonViolating, violating...), verdicts, utilerrors.NewAggregate(errs)
+}
+
+// outcome tries the node and keeps the outcome in memo (when not nil and
+// not an error) under its place.
+func (r *dryRun) outcome(ctx context.Context, ni *framework.NodeInfo, place int, memo *Memo) nodeOutcome {
+	var o nodeOutcome
+	if !r.hasPotentialVictim(ni) {
+		o = nodeOutcome{node: ni.Name(), status: noVictims}
+	} else {
+		// Each try works on copies: the node loses and regains pods, and
+		// PreFilter extensions rewrite their state.
+		victims, violations, status := r.selectVictimsOnNode(ctx, r.state.Clone(), ni.Clone())
+		o = nodeOutcome{node: ni.Name(), victims: victims, numPDBViolations: violations, status: status}
+		if status.IsSuccess() && len(victims) > 0 {
+			r := rankOf(victims, violations)
+			o.rank = &r
+		}
+	}
+	if memo != nil && o.status.Code() != framework.Error {
+		memo.put(place, ni, o)
+	}
+	return o
 }
 
 // noVictims is the verdict on a node without a pod of lower priority; one

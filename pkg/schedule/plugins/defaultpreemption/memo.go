@@ -23,6 +23,36 @@ type Memo struct {
 	// at once, and a growing slice is guarded by mu.
 	mu      sync.Mutex
 	entries []memoEntry
+	// pick is what the last dry run that weighed every node picked from
+	// (see pick), nil when none is kept; picks counts the PostFilters it
+	// answered.
+	pick  *pick
+	picks int
+}
+
+// Picks is how many PostFilters the memo's pick answered without a full
+// Evaluate, for tests and benchmarks.
+func (m *Memo) Picks() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.picks
+}
+
+// pickNow returns the pick kept, or nil (for a nil Memo too).
+func (m *Memo) pickNow() *pick {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pick
+}
+
+// setPick keeps p (nil: none).
+func (m *Memo) setPick(p *pick) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pick = p
 }
 
 type memoEntry struct {
