@@ -48,12 +48,27 @@ const (
 	wireFixed32 = 5
 )
 
-// binaryDecoder decodes the records of a binary snapshot on one worker.
-type binaryDecoder struct {
-	containers  map[string][]corev1.Container // by hostNetwork and bytes
+// sharedTables are the values a worker shares between pods, by their
+// bytes (for containers, a byte for hostNetwork first).
+type sharedTables struct {
+	containers  map[string][]corev1.Container
 	labels      map[string]map[string]string
 	annotations map[string]map[string]string
 	ownerRefs   map[string][]metav1.OwnerReference
+}
+
+func newSharedTables() sharedTables {
+	return sharedTables{
+		containers:  map[string][]corev1.Container{},
+		labels:      map[string]map[string]string{},
+		annotations: map[string]map[string]string{},
+		ownerRefs:   map[string][]metav1.OwnerReference{},
+	}
+}
+
+// binaryDecoder decodes the records of a binary snapshot on one worker.
+type binaryDecoder struct {
+	tables sharedTables
 	// Scratch buffers: the fields decoded by the generated code, and the
 	// bytes of the shared ones.
 	rest, meta, spec, key              []byte
@@ -61,12 +76,7 @@ type binaryDecoder struct {
 }
 
 func newBinaryDecoder() *binaryDecoder {
-	return &binaryDecoder{
-		containers:  map[string][]corev1.Container{},
-		labels:      map[string]map[string]string{},
-		annotations: map[string]map[string]string{},
-		ownerRefs:   map[string][]metav1.OwnerReference{},
-	}
+	return &binaryDecoder{tables: newSharedTables()}
 }
 
 // protoField reads the field at the start of b: its number, wire type, its
@@ -188,21 +198,21 @@ func (d *binaryDecoder) sharedMeta(meta *metav1.ObjectMeta, data []byte) bool {
 		return false
 	}
 	if len(labels) > 0 {
-		m, ok := sharedValue(d.labels, labels, func(v *metav1.ObjectMeta) map[string]string { return v.Labels })
+		m, ok := sharedValue(d.tables.labels, labels, func(v *metav1.ObjectMeta) map[string]string { return v.Labels })
 		if !ok {
 			return false
 		}
 		meta.Labels = m
 	}
 	if len(annotations) > 0 {
-		m, ok := sharedValue(d.annotations, annotations, func(v *metav1.ObjectMeta) map[string]string { return v.Annotations })
+		m, ok := sharedValue(d.tables.annotations, annotations, func(v *metav1.ObjectMeta) map[string]string { return v.Annotations })
 		if !ok {
 			return false
 		}
 		meta.Annotations = m
 	}
 	if len(owners) > 0 {
-		refs, ok := sharedValue(d.ownerRefs, owners, func(v *metav1.ObjectMeta) []metav1.OwnerReference {
+		refs, ok := sharedValue(d.tables.ownerRefs, owners, func(v *metav1.ObjectMeta) []metav1.OwnerReference {
 			return slices.Clip(v.OwnerReferences)
 		})
 		if !ok {
@@ -263,7 +273,7 @@ func (d *binaryDecoder) sharedSpec(spec *corev1.PodSpec, data []byte) bool {
 	}
 	d.spec, d.key = rest, key
 	if len(key) > 1 {
-		containers, ok := d.containers[string(key)]
+		containers, ok := d.tables.containers[string(key)]
 		if !ok {
 			var s corev1.PodSpec
 			if s.Unmarshal(key[1:]) != nil {
@@ -273,8 +283,8 @@ func (d *binaryDecoder) sharedSpec(spec *corev1.PodSpec, data []byte) bool {
 			for i := range containers {
 				schedule.DefaultContainer(&containers[i], key[0] == 1)
 			}
-			if len(d.containers) < maxShared {
-				d.containers[string(key)] = containers
+			if len(d.tables.containers) < maxShared {
+				d.tables.containers[string(key)] = containers
 			}
 		}
 		spec.Containers = containers

@@ -193,7 +193,7 @@ func (bt *batch) decode(decode decodeFunc) {
 // anything but well-formed objects of the shapes it knows; b may then hold
 // some objects, so the caller starts again with a new builder.
 func (b *builder) loadJSON(r io.Reader) error {
-	added, err := b.decodeInParallel(func(emit func(item) bool) error { return splitJSON(r, emit) }, func() decodeFunc { return decodeJSONItem })
+	added, err := b.decodeInParallel(func(emit func(item) bool) error { return splitJSON(r, emit) }, func() decodeFunc { return newJSONDecoder().decode })
 	var decodeErr *decodeError
 	switch {
 	case errors.As(err, &decodeErr), errors.Is(err, errSlowPath), err == nil && added == 0:
@@ -205,22 +205,23 @@ func (b *builder) loadJSON(r io.Reader) error {
 // errDeclined is a JSON item the fast path leaves to the slow one.
 var errDeclined = errors.New("declined")
 
-// decodeJSONItem decodes one object of a JSON stream.
-func decodeJSONItem(it *item) (func(*builder), error) {
+// jsonItemKind returns the kind of one object of a JSON stream, or
+// errDeclined.
+func jsonItemKind(it *item) (schema.GroupVersionKind, error) {
 	apiVersion, kind, ok := objectHeader(it.raw)
 	if !ok {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
 	gvk := it.listItem
 	if apiVersion != "" && kind != "" {
 		gvk = schema.FromAPIVersionAndKind(apiVersion, kind)
 	} else if !it.inList {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
 	if gvk.Kind == "" || strings.HasSuffix(gvk.Kind, "List") {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
-	return decodeObject(gvk, it.raw)
+	return gvk, nil
 }
 
 // objectHeader finds the apiVersion and kind of a JSON object by its
