@@ -23,26 +23,7 @@ func DefaultPod(pod *corev1.Pod) {
 	spec := &pod.Spec
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for i := range cs {
-			c := &cs[i]
-			if c.Resources.Limits != nil {
-				if c.Resources.Requests == nil {
-					c.Resources.Requests = corev1.ResourceList{}
-				}
-				for name, q := range c.Resources.Limits {
-					if _, ok := c.Resources.Requests[name]; !ok {
-						c.Resources.Requests[name] = q.DeepCopy()
-					}
-				}
-			}
-			for j := range c.Ports {
-				p := &c.Ports[j]
-				if p.Protocol == "" {
-					p.Protocol = corev1.ProtocolTCP
-				}
-				if spec.HostNetwork && p.HostPort == 0 {
-					p.HostPort = p.ContainerPort
-				}
-			}
+			DefaultContainer(&cs[i], spec.HostNetwork)
 		}
 	}
 	defaultPodLevelRequests(pod)
@@ -54,6 +35,33 @@ func DefaultPod(pod *corev1.Pod) {
 	// task status) would not count it.
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
+	}
+}
+
+// DefaultContainer is DefaultPod's part for one container of a pod with
+// hostNetwork or without. It writes nothing to a container that already
+// has its defaults, so containers that share their maps and slices (a
+// binary snapshot's pods, docs/design.md#the-snapshot-file) may be
+// defaulted on several goroutines at once.
+func DefaultContainer(c *corev1.Container, hostNetwork bool) {
+	if c.Resources.Limits != nil {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		for name, q := range c.Resources.Limits {
+			if _, ok := c.Resources.Requests[name]; !ok {
+				c.Resources.Requests[name] = q.DeepCopy()
+			}
+		}
+	}
+	for j := range c.Ports {
+		p := &c.Ports[j]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if hostNetwork && p.HostPort == 0 && p.ContainerPort != 0 {
+			p.HostPort = p.ContainerPort
+		}
 	}
 }
 

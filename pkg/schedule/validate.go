@@ -58,6 +58,11 @@ func ValidateResources(pod *corev1.Pod) field.ErrorList {
 // accepted still runs and still fills its node: refusing the snapshot for it
 // would refuse a real cluster.
 func ValidateStoredResources(pod *corev1.Pod) field.ErrorList {
+	if !anyNegative(pod) {
+		// The usual case, without building a path: loading a snapshot
+		// checks every pod.
+		return nil
+	}
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	check := func(rl corev1.ResourceList, path *field.Path) {
@@ -85,6 +90,30 @@ func ValidateStoredResources(pod *corev1.Pod) field.ErrorList {
 	}
 	check(pod.Spec.Overhead, spec.Child("overhead"))
 	return errs
+}
+
+// anyNegative says whether a quantity ValidateStoredResources checks is
+// below zero.
+func anyNegative(pod *corev1.Pod) bool {
+	negative := func(rl corev1.ResourceList) bool {
+		for _, q := range rl {
+			if q.Sign() < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			if negative(cs[i].Resources.Limits) || negative(cs[i].Resources.Requests) {
+				return true
+			}
+		}
+	}
+	if r := pod.Spec.Resources; r != nil && (negative(r.Limits) || negative(r.Requests)) {
+		return true
+	}
+	return negative(pod.Spec.Overhead)
 }
 
 // The largest quantities kube-scheduler counts without wrapping: cpu in

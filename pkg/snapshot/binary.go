@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -162,7 +164,9 @@ func (b *builder) loadBinary(source string, r io.Reader) error {
 			}
 		}
 	}
-	added, err := b.decodeInParallel(split, decodeBinaryItem)
+	resume := pauseGC()
+	added, err := b.decodeInParallel(split, func() decodeFunc { return newBinaryDecoder().decode })
+	resume()
 	var decodeErr *decodeError
 	switch {
 	case errors.As(err, &decodeErr):
@@ -179,6 +183,69 @@ func (b *builder) loadBinary(source string, r io.Reader) error {
 		return &InputError{Source: source, Err: errors.New("empty snapshot")}
 	}
 	return nil
+}
+
+// gcPause holds the collector's setting while loads pause it.
+var gcPause struct {
+	sync.Mutex
+	loads   int
+	percent int
+}
+
+// pauseGC stops the garbage collector until the returned function is
+// called (by every load that paused it, when loads run at once). A binary
+// load allocates little but the objects it keeps (the records' buffers
+// are reused, equal values shared), so collecting while it runs finds
+// almost nothing, and only marks the growing heap again and again; its
+// peak is the same without (docs/design.md#the-snapshot-file). A memory
+// limit (GOMEMLIMIT) still holds.
+func pauseGC() (resume func()) {
+	gcPause.Lock()
+	defer gcPause.Unlock()
+	if gcPause.loads == 0 {
+		gcPause.percent = debug.SetGCPercent(-1)
+	}
+	gcPause.loads++
+	return func() {
+		gcPause.Lock()
+		defer gcPause.Unlock()
+		if gcPause.loads--; gcPause.loads == 0 {
+			debug.SetGCPercent(gcPause.percent)
+		}
+	}
+}
+
+// binaryCountHint reads how many records a binary snapshot file holds from
+// its end record, which its last bytes are: 0x00, then the count's
+// uvarint, whose bytes but the last have their high bit set. It is only a
+// hint to size the builder's tables before reading (0 when the file does
+// not end so): loadBinary checks the end record when it reaches it.
+func binaryCountHint(f io.ReaderAt, size int64) int {
+	var tail [binary.MaxVarintLen64 + 1]byte
+	n := int64(len(tail))
+	if size < int64(len(BinaryMagic))+1+n {
+		return 0
+	}
+	if _, err := f.ReadAt(tail[:], size-n); err != nil {
+		return 0
+	}
+	i := len(tail) - 1
+	if tail[i]&0x80 != 0 {
+		return 0
+	}
+	for i > 0 && tail[i-1]&0x80 != 0 {
+		i--
+	}
+	if i == 0 || tail[i-1] != 0 {
+		return 0
+	}
+	count, k := binary.Uvarint(tail[i:])
+	// A record takes at least 4 bytes: its length, two strings' lengths
+	// and the encoding.
+	if k <= 0 || count > uint64(size/4) {
+		return 0
+	}
+	return int(count)
 }
 
 // binaryEnd checks the end record, which says how many records came
@@ -198,8 +265,8 @@ func binaryEnd(br *bufio.Reader, records int, cutShort *error) error {
 	return nil
 }
 
-// decodeBinaryItem decodes one record of a binary snapshot.
-func decodeBinaryItem(it *item) (func(*builder), error) {
+// decode decodes one record of a binary snapshot.
+func (d *binaryDecoder) decode(it *item) (func(*builder), error) {
 	raw := it.raw
 	apiVersion, raw, ok := readString(raw)
 	kind, raw, ok2 := readString(raw)
@@ -217,6 +284,16 @@ func decodeBinaryItem(it *item) (func(*builder), error) {
 	case encodingJSON:
 		return decodeObject(gvk, body)
 	case encodingProtobuf:
+		if gvk == podGVK {
+			pod, err := d.decodePod(body)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", kind, err)
+			}
+			if pod.Name == "" {
+				return nil, fmt.Errorf("%s has no metadata.name", kind)
+			}
+			return keepTyped(pod)
+		}
 		obj := newTyped(gvk)
 		if obj == nil {
 			return nil, fmt.Errorf("%s %s has no protobuf encoding in a snapshot", apiVersion, kind)

@@ -92,6 +92,15 @@ func newBuilder() *builder {
 	return &builder{index: map[objectKey]int{}, ignored: map[string]int{}}
 }
 
+// expect sizes the builder's index for about n more objects, as a binary
+// snapshot's end record tells (growing it as they come would allocate it
+// several times over).
+func (b *builder) expect(n int) {
+	if len(b.index) == 0 && n > 0 {
+		b.index = make(map[objectKey]int, n)
+	}
+}
+
 // place returns where an object goes in a slice of length n: its earlier
 // position if it was seen before, else n (append).
 func (b *builder) place(key objectKey, n int) int {

@@ -124,6 +124,9 @@ func (b *builder) addFile(name string, fast bool) error {
 	}
 	head = head[:n]
 	if isBinary(head) {
+		if info, err := f.Stat(); err == nil {
+			b.expect(binaryCountHint(f, info.Size()))
+		}
 		return b.loadBinary(name, io.MultiReader(bytes.NewReader(head), f))
 	}
 	if fast && startsJSONObject(head) {

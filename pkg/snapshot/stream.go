@@ -60,8 +60,11 @@ type batch struct {
 	done    chan struct{}
 }
 
-// batchData recycles the batches' buffers.
-var batchData = sync.Pool{New: func() any { return new([]byte) }}
+// batchData and batchItems recycle the batches' buffers.
+var (
+	batchData  = sync.Pool{New: func() any { return new([]byte) }}
+	batchItems = sync.Pool{New: func() any { return new([]item) }}
+)
 
 // decodeError is an item of a stream that could not be decoded: the n-th
 // (1-based) of the stream, and why.
@@ -72,12 +75,16 @@ type decodeError struct {
 
 func (e *decodeError) Error() string { return e.err.Error() }
 
-// decodeInParallel adds the objects split emits to b, decoding them with
-// decode on every core and adding them in the order split emitted them. It
+// decodeFunc decodes one item and returns what adds it to a builder.
+type decodeFunc func(*item) (func(*builder), error)
+
+// decodeInParallel adds the objects split emits to b, decoding them on
+// every core, with a decoder newDecode makes for each worker, and adding
+// them in the order split emitted them. It
 // returns split's error, or the first item that could not be decoded as a
 // *decodeError (b may then hold some objects), and how many objects were
 // added.
-func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decode func(*item) (func(*builder), error)) (int, error) {
+func (b *builder) decodeInParallel(split func(emit func(item) bool) error, newDecode func() decodeFunc) (int, error) {
 	workers := runtime.GOMAXPROCS(0)
 	work := make(chan *batch, 2*workers)
 	order := make(chan *batch, 4*workers)
@@ -85,6 +92,7 @@ func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decod
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			decode := newDecode()
 			for bt := range work {
 				if !failed.Load() {
 					bt.decode(decode)
@@ -92,9 +100,12 @@ func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decod
 						failed.Store(true)
 					}
 				}
-				data := bt.data[:0]
+				data, items := bt.data[:0], bt.items
+				clear(items)
+				items = items[:0]
 				bt.items, bt.data = nil, nil
 				batchData.Put(&data)
+				batchItems.Put(&items)
 				close(bt.done)
 			}
 		})
@@ -124,7 +135,7 @@ func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decod
 				if cap(data) < max(batchBytes, len(it.raw)) {
 					data = make([]byte, 0, max(batchBytes, len(it.raw)))
 				}
-				bt = &batch{data: data, done: make(chan struct{})}
+				bt = &batch{data: data, items: *batchItems.Get().(*[]item), done: make(chan struct{})}
 			}
 			// Copied: the reader reads the next chunk over it.
 			start := len(bt.data)
@@ -165,7 +176,7 @@ func (b *builder) decodeInParallel(split func(emit func(item) bool) error, decod
 var errStopped = errors.New("stopped")
 
 // decode decodes the batch's items, stopping at the first that cannot be.
-func (bt *batch) decode(decode func(*item) (func(*builder), error)) {
+func (bt *batch) decode(decode decodeFunc) {
 	bt.keep = make([]func(*builder), 0, len(bt.items))
 	for i := range bt.items {
 		keep, err := decode(&bt.items[i])
@@ -182,7 +193,7 @@ func (bt *batch) decode(decode func(*item) (func(*builder), error)) {
 // anything but well-formed objects of the shapes it knows; b may then hold
 // some objects, so the caller starts again with a new builder.
 func (b *builder) loadJSON(r io.Reader) error {
-	added, err := b.decodeInParallel(func(emit func(item) bool) error { return splitJSON(r, emit) }, decodeJSONItem)
+	added, err := b.decodeInParallel(func(emit func(item) bool) error { return splitJSON(r, emit) }, func() decodeFunc { return newJSONDecoder().decode })
 	var decodeErr *decodeError
 	switch {
 	case errors.As(err, &decodeErr), errors.Is(err, errSlowPath), err == nil && added == 0:
@@ -194,22 +205,23 @@ func (b *builder) loadJSON(r io.Reader) error {
 // errDeclined is a JSON item the fast path leaves to the slow one.
 var errDeclined = errors.New("declined")
 
-// decodeJSONItem decodes one object of a JSON stream.
-func decodeJSONItem(it *item) (func(*builder), error) {
+// jsonItemKind returns the kind of one object of a JSON stream, or
+// errDeclined.
+func jsonItemKind(it *item) (schema.GroupVersionKind, error) {
 	apiVersion, kind, ok := objectHeader(it.raw)
 	if !ok {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
 	gvk := it.listItem
 	if apiVersion != "" && kind != "" {
 		gvk = schema.FromAPIVersionAndKind(apiVersion, kind)
 	} else if !it.inList {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
 	if gvk.Kind == "" || strings.HasSuffix(gvk.Kind, "List") {
-		return nil, errDeclined
+		return schema.GroupVersionKind{}, errDeclined
 	}
-	return decodeObject(gvk, it.raw)
+	return gvk, nil
 }
 
 // objectHeader finds the apiVersion and kind of a JSON object by its
