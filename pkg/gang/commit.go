@@ -32,9 +32,12 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 	var claims []*resourcev1.ResourceClaim
 	for _, a := range plan {
 		// One copy, bound and ungated, for the working copy and the
-		// snapshot both (neither changes it).
-		c := a.Pod.DeepCopy()
-		c.Spec.NodeName, c.Spec.SchedulingGates = a.Node, nil
+		// snapshot both; a shallow one: a snapshot's pods are never
+		// changed in place (docs/design.md), so it shares the pod's maps
+		// and slices and differs in its node and gates only.
+		pod := *a.Pod
+		pod.Spec.NodeName, pod.Spec.SchedulingGates = a.Node, nil
+		c := &pod
 		if err := next.ReserveBound(c); err != nil {
 			return nil, nil, err
 		}
@@ -48,29 +51,29 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 		}
 	}
 	out := *snap
-	out.Pods = make([]*corev1.Pod, 0, len(snap.Pods)+len(plan))
-	for _, pod := range snap.Pods {
-		if pod.Spec.NodeName == "" && len(bound) > 0 {
+	// snap.Pods are in namespace/name order (Snapshot.Sort, as loading and
+	// Commit leave them): a member's pending pod is found by a binary
+	// search, not by reading every pod.
+	pods := snap.Pods
+	var added []*corev1.Pod
+	for _, c := range bound {
+		if i, found := slices.BinarySearchFunc(pods, c, byNamespaceName); found && pods[i].Spec.NodeName == "" {
 			// Only a pending pod can be a planned member.
-			k := [2]string{pod.Namespace, pod.Name}
-			if c, ok := bound[k]; ok {
-				out.Pods = append(out.Pods, c)
-				delete(bound, k)
-				continue
+			if &pods[0] == &snap.Pods[0] {
+				pods = slices.Clone(pods)
 			}
+			pods[i] = c
+			continue
 		}
-		out.Pods = append(out.Pods, pod)
+		// A member the snapshot does not hold (a what-if's, a copy's).
+		added = append(added, c)
 	}
-	if len(bound) > 0 {
-		// Members the snapshot did not hold (a what-if's, a copy's): one
-		// merge keeps the pods in namespace/name order.
-		added := make([]*corev1.Pod, 0, len(bound))
-		for _, c := range bound {
-			added = append(added, c)
-		}
+	if len(added) > 0 {
+		// One merge (a new slice) keeps the pods in namespace/name order.
 		slices.SortFunc(added, byNamespaceName)
-		out.Pods = mergeSorted(out.Pods, added)
+		pods = mergeSorted(pods, added)
 	}
+	out.Pods = pods
 	if len(claims) > 0 {
 		byName := make(map[[2]string]*resourcev1.ResourceClaim, len(claims))
 		for _, c := range claims {
