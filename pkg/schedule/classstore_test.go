@@ -22,7 +22,9 @@ import (
 // not-evaluated list for every member. Between gangs the current copy takes
 // some of them (as the queue simulation commits a gang that starts), and
 // now and then changes in ways the store must notice: a running pod with
-// required anti-affinity added, pods evicted, a fork confined to a domain.
+// required anti-affinity added, pods evicted, a fork confined to a domain,
+// and foreign pods started (a host port, which some shapes ask for too, the
+// labels a class's terms and spreading count, preferred anti-affinity).
 func TestClassStoreEqualsFullCycles(t *testing.T) {
 	lent, total := 0, 0
 	for seed := range uint64(80) {
@@ -32,6 +34,10 @@ func TestClassStoreEqualsFullCycles(t *testing.T) {
 			var protos []*testutil.PodWrapper
 			for c := range 1 + rng.IntN(3) {
 				proto, _ := randomProto(rng, snap, c)
+				if rng.IntN(4) == 0 {
+					// A host port: NodePorts reads the nodes' pods.
+					proto.Pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{HostPort: 8080, ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+				}
 				protos = append(protos, proto)
 			}
 			cur, err := NewScheduler(snap, Options{})
@@ -80,6 +86,9 @@ func TestClassStoreEqualsFullCycles(t *testing.T) {
 				seq         *Sequence
 			}
 			var prev *placement
+			// terms: a foreign pod with pod affinity terms started since
+			// the last gang of the shape; that gang is not counted.
+			terms := map[*testutil.PodWrapper]bool{}
 			for g := range 12 {
 				proto := protos[rng.IntN(len(protos))]
 				name := fmt.Sprintf("g-%02d", g)
@@ -143,7 +152,9 @@ func TestClassStoreEqualsFullCycles(t *testing.T) {
 					}
 				}
 				prev = &placement{full: fullCopy, store: storeCopy, seq: storeSeq}
-				if af := proto.Spec.Affinity; confine == nil && (af == nil || af.PodAffinity == nil && af.PodAntiAffinity == nil) {
+				counted := !terms[proto]
+				terms[proto] = false
+				if af := proto.Spec.Affinity; counted && confine == nil && (af == nil || af.PodAffinity == nil && af.PodAntiAffinity == nil) {
 					total++
 					if store.Hits() > before {
 						lent++
@@ -167,6 +178,41 @@ func TestClassStoreEqualsFullCycles(t *testing.T) {
 					cur = next
 				}
 				switch rng.IntN(10) {
+				case 2, 3, 4:
+					// Foreign pods without terms start (a pod of no gang,
+					// a gang of another shape): a host port, the labels of
+					// a class (its spreading and affinity count them),
+					// another namespace, preferred anti-affinity.
+					next, err := cur.Fork()
+					if err != nil {
+						t.Fatal(err)
+					}
+					for k := range 1 + rng.IntN(4) {
+						name := fmt.Sprintf("f-%02d-%d", g, k)
+						p := testutil.MakePod().Namespace("ml").Name(name).UID(name).Req(testutil.Res{"cpu": "500m", "memory": "1Gi"})
+						if rng.IntN(2) == 0 {
+							p.Label("app", fmt.Sprintf("c%d", rng.IntN(3)))
+						}
+						if rng.IntN(3) == 0 {
+							p.Namespace("o")
+						}
+						if rng.IntN(5) == 0 {
+							// The store refuses the classes that followed
+							// the nodes before it.
+							for _, p := range protos {
+								terms[p] = true
+							}
+							p.PreferredPodAntiAffinity(10, testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", fmt.Sprintf("c%d", rng.IntN(3))))
+						}
+						pod := p.Obj()
+						if rng.IntN(2) == 0 {
+							pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{HostPort: 8080, ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+						}
+						if err := next.Reserve(pod, snap.Nodes[rng.IntN(len(snap.Nodes))].Name); err != nil {
+							t.Fatal(err)
+						}
+					}
+					cur = next
 				case 0:
 					// A pod that keeps every pod of one shape off its zone.
 					next, err := cur.Fork()
@@ -229,5 +275,126 @@ func TestClassKeyIgnoresWhatFilterAndScoreDoNotRead(t *testing.T) {
 	d, _, _ := classKey(pod("c", 10, "ReplicaSet", "d"), sk)
 	if c == d {
 		t.Errorf("pods of two ReplicaSets share a score key")
+	}
+}
+
+// TestClassStoreRangeAfterNoNodeFit: a class lent after a cycle in which
+// no node was feasible must not keep the raw scores of the nodes that went
+// infeasible then in a RangeNormalizer's range (InterPodAffinity's here).
+// Gang a fills zone z1, the only one its required affinity allows; gang b
+// finds no node (its class's last step has no feasible node); pods of the
+// app start in z2, whose nodes become feasible; gang c borrows the class
+// and must score them as full cycles do (the range over n2 and n3 only,
+// not the old score of n1b, full since a).
+func TestClassStoreRangeAfterNoNodeFit(t *testing.T) {
+	ctx := context.Background()
+	node := func(name, zone, cpu string) *corev1.Node {
+		return testutil.MakeNode().Name(name).Label(corev1.LabelTopologyZone, zone).Capacity(testutil.Res{"cpu": cpu, "memory": "64Gi", "pods": "20"}).Obj()
+	}
+	app := func(name, nodeName, cpu string) *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name(name).UID(name).Label("app", "c0").Req(testutil.Res{"cpu": cpu}).Node(nodeName).Obj()
+	}
+	snap := &Snapshot{
+		Nodes: []*corev1.Node{node("n1", "z1", "2"), node("n1b", "z1", "1"), node("n2", "z2", "2"), node("n3", "z2", "8")},
+		Pods: []*corev1.Pod{app("r", "n1", "1"), app("r-0", "n1b", "0"), app("r-1", "n1b", "0"), app("r-2", "n1b", "0"),
+			// Terms that read the label key app from the start: the key
+			// set, and with it the class key, stays the same.
+			testutil.MakePod().Namespace("o").Name("k").Node("n3").
+				RequiredPodAntiAffinity(testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", "none")).Obj()},
+		// A Service: default spreading scores the members, a normalizer
+		// that is no RangeNormalizer, before InterPodAffinity.
+		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "c0"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "c0"}}}},
+	}
+	member := func(name string) *corev1.Pod {
+		return testutil.MakePod().Namespace("ml").Name(name).UID(name).Label("app", "c0").Req(testutil.Res{"cpu": "1"}).
+			RequiredPodAffinity(testutil.MakePodAffinityTerm(corev1.LabelTopologyZone).MatchLabel("app", "c0")).
+			PreferredPodAffinity(10, testutil.MakePodAffinityTerm(corev1.LabelHostname).MatchLabel("app", "c0")).Obj()
+	}
+	cur, err := NewScheduler(snap, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := NewClassStore()
+	// place places the members on forks of cur with full cycles and with a
+	// sequence that borrows from the store, and returns both outcomes and
+	// the plan.
+	place := func(names ...string) (full, withStore []string, plan [][2]string) {
+		for _, useStore := range []bool{false, true} {
+			s, err := cur.Fork()
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq := s.NewSequenceIn(store)
+			var out []string
+			for _, n := range names {
+				pod := member(n)
+				var res *Result
+				if useStore {
+					res, err = seq.Schedule(ctx, pod)
+				} else {
+					res, err = s.Schedule(ctx, pod)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != VerdictScheduled {
+					out = append(out, n+": -")
+					continue
+				}
+				out = append(out, fmt.Sprintf("%s: %s %d", n, res.SelectedNode, res.SelectedScore))
+				if useStore {
+					err = seq.Reserve(ctx, pod, res.SelectedNode)
+				} else {
+					plan = append(plan, [2]string{n, res.SelectedNode})
+					err = s.Reserve(pod, res.SelectedNode)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if useStore {
+				withStore = out
+			} else {
+				full = out
+			}
+		}
+		return full, withStore, plan
+	}
+	commit := func(pods map[string]*corev1.Pod, plan [][2]string) {
+		next, err := cur.Fork()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range plan {
+			if err := next.Reserve(pods[a[0]], a[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cur = next
+	}
+	full, withStore, plan := place("a-0")
+	if diff := cmp.Diff(full, withStore); diff != "" {
+		t.Fatalf("gang a (-full +store):\n%s", diff)
+	}
+	if len(plan) != 1 || plan[0][1] != "n1b" {
+		t.Fatalf("gang a: %v, want a-0 on n1b", full)
+	}
+	commit(map[string]*corev1.Pod{"a-0": member("a-0")}, plan)
+	// A pod of no gang takes the rest of n1.
+	commit(map[string]*corev1.Pod{"o": testutil.MakePod().Namespace("o").Name("o").UID("o").Req(testutil.Res{"cpu": "1"}).Obj()}, [][2]string{{"o", "n1"}})
+	full, withStore, _ = place("b-0")
+	if diff := cmp.Diff(full, withStore); diff != "" || full[0] != "b-0: -" {
+		t.Fatalf("gang b: %v (-full +store):\n%s", full, diff)
+	}
+	// Pods of the app start in z2 (a gang of another shape).
+	commit(map[string]*corev1.Pod{"f-0": app("f-0", "", "100m"), "f-1": app("f-1", "", "100m"), "f-2": app("f-2", "", "100m")},
+		[][2]string{{"f-0", "n2"}, {"f-1", "n2"}, {"f-2", "n3"}})
+	before := store.Hits()
+	full, withStore, _ = place("c-0", "c-1", "c-2")
+	if store.Hits() == before {
+		t.Fatalf("gang c did not borrow the class")
+	}
+	if diff := cmp.Diff(full, withStore); diff != "" {
+		t.Errorf("gang c: the store's class differs from full cycles (-full +store):\n%s", diff)
 	}
 }

@@ -911,7 +911,10 @@ func (c *classCache) normalize(ctx context.Context, pod *corev1.Pod, feasibleCha
 		}
 		c.list = list
 		if len(list) == 0 {
-			break
+			// Nothing to normalize; the RangeNormalizers after it still
+			// count the nodes that changed (rangeOf), or they would keep
+			// the scores of nodes no longer feasible in their range.
+			continue
 		}
 		if st := ext.NormalizeScore(ctx, c.state, pod, list); !st.IsSuccess() {
 			return fmt.Errorf("running NormalizeScore of %q: %w", pl.Name(), st.AsError())

@@ -693,10 +693,16 @@ func (s *Session) enqueueOrder() []*Job {
 	}
 }
 
-// QueueOrder is proportion's QueueOrderFn over two queues of the session:
+// QueueOrder is Session.QueueOrderFn (framework/session_plugins.go) over
+// two queues of the session: the first plugin, tiers in order, with its
+// queue order enabled decides: proportion's or capacity's QueueOrderFn,
 // the higher spec.priority first, then the smaller share (the largest of
-// allocated/deserved over the resources); 0 when Volcano's priority queue
-// may take either first.
+// allocated/deserved over the resources). 0 when this model cannot tell
+// which Volcano's priority queue takes first: equal shares (the next
+// plugins, then the queues' creation and UID decide), a plugin whose order
+// it does not model (drf's hierarchy, capacity's hierarchy or capacity
+// beside proportion), or no plugin that orders queues (spec.priority is
+// then not read at all).
 func (s *Session) QueueOrder(a, b string) int {
 	var pa, pb int32
 	if q := s.Queues[a]; q != nil {
@@ -705,10 +711,26 @@ func (s *Session) QueueOrder(a, b string) int {
 	if q := s.Queues[b]; q != nil {
 		pb = q.Priority
 	}
-	if c := cmp.Compare(pb, pa); c != 0 {
-		return c
+	for _, tier := range s.Config.Tiers {
+		for _, p := range tier.Plugins {
+			if f := p.point(PointQueueOrder); f == nil || !*f {
+				continue
+			}
+			switch {
+			case p.Name == pluginProportion || p.Name == pluginCapacity:
+				if c := cmp.Compare(pb, pa); c != 0 {
+					return c
+				}
+				if p.Name != s.QueuePlugin || s.Hierarchy {
+					return 0
+				}
+				return cmp.Compare(s.share(a), s.share(b))
+			case p.Name == "drf" && p.EnabledHierarchy != nil && *p.EnabledHierarchy:
+				return 0
+			}
+		}
 	}
-	return cmp.Compare(s.share(a), s.share(b))
+	return 0
 }
 
 func (s *Session) share(queue string) float64 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // The issue's case (#28): two pending 3 x 8-GPU gangs and 4 free 8-GPU
@@ -303,5 +304,83 @@ func TestQueueVolcanoQueuesByShare(t *testing.T) {
 	}
 	if place == nil || place.Entry.Position != 2 || len(place.Ahead) != 1 || place.Ahead[0].Gang.Name != "a1" {
 		t.Errorf("b1's place: %+v, want position 2 behind a1", place)
+	}
+}
+
+// TestQueueVolcanoQueueOrderOfTheConfiguration: queues are ordered by the
+// QueueOrderFn of the plugins the configuration enables (Session.QueueOrderFn,
+// framework/session_plugins.go); when none orders queues (no proportion
+// nor capacity, or enableQueueOrder: false), Volcano takes them by
+// creation, then UID: spec.priority is read only inside proportion's and
+// capacity's QueueOrderFn. Queue b has the higher priority, a is older;
+// room for one: a1 starts, not b1.
+func TestQueueVolcanoQueueOrderOfTheConfiguration(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	build := func(conf string) *schedule.Snapshot {
+		qa, qb := testutil.MakeVolcanoQueue("a").Obj(), testutil.MakeVolcanoQueue("b").Obj()
+		qa.SetCreationTimestamp(metav1.NewTime(t0))
+		qb.SetCreationTimestamp(metav1.NewTime(t0.Add(time.Hour)))
+		_ = unstructured.SetNestedField(qb.Object, int64(10), "spec", "priority")
+		// Two nodes (proportion's deserved is half the cluster each), one
+		// taken by a pod of no queue: room for one.
+		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2), Queues: []*unstructured.Unstructured{qa, qb},
+			Pods: []*corev1.Pod{testutil.MakePod().Namespace("other").Name("busy").Req(gpu).Node("zone-a-1").Phase(corev1.PodRunning).Obj()}}
+		for i, job := range []struct{ name, queue string }{{"a1", "a"}, {"b1", "b"}} {
+			pg := testutil.MakeVolcanoPodGroup("ml", job.name, 1).Queue(job.queue).MinResources(gpu).Phase("Inqueue").Obj()
+			pg.SetCreationTimestamp(metav1.NewTime(t0.Add(time.Duration(i) * time.Hour)))
+			snap.PodGroups = append(snap.PodGroups, pg)
+			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(job.name+"-0").Req(gpu).VolcanoGroup(job.name).
+				Created(t0.Add(time.Duration(i)*time.Hour)).Obj())
+		}
+		c, err := volcano.Parse([]byte(conf), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.VolcanoConfig = c
+		snap.Sort()
+		return snap
+	}
+	for name, conf := range map[string]string{
+		"no queue plugin": `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+`,
+		"proportion without queue order": `actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+    enableQueueOrder: false
+  - name: nodeorder
+`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			lines, err := ListPending(context.Background(), build(conf), "", defaultQueue(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range lines {
+				got = append(got, fmt.Sprintf("%s %s", l.Name(), l.Outcome))
+			}
+			// b1 must not be a plain yes: Volcano takes queue a first.
+			for _, l := range lines {
+				if l.Gang != nil && l.Gang.Name == "b1" && l.Outcome == OutcomeStarts {
+					for _, l := range lines {
+						t.Logf("%d %s %s: %s", l.Position, l.Name(), l.Outcome, l.Reason)
+					}
+					t.Errorf("b1 starts (%v); Volcano takes queue a, the older, first and a1 takes the node", got)
+				}
+			}
+		})
 	}
 }
