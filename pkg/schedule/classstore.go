@@ -111,10 +111,16 @@ func (st *ClassStore) take(ctx context.Context, q *Sequence, key string, pod *co
 		return nil, nil
 	}
 	if c := st.live[key]; c != nil {
-		delete(st.live, key)
-		if changed, ok := podsAddedSince(c.view, s.nodes); ok && c.rebind(s.fw) && c.catchUp(ctx, s, pod, changed) {
-			c.caughtUp = 0
-			return st.lend(q, s, c, pod), nil
+		changed, ok := podsAddedSince(c.view, s.nodes)
+		if ok {
+			// From here on the class is changed for q: its old owner
+			// must not use it, whatever comes of it.
+			delete(st.live, key)
+			c.owner = nil
+			if c.rebind(s.fw) && c.catchUp(ctx, s, pod, changed) {
+				c.caughtUp = 0
+				return st.lend(q, s, c, pod), nil
+			}
 		}
 	}
 	e := st.classes[key]

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,6 +42,10 @@ type Queue struct {
 	Priority int32
 	// Parent is spec.parent (hierarchical queues of the capacity plugin).
 	Parent string
+	// Created and UID are the object's: Volcano's queue order falls back
+	// to them (Session.QueueOrderFn).
+	Created time.Time
+	UID     string
 }
 
 // Open reports whether the queue takes jobs.
@@ -85,6 +90,7 @@ func QueueFrom(u *unstructured.Unstructured) (*Queue, error) {
 	}
 	q.State, _, _ = unstructured.NestedString(u.Object, "status", "state")
 	q.Parent, _, _ = unstructured.NestedString(u.Object, "spec", "parent")
+	q.Created, q.UID = u.GetCreationTimestamp().Time, string(u.GetUID())
 	return q, nil
 }
 
@@ -694,22 +700,19 @@ func (s *Session) enqueueOrder() []*Job {
 }
 
 // QueueOrder is Session.QueueOrderFn (framework/session_plugins.go) over
-// two queues of the session: the first plugin, tiers in order, with its
-// queue order enabled decides: proportion's or capacity's QueueOrderFn,
-// the higher spec.priority first, then the smaller share (the largest of
-// allocated/deserved over the resources). 0 when this model cannot tell
-// which Volcano's priority queue takes first: equal shares (the next
-// plugins, then the queues' creation and UID decide), a plugin whose order
-// it does not model (drf's hierarchy, capacity's hierarchy or capacity
-// beside proportion), or no plugin that orders queues (spec.priority is
-// then not read at all).
+// two queues of the session: the plugins with their queue order enabled,
+// tiers in order, each deciding unless it finds them equal (proportion's
+// and capacity's QueueOrderFn: the higher spec.priority first, then the
+// smaller share, the largest of allocated/deserved over the resources;
+// capacity then puts a queue with a deserved share first), and last the
+// older queue, then the smaller UID. 0 when this model cannot tell which
+// Volcano's priority queue takes first: a plugin whose order it does not
+// model (drf's or capacity's hierarchy, capacity beside proportion), or
+// queues without creation times or UIDs (a hand-made snapshot).
 func (s *Session) QueueOrder(a, b string) int {
-	var pa, pb int32
-	if q := s.Queues[a]; q != nil {
-		pa = q.Priority
-	}
-	if q := s.Queues[b]; q != nil {
-		pb = q.Priority
+	qa, qb := s.Queues[a], s.Queues[b]
+	if qa == nil || qb == nil {
+		return 0
 	}
 	for _, tier := range s.Config.Tiers {
 		for _, p := range tier.Plugins {
@@ -718,19 +721,51 @@ func (s *Session) QueueOrder(a, b string) int {
 			}
 			switch {
 			case p.Name == pluginProportion || p.Name == pluginCapacity:
-				if c := cmp.Compare(pb, pa); c != 0 {
+				// Both compare spec.priority first (proportion.go,
+				// capacity.go: AddQueueOrderFn).
+				if c := cmp.Compare(qb.Priority, qa.Priority); c != 0 {
 					return c
 				}
 				if p.Name != s.QueuePlugin || s.Hierarchy {
 					return 0
 				}
-				return cmp.Compare(s.share(a), s.share(b))
+				if c := cmp.Compare(s.share(a), s.share(b)); c != 0 {
+					return c
+				}
+				if p.Name == pluginCapacity {
+					// compareShareWithDeserved: at equal shares a queue
+					// with a deserved share goes first.
+					if da, db := s.hasDeserved(a), s.hasDeserved(b); da != db {
+						if da {
+							return -1
+						}
+						return 1
+					}
+				}
+				// Equal: the next plugin decides.
 			case p.Name == "drf" && p.EnabledHierarchy != nil && *p.EnabledHierarchy:
 				return 0
 			}
 		}
 	}
-	return 0
+	// QueueOrderFn's last word: the older queue, then the smaller UID.
+	if qa.Created.IsZero() || qb.Created.IsZero() {
+		return 0
+	}
+	if c := qa.Created.Compare(qb.Created); c != 0 {
+		return c
+	}
+	if qa.UID == "" || qb.UID == "" {
+		return 0
+	}
+	return cmp.Compare(qa.UID, qb.UID)
+}
+
+// hasDeserved says the queue's deserved share (capacity: spec.deserved) is
+// not empty.
+func (s *Session) hasDeserved(queue string) bool {
+	a := s.attrs[queue]
+	return a != nil && a.Deserved != nil && !a.Deserved.IsEmpty()
 }
 
 func (s *Session) share(queue string) float64 {

@@ -414,7 +414,7 @@ func race(a, l *Pending) string {
 		return fmt.Sprintf("%s, of another scheduler (%s), waits for the same room: the two schedulers race", qualifiedName(l, a.Namespace), l.Scheduler)
 	case volcanoGang(a) && volcanoGang(l) && a.Queue != l.Queue:
 		if slices.Contains(a.tiedQueues, l.Queue) {
-			return fmt.Sprintf("%s, of Volcano queue %s, waits for the same room: its queue and %s's have equal priority and share, and Volcano's allocate may take either first", qualifiedName(l, a.Namespace), l.Queue, a.Queue)
+			return fmt.Sprintf("%s, of Volcano queue %s, waits for the same room: which of queues %s and %s Volcano's allocate takes first is not known here (volcano.Session.QueueOrder)", qualifiedName(l, a.Namespace), l.Queue, a.Queue, l.Queue)
 		}
 		return ""
 	case a.Priority != l.Priority:

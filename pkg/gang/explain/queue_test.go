@@ -244,13 +244,20 @@ func TestQueueEmptiedClusterFreesDevices(t *testing.T) {
 func TestQueueVolcanoQueuesByShare(t *testing.T) {
 	gpu := testutil.Res{"nvidia.com/gpu": "8"}
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	build := func(free int, bPriority int64) *schedule.Snapshot {
-		qb := testutil.MakeVolcanoQueue("b").Obj()
+	build := func(free int, bPriority int64, bOlder bool) *schedule.Snapshot {
+		qa, qb := testutil.MakeVolcanoQueue("a").Obj(), testutil.MakeVolcanoQueue("b").Obj()
 		if bPriority != 0 {
 			_ = unstructured.SetNestedField(qb.Object, bPriority, "spec", "priority")
 		}
+		if bOlder {
+			// Equal shares: QueueOrderFn falls back to the older queue.
+			qa.SetCreationTimestamp(metav1.NewTime(t0.Add(-time.Hour)))
+			qb.SetCreationTimestamp(metav1.NewTime(t0.Add(-2 * time.Hour)))
+			qa.SetUID("uid-a")
+			qb.SetUID("uid-b")
+		}
 		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4),
-			Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("a").Obj(), qb}}
+			Queues: []*unstructured.Unstructured{qa, qb}}
 		for n := free; n < 4; n++ {
 			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("other").Name(fmt.Sprintf("busy-%d", n)).
 				Req(gpu).Node(fmt.Sprintf("zone-a-%d", n)).Phase(corev1.PodRunning).Obj())
@@ -269,18 +276,22 @@ func TestQueueVolcanoQueuesByShare(t *testing.T) {
 		name      string
 		free      int
 		bPriority int64
+		bOlder    bool
 		want      []string
 	}{
 		// Room for two: a1 and b1 start (whichever queue goes first), a2
 		// waits, certainly; the list's order alone would start a2.
-		{"room for two", 2, 0, []string{"1 podgroup/a1 Starts", "2 podgroup/b1 Starts", "3 podgroup/a2 Waits"}},
+		{"room for two", 2, 0, false, []string{"1 podgroup/a1 Starts", "2 podgroup/b1 Starts", "3 podgroup/a2 Waits"}},
 		// Room for one: a1 would start, but only by the tie.
-		{"room for one", 1, 0, []string{"1 podgroup/a1 Unverified", "2 podgroup/b1 Waits", "3 podgroup/a2 Waits"}},
+		{"room for one", 1, 0, false, []string{"1 podgroup/a1 Unverified", "2 podgroup/b1 Waits", "3 podgroup/a2 Waits"}},
+		// Equal priorities and shares, the queues' creation known: the
+		// older queue b goes first, for certain.
+		{"b first by age", 1, 0, true, []string{"1 podgroup/b1 Starts", "2 podgroup/a1 Waits", "3 podgroup/a2 Waits"}},
 		// Queue b's higher priority goes first whatever the shares.
-		{"b first by priority", 1, 10, []string{"1 podgroup/b1 Starts", "2 podgroup/a1 Waits", "3 podgroup/a2 Waits"}},
+		{"b first by priority", 1, 10, false, []string{"1 podgroup/b1 Starts", "2 podgroup/a1 Waits", "3 podgroup/a2 Waits"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lines, err := ListPending(context.Background(), build(tc.free, tc.bPriority), "", defaultQueue(t))
+			lines, err := ListPending(context.Background(), build(tc.free, tc.bPriority, tc.bOlder), "", defaultQueue(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +309,7 @@ func TestQueueVolcanoQueuesByShare(t *testing.T) {
 	}
 	// explain podgroup/b1 finds it second, behind a1, though the list by
 	// priority and creation put it last.
-	place, err := Position(context.Background(), build(2, 0), defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == "b1" })
+	place, err := Position(context.Background(), build(2, 0, false), defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == "b1" })
 	if err != nil {
 		t.Fatal(err)
 	}
