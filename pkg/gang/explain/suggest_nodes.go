@@ -81,6 +81,7 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 	if len(shapes) > maxShapes {
 		shapes = shapes[:maxShapes]
 	}
+	addsUp := x.roomAddsUp(g, p)
 	for _, sh := range shapes {
 		like := func(name string) *corev1.Node {
 			c := newNodeLike(sh.node, name)
@@ -89,7 +90,7 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			}
 			return c
 		}
-		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice) {
+		n, placed, err := x.smallestCount(ctx, g, ceilDiv(len(unplaced), sh.room), len(unplaced), addsUp, func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice) {
 			name := fmt.Sprintf("%s-new-%d", sh.node.Name, i)
 			return like(name), copyPods(x.daemonSetPods(sh.node.Name), name), copySlices(x.snap.ResourceSlices, sh.node.Name, name)
 		})
@@ -168,13 +169,60 @@ func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Sug
 			pod.Namespace, pod.Name, strings.Join(words, "; "), init, lower)}
 }
 
+// roomAddsUp says the room for g's members adds up node by node, so that a
+// guess of added nodes that fits, made from the members left over and the
+// room an empty node of the shape has for them, is the least count: every
+// member must fit (no minimum below the members, none running), all are
+// of one class (equal in everything a plugin reads), none has required pod
+// (anti-)affinity or a spread constraint that refuses, and no topology,
+// sub-groups or Volcano queue ties them together. Then each node takes as
+// many as fit on it whatever goes elsewhere (Filter looks at that node,
+// and at running pods that do not move), the placement on the cluster as
+// it is filled every node it could, and n added nodes hold at most n times
+// an empty node's room: one node fewer than ceil(left over / room) cannot
+// hold them.
+func (x *explainer) roomAddsUp(g *gang.Gang, p *gang.Placement) bool {
+	pending := g.Pending()
+	if p.TopologyKey != "" || p.PreferredTopologyKey != "" || g.SubGroups != nil || g.Source == gang.SourceVolcano ||
+		len(g.Running()) > 0 || len(g.Succeeded) > 0 || int(g.MinMember) != len(pending) {
+		return false
+	}
+	seq := x.plain.NewSequence()
+	first := ""
+	for i, pod := range pending {
+		if mayNeedOthers(pod) {
+			return false
+		}
+		if af := pod.Spec.Affinity; af != nil && af.PodAntiAffinity != nil && len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return false
+		}
+		key, ok := seq.Class(pod)
+		if !ok || (i > 0 && key != first) {
+			return false
+		}
+		first = key
+	}
+	return len(pending) > 0
+}
+
+// mayNeedOthers: a required pod affinity, or a spread constraint that
+// refuses (gang.mayNeedOthers' rule).
+func mayNeedOthers(pod *corev1.Pod) bool {
+	if af := pod.Spec.Affinity; af != nil && af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+		return c.WhenUnsatisfiable == corev1.DoNotSchedule
+	})
+}
+
 // smallestCount finds the least n in 1..limit for which adding the nodes
 // made by node(1..n) lets g fit. It starts from guess (how many nodes the
 // members left over need by their requests alone), proves it, and checks
-// that one node fewer is not enough; a guess that does not fit is doubled
-// until one does, and the count then bisected. It returns 0 when even
-// limit nodes do not fit.
-func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limit int, node func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice)) (int, *gang.Placement, error) {
+// that one node fewer is not enough, unless addsUp says it cannot be
+// (roomAddsUp); a guess that does not fit is doubled until one does, and
+// the count then bisected. It returns 0 when even limit nodes do not fit.
+func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limit int, addsUp bool, node func(i int) (*corev1.Node, []*corev1.Pod, []*resourcev1.ResourceSlice)) (int, *gang.Placement, error) {
 	limit = max(limit, guess, 1)
 	results := map[int]*gang.Placement{}
 	try := func(n int) (bool, error) {
@@ -206,6 +254,7 @@ func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limi
 	}
 	// lo does not fit, hi fits.
 	lo, hi := 0, max(1, min(guess, limit))
+	first := hi
 	for {
 		ok, err := try(hi)
 		if err != nil {
@@ -219,7 +268,11 @@ func (x *explainer) smallestCount(ctx context.Context, g *gang.Gang, guess, limi
 		}
 		lo, hi = hi, min(2*hi, limit)
 	}
-	// The guess usually is the answer: one try below it proves that.
+	// The guess usually is the answer: one try below it proves that, or
+	// the room adding up does.
+	if hi == first && addsUp && hi == guess {
+		lo = hi - 1
+	}
 	if hi-lo > 1 {
 		ok, err := try(hi - 1)
 		if err != nil {
