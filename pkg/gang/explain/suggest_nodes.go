@@ -190,7 +190,7 @@ func (x *explainer) roomAddsUp(g *gang.Gang, p *gang.Placement) bool {
 	seq := x.plain.NewSequence()
 	first := ""
 	for i, pod := range pending {
-		if mayNeedOthers(pod) {
+		if gang.MayNeedOthers(pod) {
 			return false
 		}
 		if af := pod.Spec.Affinity; af != nil && af.PodAntiAffinity != nil && len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
@@ -203,17 +203,6 @@ func (x *explainer) roomAddsUp(g *gang.Gang, p *gang.Placement) bool {
 		first = key
 	}
 	return len(pending) > 0
-}
-
-// mayNeedOthers: a required pod affinity, or a spread constraint that
-// refuses (gang.mayNeedOthers' rule).
-func mayNeedOthers(pod *corev1.Pod) bool {
-	if af := pod.Spec.Affinity; af != nil && af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
-		return true
-	}
-	return slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
-		return c.WhenUnsatisfiable == corev1.DoNotSchedule
-	})
 }
 
 // smallestCount finds the least n in 1..limit for which adding the nodes
