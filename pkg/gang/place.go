@@ -672,7 +672,7 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequ
 		worstBudget = budget.fork()
 	}
 	a, err := placeSeq(ctx, s, seq, domain, pending, budget)
-	if err != nil || !slices.ContainsFunc(pending, MayNeedOthers) {
+	if err != nil || !slices.ContainsFunc(pending, mayNeedOthers) {
 		return a, err
 	}
 	// A member placed before any other fits alone, and so does every
@@ -686,7 +686,7 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequ
 	var wseq *schedule.Sequence
 	var needOthers []*corev1.Pod
 	for i, as := range a.assignments {
-		if !MayNeedOthers(as.Pod) {
+		if !mayNeedOthers(as.Pod) {
 			continue
 		}
 		key, ok := a.classes[i], a.classes[i] != ""
@@ -718,7 +718,7 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequ
 	// did not fit and may need others), then the rest in queue order.
 	var first, rest []*corev1.Pod
 	for _, pod := range pending {
-		if slices.Contains(needOthers, pod) || (slices.Contains(a.unplaced, pod) && MayNeedOthers(pod)) {
+		if slices.Contains(needOthers, pod) || (slices.Contains(a.unplaced, pod) && mayNeedOthers(pod)) {
 			first = append(first, pod)
 		} else {
 			rest = append(rest, pod)
@@ -732,10 +732,10 @@ func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequ
 	return a, nil
 }
 
-// MayNeedOthers says whether other pods on nodes can make pod fit where it
+// mayNeedOthers says whether other pods on nodes can make pod fit where it
 // did not: a required pod affinity, or a spread constraint that refuses
 // (DoNotSchedule). Every other filter only refuses more as pods are added.
-func MayNeedOthers(pod *corev1.Pod) bool {
+func mayNeedOthers(pod *corev1.Pod) bool {
 	if af := pod.Spec.Affinity; af != nil && af.PodAffinity != nil && len(af.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
 		return true
 	}

@@ -313,6 +313,19 @@ func (fw *frameworkImpl) nodeLocal(state *framework.CycleState) bool {
 	return true
 }
 
+// NodeLocal reports whether pod's fit on a node depends on that node's pods
+// alone on this working copy (nodeLocal: every Filter plugin that counts
+// other nodes' pods skipped it at PreFilter: no spread constraint of its
+// own or by the profile's defaults, no pod affinity of its own, no running
+// pod's anti-affinity that may select it), and PreFilter passed.
+func (s *Scheduler) NodeLocal(ctx context.Context, pod *corev1.Pod) bool {
+	state := framework.NewCycleState()
+	if _, st, _ := s.runPreFilter(ctx, state, pod, &Result{}); !st.IsSuccess() {
+		return false
+	}
+	return s.fw.nodeLocal(state)
+}
+
 // retry answers for pod, of the failed class's class, from the failed
 // class; nil when a full cycle must run.
 func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) {

@@ -81,7 +81,7 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 	if len(shapes) > maxShapes {
 		shapes = shapes[:maxShapes]
 	}
-	addsUp := x.roomAddsUp(g, p)
+	addsUp := x.roomAddsUp(ctx, g, p)
 	for _, sh := range shapes {
 		like := func(name string) *corev1.Node {
 			c := newNodeLike(sh.node, name)
@@ -173,15 +173,16 @@ func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Sug
 // guess of added nodes that fits, made from the members left over and the
 // room an empty node of the shape has for them, is the least count: every
 // member must fit (no minimum below the members, none running), all are
-// of one class (equal in everything a plugin reads), none has required pod
-// (anti-)affinity or a spread constraint that refuses, and no topology,
-// sub-groups or Volcano queue ties them together. Then each node takes as
+// of one class (equal in everything a plugin reads), a member's fit on a
+// node depends on that node alone (Scheduler.NodeLocal: no pod affinity,
+// no spread that refuses, its own or the profile's defaults), and no
+// topology, sub-groups or Volcano queue ties them together. Then each node takes as
 // many as fit on it whatever goes elsewhere (Filter looks at that node,
 // and at running pods that do not move), the placement on the cluster as
 // it is filled every node it could, and n added nodes hold at most n times
 // an empty node's room: one node fewer than ceil(left over / room) cannot
 // hold them.
-func (x *explainer) roomAddsUp(g *gang.Gang, p *gang.Placement) bool {
+func (x *explainer) roomAddsUp(ctx context.Context, g *gang.Gang, p *gang.Placement) bool {
 	pending := g.Pending()
 	if p.TopologyKey != "" || p.PreferredTopologyKey != "" || g.SubGroups != nil || g.Source == gang.SourceVolcano ||
 		len(g.Running()) > 0 || len(g.Succeeded) > 0 || int(g.MinMember) != len(pending) {
@@ -190,19 +191,14 @@ func (x *explainer) roomAddsUp(g *gang.Gang, p *gang.Placement) bool {
 	seq := x.plain.NewSequence()
 	first := ""
 	for i, pod := range pending {
-		if gang.MayNeedOthers(pod) {
-			return false
-		}
-		if af := pod.Spec.Affinity; af != nil && af.PodAntiAffinity != nil && len(af.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
-			return false
-		}
 		key, ok := seq.Class(pod)
 		if !ok || (i > 0 && key != first) {
 			return false
 		}
 		first = key
 	}
-	return len(pending) > 0
+	// One class: one member answers for all.
+	return len(pending) > 0 && x.plain.NodeLocal(ctx, pending[0])
 }
 
 // smallestCount finds the least n in 1..limit for which adding the nodes

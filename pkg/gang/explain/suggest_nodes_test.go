@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -44,7 +48,7 @@ func TestAddNodesCountAddsUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !x.roomAddsUp(g, p) {
+		if !x.roomAddsUp(context.Background(), g, p) {
 			t.Fatalf("seed %d: the room of %d equal members does not add up", seed, members)
 		}
 		e, err := Gang(context.Background(), snap, g, Options{})
@@ -73,7 +77,46 @@ func TestAddNodesCountAddsUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.roomAddsUp(g, p) {
+	if x.roomAddsUp(context.Background(), g, p) {
 		t.Errorf("members with a DoNotSchedule spread constraint: the room is taken to add up")
+	}
+
+	// Nor when the profile spreads them by default (PodTopologySpread's
+	// defaultConstraints, DoNotSchedule) over a Service that selects them:
+	// the room of a node then depends on the others.
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - maxSkew: 1
+        topologyKey: kubernetes.io/hostname
+        whenUnsatisfiable: DoNotSchedule
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := schedule.LoadProfiles(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = gangOf(3, testutil.GPUWorkers(3, "8"))
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train"}, Spec: corev1.ServiceSpec{Selector: g.Members[0].Labels}}
+	if len(svc.Spec.Selector) == 0 {
+		t.Fatal("the members have no labels for a Service to select")
+	}
+	snap = &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1), Services: []*corev1.Service{svc}}
+	if x, err = newExplainer(snap, Options{PlaceOptions: gang.PlaceOptions{Profile: profiles[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = x.placeOn(context.Background(), x.plain, snap, g); err != nil {
+		t.Fatal(err)
+	}
+	if x.roomAddsUp(context.Background(), g, p) {
+		t.Errorf("members a default DoNotSchedule spread constraint selects: the room is taken to add up")
 	}
 }
