@@ -151,21 +151,29 @@ func (st *ClassStore) lend(q *Sequence, s *Scheduler, c *classCache, pod *corev1
 	return c
 }
 
+// nodeChange is a node whose NodeInfo gained pods: its index and the pods.
+type nodeChange struct {
+	i     int
+	added []*framework.PodInfo
+}
+
 // podsAddedSince lists the nodes whose NodeInfo in now is not the one in
-// was, and reports whether each differs by added pods only (podsAdded).
-func podsAddedSince(was, now []*framework.NodeInfo) ([]int, bool) {
+// was, with the pods each gained, and reports whether each differs by added
+// pods only (podsAdded).
+func podsAddedSince(was, now []*framework.NodeInfo) ([]nodeChange, bool) {
 	if len(was) != len(now) {
 		return nil, false
 	}
-	var changed []int
+	var changed []nodeChange
 	for i, ni := range now {
 		if ni == was[i] {
 			continue
 		}
-		if _, ok := podsAdded(was[i], ni); !ok {
+		added, ok := podsAdded(was[i], ni)
+		if !ok {
 			return nil, false
 		}
-		changed = append(changed, i)
+		changed = append(changed, nodeChange{i: i, added: added})
 	}
 	return changed, true
 }
@@ -173,11 +181,10 @@ func podsAddedSince(was, now []*framework.NodeInfo) ([]int, bool) {
 // catchUp brings c's state from its view to s's nodes on the changed
 // nodes, as Sequence.Reserve does for each pod added there, and reports
 // whether it could.
-func (c *classCache) catchUp(ctx context.Context, s *Scheduler, pod *corev1.Pod, changed []int) bool {
-	for _, i := range changed {
-		ni := s.nodes[i]
-		added, _ := podsAdded(c.view[i], ni)
-		for _, pi := range added {
+func (c *classCache) catchUp(ctx context.Context, s *Scheduler, pod *corev1.Pod, changed []nodeChange) bool {
+	for _, ch := range changed {
+		i, ni := ch.i, s.nodes[ch.i]
+		for _, pi := range ch.added {
 			if stat := s.fw.runPreFilterExtensionAddPod(ctx, c.state, pod, pi, ni); !stat.IsSuccess() {
 				return false
 			}
