@@ -65,6 +65,7 @@ func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Sn
 			return nil, nil, fmt.Errorf("reading snapshot from stdin: %w", err)
 		}
 	}
+	growHeap(heapPerFileByte * snapshotSize(path, data))
 	b, err := loadFiles(path, data, true)
 	if errors.Is(err, errSlowPath) {
 		// The fast path declined (docs/design.md#the-snapshot-file): read
@@ -82,6 +83,26 @@ func LoadFilesWith(path string, stdin io.Reader, opts FileOptions) (*schedule.Sn
 	volcanoWarnings := b.pickVolcanoConfig(snap, opts.VolcanoConfigMap, file)
 	warnings := append(append(b.warnings(), volcanoWarnings...), b.partialWarnings(snap)...)
 	return snap, append(warnings, resolvePriorities(snap)...), nil
+}
+
+// snapshotSize is the size in bytes of what path stands for: stdin's data,
+// a file, or the snapshot files of a directory (0 when it cannot be read;
+// loading says why).
+func snapshotSize(path string, data []byte) int64 {
+	if path == Stdin {
+		return int64(len(data))
+	}
+	files, err := snapshotFiles(path)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // loadFiles reads path (stdin's data when it is Stdin) into a new builder;

@@ -1,0 +1,83 @@
+//go:build linux
+
+package snapshot
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestGrowHeapAdvisesHugePages checks growHeap against the kernel's own
+// account (/proc/self/smaps): the range it returns is mapped with the
+// huge-page advice ("hg" in VmFlags), and the heap's next allocations are
+// made in it.
+func TestGrowHeapAdvisesHugePages(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	if start, end := growHeap(minHeapGrowth - 1); start != end {
+		t.Fatalf("growHeap below minHeapGrowth advised %#x-%#x", start, end)
+	}
+	n := int64(4 * minHeapGrowth)
+	start, end := growHeap(n)
+	if end-start < uintptr(n)-hugePageSize {
+		t.Fatalf("growHeap(%d) advised %d bytes (%#x-%#x)", n, end-start, start, end)
+	}
+	advised, err := advisedHuge(start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !advised {
+		t.Fatalf("%#x-%#x is not all mapped with the huge-page advice", start, end)
+	}
+	// Allocate what a load does (many small objects) until one lands in the
+	// range: the collection freed it, so it is the heap's free memory.
+	var kept [][]*[64]byte
+	for allocated := int64(0); ; allocated += 64 << 10 {
+		if allocated > 2*n {
+			t.Fatalf("%d bytes allocated after growHeap and none in %#x-%#x", allocated, start, end)
+		}
+		batch := make([]*[64]byte, 1024)
+		for i := range batch {
+			batch[i] = new([64]byte)
+		}
+		kept = append(kept, batch)
+		if p := uintptr(unsafe.Pointer(batch[len(batch)-1])); start <= p && p < end {
+			break
+		}
+	}
+	_ = kept
+}
+
+// advisedHuge says whether every mapping that overlaps [start, end) has the
+// huge-page advice, and that some do.
+func advisedHuge(start, end uintptr) (bool, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var lo, hi uintptr
+	overlaps, seen := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+			if overlaps {
+				seen = true
+				if !strings.Contains(" "+flags+" ", " hg ") {
+					return false, nil
+				}
+			}
+			continue
+		}
+		if _, err := fmt.Sscanf(line, "%x-%x ", &lo, &hi); err == nil && strings.Contains(line, " ") {
+			overlaps = lo < end && start < hi
+		}
+	}
+	return seen, sc.Err()
+}
