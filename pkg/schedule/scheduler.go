@@ -423,7 +423,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		return nil, nil, err
 	}
 	if len(feasible) == 0 {
-		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, nil, res); err != nil {
+		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, nil, notEvaluatedOnNodes(statuses), res); err != nil {
 			res.Verdict = VerdictError
 			return res, nil, err
 		}
@@ -583,9 +583,9 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 // node fits ("0/N nodes are available: ...") and runs PostFilter
 // (preemption's dry run), whose message follows.
 // counts, when given, are the Filter reasons of statuses counted already.
-func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, res *Result) error {
+func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, onNodes []string, res *Result) error {
 	res.Verdict = VerdictUnschedulable
-	res.NotEvaluated = append(res.NotEvaluated, notEvaluatedOnNodes(statuses)...)
+	res.NotEvaluated = append(slices.Clip(res.NotEvaluated), onNodes...)
 	if counts == nil && res.PreFilterStatus == nil {
 		counts = reasonCounts(statuses)
 	}

@@ -255,7 +255,7 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 	}
 	q.class, q.failed = nil, nil
 	if remember && res.Verdict != VerdictScheduled {
-		q.failed = &failedClass{key: key, res: res, filter: filter, nodes: slices.Clone(q.s.nodes), allowed: q.s.allowed, memo: memo,
+		q.failed = &failedClass{key: key, res: res, filter: filter, nodes: slices.Clone(q.s.nodes), mark: q.s.handle.Mark(), allowed: q.s.allowed, memo: memo,
 			nodeLocal: filter != nil && res.Verdict == VerdictUnschedulable && q.s.fw.nodeLocal(filter.state)}
 	}
 	// Volcano's node order is not followed incrementally: every member
@@ -287,16 +287,24 @@ type failedClass struct {
 	filter *nodeFilter
 	// nodes are the NodeInfos res was computed on; a NodeInfo is replaced,
 	// never changed, when its node gets or loses a pod.
-	nodes     []*framework.NodeInfo
+	nodes []*framework.NodeInfo
+	// mark is when nodes were last brought up to date: the nodes changed
+	// since are the handle's (ChangedSince), not found by comparing all.
+	mark      framework.NodeMark
 	allowed   []bool
 	memo      *defaultpreemption.Memo
 	nodeLocal bool
 	// nodeResults, statuses and counts are the node results, their
 	// statuses and their Filter reasons counted, owned by the failed class
-	// from its first retry on and kept up to date node by node.
-	nodeResults []NodeResult
-	statuses    []*framework.Status
-	counts      map[string]int
+	// from its first retry on and kept up to date node by node;
+	// notEvaluatedNodes counts the statuses that are not evaluated, and
+	// preNotEvaluated is what res says was not evaluated before those
+	// (the cycle's and PreFilter's).
+	nodeResults       []NodeResult
+	statuses          []*framework.Status
+	counts            map[string]int
+	notEvaluatedNodes int
+	preNotEvaluated   []string
 }
 
 // nodeLocal reports whether, in a cycle with this state, a pod's verdict
@@ -334,11 +342,20 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		return nil, nil
 	}
 	var changed []int
-	for i, ni := range s.nodes {
-		if ni != fc.nodes[i] {
-			changed = append(changed, i)
+	if since, ok := s.handle.ChangedSince(fc.mark); ok {
+		for _, i := range since {
+			if s.nodes[i] != fc.nodes[i] {
+				changed = append(changed, i)
+			}
+		}
+	} else {
+		for i, ni := range s.nodes {
+			if ni != fc.nodes[i] {
+				changed = append(changed, i)
+			}
 		}
 	}
+	fc.mark = s.handle.Mark()
 	if len(changed) == 0 {
 		// Nothing changed since an equal pod's cycle: the same verdict,
 		// message and diagnosis (the slices are shared), for this pod.
@@ -361,6 +378,15 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		if fc.counts == nil {
 			fc.counts = reasonCounts(fc.statuses)
 		}
+		for _, st := range fc.statuses {
+			if st.IsNotEvaluated() {
+				fc.notEvaluatedNodes++
+			}
+		}
+		// The full cycle's list ends with what its nodes' statuses say
+		// (diagnoseUnschedulable); a retry says that again from its own.
+		onNodes := notEvaluatedOnNodes(fc.statuses)
+		fc.preNotEvaluated = slices.Clip(fc.res.NotEvaluated[:len(fc.res.NotEvaluated)-len(onNodes)])
 	}
 	for _, i := range changed {
 		// A pod with required anti-affinity now on the node may keep the
@@ -378,13 +404,22 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		for _, r := range st.Reasons() {
 			fc.counts[r]++
 		}
+		if fc.statuses[i].IsNotEvaluated() {
+			fc.notEvaluatedNodes--
+		}
+		if st.IsNotEvaluated() {
+			fc.notEvaluatedNodes++
+		}
 		fc.nodeResults[i] = NodeResult{Name: s.nodes[i].Name(), Status: st, Filters: v}
 		fc.statuses[i] = st
 		fc.nodes[i] = s.nodes[i]
 	}
-	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.res.NotEvaluated, Nodes: fc.nodeResults}
-	statuses, counts := fc.statuses, fc.counts
-	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, statuses, counts, res); err != nil {
+	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.preNotEvaluated, Nodes: fc.nodeResults}
+	var onNodes []string
+	if fc.notEvaluatedNodes > 0 {
+		onNodes = notEvaluatedOnNodes(fc.statuses)
+	}
+	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, fc.statuses, fc.counts, onNodes, res); err != nil {
 		res.Verdict = VerdictError
 		return res, err
 	}

@@ -2,6 +2,7 @@ package dynamicresources_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -301,5 +302,37 @@ func TestExtendedResourceWithClaimsOnDevicePluginNode(t *testing.T) {
 	snap.Nodes = snap.Nodes[:3]
 	if res := schedulePod(t, newScheduler(t, snap), pod); res.Verdict != schedule.VerdictScheduled {
 		t.Errorf("on DRA nodes: %s %q", res.Verdict, res.Message)
+	}
+}
+
+// A Sequence says what was not evaluated once, with the count as it is now,
+// for every pod of a class that fits no node: the first pod's full cycle
+// and the next pods' retries (which filter again only the node that
+// changed) agree. The retries used to add the nodes' entry again to the
+// full cycle's list, once more each time.
+func TestSequenceNotEvaluatedOnceAfterRetries(t *testing.T) {
+	snap := extendedCluster()
+	snap.DeviceClasses = nil
+	snap.Unreadable = []string{"deviceclasses.resource.k8s.io"}
+	s := newScheduler(t, snap)
+	seq := s.NewSequence()
+	ctx := context.Background()
+	want := []string{"DynamicResources: DynamicResources not evaluated: node(s) did not advertise example.com/gpu, which a DeviceClass may back there; DeviceClasses could not be listed (3 node(s))"}
+	for i := range 4 {
+		res, err := seq.Schedule(ctx, gpuPod(fmt.Sprintf("big-%d", i), "9"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != schedule.VerdictUnschedulable {
+			t.Fatalf("big-%d: verdict %s, want Unschedulable", i, res.Verdict)
+		}
+		if diff := cmp.Diff(want, res.NotEvaluated); diff != "" {
+			t.Errorf("big-%d: not evaluated (-want +got):\n%s", i, diff)
+		}
+		// A small pod on d changes d for the next retry.
+		small := gpuPod(fmt.Sprintf("small-%d", i), "1")
+		if err := seq.Reserve(ctx, small, "d"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
