@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"sync"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
@@ -423,7 +424,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		return nil, nil, err
 	}
 	if len(feasible) == 0 {
-		if err := s.diagnoseUnschedulable(ctx, state, pod, statuses, nil, notEvaluatedOnNodes(statuses), res); err != nil {
+		d := nodeDiagnosis{statuses: statuses, notEvaluated: notEvaluatedOnNodes(statuses), version: statusVersions.Add(1)}
+		if filter != nil {
+			filter.statusVersion = d.version
+		}
+		if err := s.diagnoseUnschedulable(ctx, state, pod, d, res); err != nil {
 			res.Verdict = VerdictError
 			return res, nil, err
 		}
@@ -496,6 +501,9 @@ type nodeFilter struct {
 	preResult *framework.PreFilterResult
 	absent    *framework.Status
 	outside   *framework.Status
+	// statusVersion names the statuses the cycle handed PostFilter
+	// (nodeDiagnosis).
+	statusVersion uint64
 }
 
 // newNodeFilter is what filtering a node needs after PreFilter returned
@@ -579,22 +587,40 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 	return feasible, statuses, filter, nil
 }
 
+// nodeDiagnosis is what diagnoseUnschedulable reads of a cycle's nodes.
+type nodeDiagnosis struct {
+	statuses []*framework.Status
+	// counts, when given, are the Filter reasons of statuses counted
+	// already.
+	counts map[string]int
+	// notEvaluated is notEvaluatedOnNodes(statuses).
+	notEvaluated []string
+	// version names these statuses for PostFilter; from and changed, when
+	// set, say they are the statuses of version from with the nodes
+	// changed (NodeInfo and status) since (defaultpreemption.TrackedNodeToStatus).
+	version, from uint64
+	changed       []int
+}
+
+// statusVersions numbers the statuses cycles hand PostFilter.
+var statusVersions atomic.Uint64
+
 // diagnoseUnschedulable words the FitError kube-scheduler records when no
 // node fits ("0/N nodes are available: ...") and runs PostFilter
 // (preemption's dry run), whose message follows.
-// counts, when given, are the Filter reasons of statuses counted already.
-func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, statuses []*framework.Status, counts map[string]int, onNodes []string, res *Result) error {
+func (s *Scheduler) diagnoseUnschedulable(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, d nodeDiagnosis, res *Result) error {
 	res.Verdict = VerdictUnschedulable
-	res.NotEvaluated = append(slices.Clip(res.NotEvaluated), onNodes...)
+	res.NotEvaluated = append(slices.Clip(res.NotEvaluated), d.notEvaluated...)
+	counts := d.counts
 	if counts == nil && res.PreFilterStatus == nil {
-		counts = reasonCounts(statuses)
+		counts = reasonCounts(d.statuses)
 	}
 	diagnosis := fitMessageFrom(s.numNodes, res.PreFilterStatus, counts)
 	if s.opts.SkipPostFilter {
 		res.Message = diagnosis
 		return nil
 	}
-	postMsg, post, err := s.runPostFilter(ctx, state, pod, res.Nodes)
+	postMsg, post, err := s.runPostFilter(ctx, state, pod, nodeStatuses{byName: s.byName, nodes: res.Nodes, version: d.version, from: d.from, changed: d.changed})
 	if err != nil {
 		return err
 	}
@@ -752,6 +778,15 @@ func fitMessageFrom(numAllNodes int, preFilter *framework.Status, counts map[str
 type nodeStatuses struct {
 	byName map[string]int
 	nodes  []NodeResult
+	// version, from and changed: nodeDiagnosis's.
+	version, from uint64
+	changed       []int
+}
+
+// Versions says which statuses these are, and how they differ from the
+// ones they were made from (defaultpreemption.TrackedNodeToStatus).
+func (m nodeStatuses) Versions() (version, from uint64, changed []int) {
+	return m.version, m.from, m.changed
 }
 
 // Len is how many nodes the cycle has results for: the scheduler's, in its
@@ -770,11 +805,10 @@ func (m nodeStatuses) Get(name string) *framework.Status {
 
 // runPostFilter runs PostFilter plugins (preemption) until one succeeds, as
 // kube-scheduler does, and returns the message it adds to FailedScheduling.
-func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []NodeResult) (string, *framework.PostFilterResult, error) {
+func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, byNode nodeStatuses) (string, *framework.PostFilterResult, error) {
 	if len(s.fw.postFilter) == 0 {
 		return "", nil, nil
 	}
-	byNode := nodeStatuses{byName: s.byName, nodes: nodes}
 	// As RunPostFilterPlugins: success or UnschedulableAndUnresolvable
 	// ends the run with that plugin's status, an error too (kube-scheduler
 	// writes its message where the preemption message goes, and so do we);

@@ -305,6 +305,9 @@ type failedClass struct {
 	counts            map[string]int
 	notEvaluatedNodes int
 	preNotEvaluated   []string
+	// statusVersion names the statuses last handed PostFilter
+	// (nodeDiagnosis): a retry's are those with the changed nodes'.
+	statusVersion uint64
 }
 
 // nodeLocal reports whether, in a cycle with this state, a pod's verdict
@@ -415,11 +418,15 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		fc.nodes[i] = s.nodes[i]
 	}
 	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.preNotEvaluated, Nodes: fc.nodeResults}
-	var onNodes []string
-	if fc.notEvaluatedNodes > 0 {
-		onNodes = notEvaluatedOnNodes(fc.statuses)
+	d := nodeDiagnosis{statuses: fc.statuses, counts: fc.counts, version: statusVersions.Add(1), from: fc.filter.statusVersion, changed: changed}
+	if fc.statusVersion != 0 {
+		d.from = fc.statusVersion
 	}
-	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, fc.statuses, fc.counts, onNodes, res); err != nil {
+	fc.statusVersion = d.version
+	if fc.notEvaluatedNodes > 0 {
+		d.notEvaluated = notEvaluatedOnNodes(fc.statuses)
+	}
+	if err := s.diagnoseUnschedulable(ctx, fc.filter.state, pod, d, res); err != nil {
 		res.Verdict = VerdictError
 		return res, err
 	}

@@ -238,6 +238,20 @@ type IndexedNodeToStatus interface {
 	StatusAt(i int) *framework.Status
 }
 
+// TrackedNodeToStatus is an IndexedNodeToStatus that says how it differs
+// from the statuses it was made from: a failed class's retry hands
+// PostFilter the statuses of the class's last cycle with the nodes that
+// changed since filtered again, and only those nodes' NodeInfos and
+// statuses differ. pickAgain then looks at those nodes alone, where it
+// compared every node (on 65,000 nodes, for each of 5,000 members).
+type TrackedNodeToStatus interface {
+	IndexedNodeToStatus
+	// Versions returns the number naming these statuses, the number of
+	// the statuses they were made from (0: none), and the positions of
+	// the nodes whose NodeInfo or status may differ from those.
+	Versions() (version, from uint64, changed []int)
+}
+
 // eligibleToPreemptOthers is kube-scheduler's PodEligibleToPreemptOthers: a
 // pod with preemptionPolicy Never preempts nothing, nor does a pod whose
 // nominated node still has a lower-priority pod terminating because of an

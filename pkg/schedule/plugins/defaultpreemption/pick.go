@@ -52,6 +52,9 @@ type pick struct {
 	// makes new slices, except dropping the first.
 	order []*Candidate
 	names []string
+	// version names the statuses (TrackedNodeToStatus) nodes and codes
+	// were last brought up to date with; 0 when they were not tracked.
+	version uint64
 }
 
 // startKey is the rank's earliest start as the pick compares it: a victim
@@ -174,6 +177,9 @@ func (pl *DefaultPreemption) keepPick(memo *Memo, nodeStatuses framework.NodeToS
 	if len(p.order) == 0 {
 		return
 	}
+	if t, ok := nodeStatuses.(TrackedNodeToStatus); ok {
+		p.version, _, _ = t.Versions()
+	}
 	memo.setPick(p)
 }
 
@@ -222,9 +228,26 @@ func (pl *DefaultPreemption) pickAgain(ctx context.Context, state *framework.Cyc
 		memo.setPick(nil)
 		return nil, nil, false
 	}
+	// The nodes to compare: only those the statuses say changed when they
+	// were made from the ones the pick was last brought up to date with.
+	var maybe []int
+	all := true
+	version := uint64(0)
+	if t, ok := nodeStatuses.(TrackedNodeToStatus); ok {
+		var from uint64
+		version, from, maybe = t.Versions()
+		all = from == 0 || from != p.version
+	}
+	if all {
+		maybe = make([]int, len(allNodes))
+		for i := range maybe {
+			maybe[i] = i
+		}
+	}
 	var changed []int
 	potential := p.potential
-	for i, ni := range allNodes {
+	for _, i := range maybe {
+		ni := allNodes[i]
 		code := indexed.StatusAt(i).Code()
 		if ni == p.nodes[i] && code == p.codes[i] {
 			continue
@@ -288,6 +311,7 @@ func (pl *DefaultPreemption) pickAgain(ctx context.Context, state *framework.Cyc
 		memo.setPick(nil)
 		return nil, nil, false
 	}
+	p.version = version
 	best := p.best()
 	memo.mu.Lock()
 	memo.picks++
