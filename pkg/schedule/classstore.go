@@ -261,6 +261,7 @@ func (c *classCache) clone() *classCache {
 		out.raw[j], out.contrib[j] = slices.Clone(c.raw[j]), slices.Clone(c.contrib[j])
 	}
 	out.total = slices.Clone(c.total)
+	out.best = bestTree{} // built at the copy's first pick
 	out.dirty = slices.Clone(c.dirty)
 	out.normalized, out.ranged = slices.Clone(c.normalized), slices.Clone(c.ranged)
 	out.lo, out.hi = slices.Clone(c.lo), slices.Clone(c.hi)

@@ -115,6 +115,86 @@ type classCache struct {
 	// changedNodes and allNodes are scratch lists: the nodes whose inputs
 	// to normalization changed in a step, and every node.
 	changedNodes, allNodes []int
+	// best finds the node incremental picks.
+	best bestTree
+}
+
+// bestTree finds the feasible node of the highest total, the first in the
+// nodes' order of equal ones (what a full cycle's selectHost picks), in
+// time that grows with the nodes whose total or feasibility changed since
+// the last pick, not with all nodes: a tournament over the nodes, each
+// inner entry the better of its two halves' winners. It is built at the
+// first pick and again when many nodes changed (a normalization's range
+// moved).
+type bestTree struct {
+	size int
+	// win[size+i] is i when node i is feasible, else -1; win[k] for
+	// k < size is the better of win[2k] and win[2k+1]; win[1] the pick.
+	win     []int32
+	pending []int32
+	built   bool
+}
+
+// changed notes that node i's total or feasibility changed.
+func (t *bestTree) changed(i int) {
+	if t.built {
+		t.pending = append(t.pending, int32(i))
+	}
+}
+
+// better is the winner of a and b, a before b in the nodes' order: the
+// higher total, a on a tie; -1 stands for no feasible node.
+func (c *classCache) better(a, b int32) int32 {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	case c.total[b] > c.total[a]:
+		return b
+	}
+	return a
+}
+
+// bestNode returns the feasible node of the highest total, the first of
+// equal ones; -1 when none is feasible.
+func (c *classCache) bestNode() int {
+	t, n := &c.best, len(c.feasible)
+	if n == 0 {
+		return -1
+	}
+	if !t.built || len(t.pending) > n/16 {
+		t.size = 1
+		for t.size < n {
+			t.size *= 2
+		}
+		if len(t.win) != 2*t.size {
+			t.win = make([]int32, 2*t.size)
+		}
+		for i := range t.size {
+			t.win[t.size+i] = -1
+			if i < n && c.feasible[i] {
+				t.win[t.size+i] = int32(i)
+			}
+		}
+		for k := t.size - 1; k >= 1; k-- {
+			t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
+		}
+		t.built = true
+	} else {
+		for _, i := range t.pending {
+			k := t.size + int(i)
+			t.win[k] = -1
+			if c.feasible[i] {
+				t.win[k] = i
+			}
+			for k /= 2; k >= 1; k /= 2 {
+				t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
+			}
+		}
+	}
+	t.pending = t.pending[:0]
+	return int(t.win[1])
 }
 
 // indexSet collects indexes (of nodes or domains) once each per step: the
@@ -876,6 +956,7 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		if now := c.feasibleNow(i); now != c.feasible[i] {
 			feasibleChanged = true
 			c.feasible[i] = now
+			c.best.changed(i)
 			for _, d := range c.scorers {
 				if d.pl.ScoreFeasible(c.state, s.nodes[i], now) {
 					d.all = true
@@ -927,16 +1008,14 @@ func (q *Sequence) incremental(ctx context.Context, pod *corev1.Pod) (*Result, e
 		return nil, err
 	}
 	for _, i := range rescored {
-		c.total[i] = c.sum(i)
-	}
-
-	best := -1
-	for i, ok := range c.feasible {
-		// Nodes are in name order, so the first of equal scores wins.
-		if ok && (best < 0 || c.total[i] > c.total[best]) {
-			best = i
+		if v := c.sum(i); v != c.total[i] {
+			c.total[i] = v
+			c.best.changed(i)
 		}
 	}
+
+	// Nodes are in name order, so the first of equal scores wins.
+	best := c.bestNode()
 	if best < 0 {
 		return nil, nil
 	}
@@ -1098,6 +1177,7 @@ func (c *classCache) setContrib(j, i int, v int64) {
 	if v != c.contrib[j][i] {
 		c.total[i] += v - c.contrib[j][i]
 		c.contrib[j][i] = v
+		c.best.changed(i)
 	}
 }
 

@@ -53,6 +53,15 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 		}
 		// A node outside the domain was judged by the cycle without it.
 		outside := !inScope(p, node)
+		// The first node of a shape with room stands for the shape: the
+		// key is cheap, the room is not (65,000 nodes of a few shapes).
+		key := shapeKey(node) + deviceKey(n.Devices)
+		if outside {
+			key = "outside:" + key
+		}
+		if seen[key] {
+			continue
+		}
 		empty := framework.NewNodeInfo(healthy(node))
 		for _, ds := range x.daemonSetPods(node.Name) {
 			empty.AddPod(ds)
@@ -63,13 +72,6 @@ func (x *explainer) addNodes(ctx context.Context, g *gang.Gang, p *gang.Placemen
 			room = min(room, deviceRoom(n.Devices))
 		}
 		if room == 0 {
-			continue
-		}
-		key := shapeKey(node) + deviceKey(n.Devices)
-		if outside {
-			key = "outside:" + key
-		}
-		if seen[key] {
 			continue
 		}
 		seen[key] = true
@@ -408,15 +410,21 @@ func cloneLabels(m map[string]string) map[string]string {
 }
 
 // shapeKey identifies nodes of one shape: allocatable and taints.
+// The taints are those of a healthy copy (healthy: no node-condition
+// taints), read from the node without copying it.
 func shapeKey(node *corev1.Node) string {
-	c := healthy(node)
 	var b strings.Builder
-	for _, name := range sortedKeys(c.Status.Allocatable) {
-		q := c.Status.Allocatable[name]
-		fmt.Fprintf(&b, "%s=%s,", name, q.String())
+	for _, name := range sortedKeys(node.Status.Allocatable) {
+		q := node.Status.Allocatable[name]
+		b.WriteString(string(name))
+		b.WriteByte('=')
+		b.WriteString(q.String())
+		b.WriteByte(',')
 	}
-	for _, t := range c.Spec.Taints {
-		b.WriteString(gang.FormatTaint(&t) + ",")
+	for i := range node.Spec.Taints {
+		if t := &node.Spec.Taints[i]; !slices.Contains(nodeConditionTaints, t.Key) {
+			b.WriteString(gang.FormatTaint(t) + ",")
+		}
 	}
 	return b.String()
 }
