@@ -44,13 +44,21 @@ type QuotaResult struct {
 // them when they are created; existing members were charged when they were.
 func Quota(snap *schedule.Snapshot, g *Gang) QuotaResult {
 	c := QuotaResult{Outcome: QuotaFits, Figures: map[string]string{}}
-	existing := map[string]bool{}
+	// The members the snapshot holds (a set of the members, not of every
+	// pod of the cluster).
+	type podName struct{ namespace, name string }
+	members := make(map[podName]bool, len(g.Members))
+	for _, p := range g.Members {
+		members[podName{p.Namespace, p.Name}] = false
+	}
 	for _, p := range snap.Pods {
-		existing[p.Namespace+"/"+p.Name] = true
+		if _, ok := members[podName{p.Namespace, p.Name}]; ok {
+			members[podName{p.Namespace, p.Name}] = true
+		}
 	}
 	newPods := 0
 	for _, p := range g.Members {
-		if !existing[p.Namespace+"/"+p.Name] {
+		if !members[podName{p.Namespace, p.Name}] {
 			newPods++
 		}
 	}
@@ -78,7 +86,7 @@ func Quota(snap *schedule.Snapshot, g *Gang) QuotaResult {
 		usage := corev1.ResourceList{}
 		charged := 0
 		for _, p := range g.Members {
-			if existing[p.Namespace+"/"+p.Name] {
+			if members[podName{p.Namespace, p.Name}] {
 				continue
 			}
 			match, err := quotaSelects(q, p)
