@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"sync"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,36 @@ import (
 type selectedKeys struct {
 	keys    sets.Set[string]
 	version uint64
+	// classKeys are the class keys made under the set, by pod: a pod is
+	// never changed once read (docs/design.md#the-snapshot-file), so its
+	// keys are too, and the what-ifs that place one gang again on forks
+	// (which share the set) do not encode each member again.
+	mu        sync.Mutex
+	classKeys map[*corev1.Pod]podClassKeys
+}
+
+// podClassKeys are classKey's results for one pod.
+type podClassKeys struct {
+	score, full string
+	ok          bool
+}
+
+// classKey is classKey(pod, sk), made once per pod.
+func (sk *selectedKeys) classKey(pod *corev1.Pod) (score, full string, ok bool) {
+	sk.mu.Lock()
+	k, found := sk.classKeys[pod]
+	sk.mu.Unlock()
+	if found {
+		return k.score, k.full, k.ok
+	}
+	k.score, k.full, k.ok = classKey(pod, sk)
+	sk.mu.Lock()
+	if sk.classKeys == nil {
+		sk.classKeys = map[*corev1.Pod]podClassKeys{}
+	}
+	sk.classKeys[pod] = k
+	sk.mu.Unlock()
+	return k.score, k.full, k.ok
 }
 
 // keySetVersions numbers the sets process-wide.

@@ -594,7 +594,7 @@ func (q *Sequence) classKey(pod *corev1.Pod) (string, bool) {
 	sk := q.s.selectedLabelKeys()
 	if pod != q.keyPod || sk != q.keySet {
 		q.keyPod, q.keySet = pod, sk
-		q.scoreKey, q.key, q.keyOK = classKey(pod, sk)
+		q.scoreKey, q.key, q.keyOK = sk.classKey(pod)
 		if q.keyOK && q.s.dra.UsesDevices(pod) {
 			// Extended resources a DeviceClass backs are devices too.
 			q.scoreKey, q.key, q.keyOK = "", "", false
