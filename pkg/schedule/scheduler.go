@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultpreemption"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
