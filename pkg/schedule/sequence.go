@@ -125,7 +125,7 @@ type classCache struct {
 // the last pick, not with all nodes: a tournament over the nodes, each
 // inner entry the better of its two halves' winners. It is built at the
 // first pick and again when many nodes changed (a normalization's range
-// moved).
+// moved; docs/design.md#pipeline).
 type bestTree struct {
 	size int
 	// win[size+i] is i when node i is feasible, else -1; win[k] for

@@ -150,7 +150,7 @@ func (h *SnapshotHandle) Mark() NodeMark {
 // every node: what a cycle after an equal pod's need look at again on a
 // cluster of 65,000 nodes. False when m is another handle's (a fork has
 // its own), or the list was replaced since (SetNodes): the caller then
-// compares every node.
+// compares every node (docs/design.md#pipeline).
 func (h *SnapshotHandle) ChangedSince(m NodeMark) ([]int, bool) {
 	if m.h != h || m.epoch != h.epoch || m.count > len(h.changes) {
 		return nil, false
