@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -145,4 +146,63 @@ func TestSequencePicksPreemptionLikeFullCycles(t *testing.T) {
 		t.Error("no member was answered from a kept pick")
 	}
 	t.Logf("%d members answered from a kept pick", picked)
+}
+
+// The kept pick trusts a retry's list of changed nodes only when the
+// statuses were made from the ones it was last brought up to date with
+// (TrackedNodeToStatus): statuses of another version make it compare every
+// node, so a node changed since, and missing from the list, is still seen.
+func TestKeptPickComparesEveryNodeForStatusesOfAnotherVersion(t *testing.T) {
+	snap := &Snapshot{}
+	for i := range 4 {
+		node := fmt.Sprintf("n-%d", i)
+		snap.Nodes = append(snap.Nodes, testutil.MakeNode().Name(node).Capacity(testutil.Res{"cpu": "16", "memory": "64Gi", "pods": "20", "nvidia.com/gpu": "8"}).Obj())
+		// The victims' priorities rank n-0 first, then n-1.
+		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("low").Name(fmt.Sprintf("v-%d", i)).Node(node).
+			Priority(fmt.Sprintf("p%d", i+1), int32(i+1)).Req(testutil.Res{"cpu": "1", "nvidia.com/gpu": "8"}).Obj())
+	}
+	pod := testutil.MakePod().Namespace("ml").Name("m").Priority("high", 1000).Req(testutil.Res{"cpu": "1", "nvidia.com/gpu": "8"}).Obj()
+	ctx := context.Background()
+	postFilterAfterChange := func(from func(pickVersion uint64) uint64) string {
+		base, err := NewScheduler(snap, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := base.WithEveryPreemptionCandidate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		memo := defaultpreemption.NewMemo()
+		res, filter, err := s.scheduleOne(ctx, pod, memo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != VerdictUnschedulable || res.NominatedNode != "n-0" || filter == nil {
+			t.Fatalf("first cycle: %s nominated %q; want Unschedulable nominated n-0", res.Verdict, res.NominatedNode)
+		}
+		// A pod the preemptor cannot evict now holds a GPU on n-0.
+		keeper := testutil.MakePod().Namespace("sys").Name("keeper").Priority("top", 2000).Req(testutil.Res{"nvidia.com/gpu": "1"}).Obj()
+		if err := s.reserve(keeper, "n-0", nil); err != nil {
+			t.Fatal(err)
+		}
+		// Statuses that list no node as changed.
+		_, post, err := s.runPostFilter(ctx, filter.state, pod, nodeStatuses{byName: s.byName, nodes: res.Nodes,
+			version: statusVersions.Add(1), from: from(filter.statusVersion)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if post == nil {
+			return ""
+		}
+		return post.NominatedNodeName
+	}
+	// Made from other statuses than the pick's: every node is compared.
+	if got := postFilterAfterChange(func(uint64) uint64 { return statusVersions.Add(1) }); got != "n-1" {
+		t.Errorf("statuses of another version: nominated %q, want n-1 (n-0 holds a pod it cannot evict)", got)
+	}
+	// Made from the pick's own statuses, the list is trusted: this is
+	// what the check above guards.
+	if got := postFilterAfterChange(func(v uint64) uint64 { return v }); got != "n-0" {
+		t.Errorf("statuses that follow on from the pick's: nominated %q, want n-0 (the list said nothing changed)", got)
+	}
 }
