@@ -2,6 +2,7 @@ package coscheduling
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 
@@ -114,7 +116,16 @@ func queueScenario(t *testing.T, name string, nodeCount int, gangs []queueGang) 
 			if g.priority != 0 {
 				p.Spec.PriorityClassName = priorityClass(t, g.priority)
 			}
-			if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			// The Priority admission plugin reads PriorityClasses from an
+			// informer: one just created may not be there yet.
+			err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+				_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+				if err != nil && strings.Contains(err.Error(), "no PriorityClass with name") {
+					return false, nil
+				}
+				return err == nil, err
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
 			pods = append(pods, p.Name)
