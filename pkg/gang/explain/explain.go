@@ -511,6 +511,7 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 	e.Pod = pod
 	e.NotEvaluated = append(e.NotEvaluated, res.NotEvaluated...)
 	podInfo := framework.NewPodInfo(pod)
+	fit := noderesources.NewFitCheck(podInfo, state.DRA())
 	seen := map[string]bool{}
 	e.Nodes = make([]Node, len(res.Nodes))
 	for i, n := range res.Nodes {
@@ -543,7 +544,7 @@ func (x *explainer) table(ctx context.Context, e *Explanation, pod *corev1.Pod, 
 		if t, ok := tainttoleration.UntoleratedTaint(pod, ni.Node()); ok {
 			ne.Taint = t
 		}
-		ne.Insufficient = noderesources.Fits(podInfo, ni, state.DRA())
+		ne.Insufficient = fit.Fits(ni)
 		if ne.Plugin == nodedeclaredfeatures.Name {
 			ne.MissingFeatures, _ = nodedeclaredfeatures.UnsatisfiedRequirements(pod, ni.Node())
 		}

@@ -416,11 +416,25 @@ func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResour
 // It uses the requests computed once in PodInfo.Res; extended resources dra
 // backs with devices are left out where the node has no allocatable of them.
 func Fits(pod *framework.PodInfo, nodeInfo *framework.NodeInfo, dra *framework.DRA) []InsufficientResource {
+	return NewFitCheck(pod, dra).Fits(nodeInfo)
+}
+
+// FitCheck is Fits for one pod on many nodes: the pod's request is made
+// once (explain's table asks about every node of the cluster).
+type FitCheck struct{ r *podRequest }
+
+// NewFitCheck makes the pod's request for Fits.
+func NewFitCheck(pod *framework.PodInfo, dra *framework.DRA) FitCheck {
 	res := pod.Res.Resource
 	if res == nil {
 		res = &framework.Resource{}
 	}
-	return newPodRequest(res, nil, nil, dra).fits(nodeInfo, nil)
+	return FitCheck{r: newPodRequest(res, nil, nil, dra)}
+}
+
+// Fits is Fits of the check's pod on nodeInfo.
+func (c FitCheck) Fits(nodeInfo *framework.NodeInfo) []InsufficientResource {
+	return c.r.fits(nodeInfo, nil)
 }
 
 // fitPreScoreState holds the pod's request for each scored resource.
