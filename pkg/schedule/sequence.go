@@ -123,21 +123,34 @@ type classCache struct {
 // nodes' order of equal ones (what a full cycle's selectHost picks), in
 // time that grows with the nodes whose total or feasibility changed since
 // the last pick, not with all nodes: a tournament over the nodes, each
-// inner entry the better of its two halves' winners. It is built at the
-// first pick and again when many nodes changed (a normalization's range
-// moved; docs/design.md#pipeline).
+// inner entry the better of its two halves' winners. A step that changes
+// many nodes (a normalization whose range moved: every node's score) reads
+// every node instead, as before, and the tournament is built again at the
+// next step that changes few (docs/design.md#pipeline).
 type bestTree struct {
 	size int
 	// win[size+i] is i when node i is feasible, else -1; win[k] for
 	// k < size is the better of win[2k] and win[2k+1]; win[1] the pick.
-	win     []int32
+	win []int32
+	// pending are the nodes changed since the last pick while built;
+	// lost says there were too many to keep (more than limit).
 	pending []int32
+	limit   int
 	built   bool
+	lost    bool
+	// count is how many changes were noted while not built.
+	count int
 }
 
 // changed notes that node i's total or feasibility changed.
 func (t *bestTree) changed(i int) {
-	if t.built {
+	switch {
+	case !t.built:
+		t.count++
+	case t.lost:
+	case len(t.pending) >= t.limit:
+		t.lost, t.pending = true, t.pending[:0]
+	default:
 		t.pending = append(t.pending, int32(i))
 	}
 }
@@ -160,28 +173,8 @@ func (c *classCache) better(a, b int32) int32 {
 // equal ones; -1 when none is feasible.
 func (c *classCache) bestNode() int {
 	t, n := &c.best, len(c.feasible)
-	if n == 0 {
-		return -1
-	}
-	if !t.built || len(t.pending) > n/16 {
-		t.size = 1
-		for t.size < n {
-			t.size *= 2
-		}
-		if len(t.win) != 2*t.size {
-			t.win = make([]int32, 2*t.size)
-		}
-		for i := range t.size {
-			t.win[t.size+i] = -1
-			if i < n && c.feasible[i] {
-				t.win[t.size+i] = int32(i)
-			}
-		}
-		for k := t.size - 1; k >= 1; k-- {
-			t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
-		}
-		t.built = true
-	} else {
+	switch {
+	case t.built && !t.lost:
 		for _, i := range t.pending {
 			k := t.size + int(i)
 			t.win[k] = -1
@@ -192,8 +185,37 @@ func (c *classCache) bestNode() int {
 				t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
 			}
 		}
+		t.pending = t.pending[:0]
+		return int(t.win[1])
+	case t.lost || t.count > n/16:
+		// Many changed: every node is read, and the tournament waits for
+		// a step that changes few.
+		t.built, t.lost, t.count, t.pending = false, false, 0, t.pending[:0]
+		best := -1
+		for i, ok := range c.feasible {
+			if ok && (best < 0 || c.total[i] > c.total[best]) {
+				best = i
+			}
+		}
+		return best
 	}
-	t.pending = t.pending[:0]
+	t.size = 1
+	for t.size < n {
+		t.size *= 2
+	}
+	if len(t.win) != 2*t.size {
+		t.win = make([]int32, 2*t.size)
+	}
+	for i := range t.size {
+		t.win[t.size+i] = -1
+		if i < n && c.feasible[i] {
+			t.win[t.size+i] = int32(i)
+		}
+	}
+	for k := t.size - 1; k >= 1; k-- {
+		t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
+	}
+	t.built, t.count, t.limit = true, 0, max(n/16, 1)
 	return int(t.win[1])
 }
 
