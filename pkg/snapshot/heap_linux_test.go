@@ -23,7 +23,13 @@ func TestGrowHeapAdvisesHugePages(t *testing.T) {
 		t.Fatalf("growHeap below minHeapGrowth advised %#x-%#x", start, end)
 	}
 	n := int64(4 * minHeapGrowth)
+	before := residentBytes(t)
 	start, end := growHeap(n)
+	// Advice, not memory: the pages are not touched (a chunk that reuses
+	// memory the heap freed is cleared, and that memory was resident).
+	if grown := residentBytes(t) - before; grown > n/4 {
+		t.Errorf("growHeap(%d) made the process %d bytes larger", n, grown)
+	}
 	if end-start < uintptr(n)-hugePageSize {
 		t.Fatalf("growHeap(%d) advised %d bytes (%#x-%#x)", n, end-start, start, end)
 	}
@@ -80,4 +86,18 @@ func advisedHuge(start, end uintptr) (bool, error) {
 		}
 	}
 	return seen, sc.Err()
+}
+
+// residentBytes is the process's resident memory (/proc/self/statm).
+func residentBytes(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size, resident int64
+	if _, err := fmt.Sscan(string(data), &size, &resident); err != nil {
+		t.Fatal(err)
+	}
+	return resident * int64(os.Getpagesize())
 }
