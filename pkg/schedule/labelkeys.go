@@ -30,10 +30,17 @@ type selectedKeys struct {
 	// classKeys are the class keys made under the set, by pod: a pod is
 	// never changed once read (docs/design.md#the-snapshot-file), so its
 	// keys are too, and the what-ifs that place one gang again on forks
-	// (which share the set) do not encode each member again.
+	// (which share the set) do not encode each member again. Equal keys
+	// share one string (interned), and the memo starts again when it holds
+	// maxClassKeys pods: what-ifs copy pods, and the set lives as long as
+	// the scheduler.
 	mu        sync.Mutex
 	classKeys map[*corev1.Pod]podClassKeys
+	interned  map[string]string
 }
+
+// maxClassKeys bounds selectedKeys' memo.
+const maxClassKeys = 1 << 15
 
 // podClassKeys are classKey's results for one pod.
 type podClassKeys struct {
@@ -51,12 +58,22 @@ func (sk *selectedKeys) classKey(pod *corev1.Pod) (score, full string, ok bool) 
 	}
 	k.score, k.full, k.ok = classKey(pod, sk)
 	sk.mu.Lock()
-	if sk.classKeys == nil {
-		sk.classKeys = map[*corev1.Pod]podClassKeys{}
+	defer sk.mu.Unlock()
+	if sk.classKeys == nil || len(sk.classKeys) >= maxClassKeys {
+		sk.classKeys, sk.interned = map[*corev1.Pod]podClassKeys{}, map[string]string{}
 	}
+	k.score, k.full = sk.intern(k.score), sk.intern(k.full)
 	sk.classKeys[pod] = k
-	sk.mu.Unlock()
 	return k.score, k.full, k.ok
+}
+
+// intern returns the memo's string equal to v, keeping v when it has none.
+func (sk *selectedKeys) intern(v string) string {
+	if w, ok := sk.interned[v]; ok {
+		return w
+	}
+	sk.interned[v] = v
+	return v
 }
 
 // keySetVersions numbers the sets process-wide.

@@ -142,6 +142,12 @@ type bestTree struct {
 	count int
 }
 
+// bestTreeLimit is how many changed nodes a step may have for the
+// tournament to be kept up to date node by node: a sixteenth of the nodes,
+// and at least 16 (a small cluster's steps use the tournament too, which
+// the randomized tests against full cycles then check).
+func bestTreeLimit(n int) int { return max(n/16, 16) }
+
 // changed notes that node i's total or feasibility changed.
 func (t *bestTree) changed(i int) {
 	switch {
@@ -187,7 +193,7 @@ func (c *classCache) bestNode() int {
 		}
 		t.pending = t.pending[:0]
 		return int(t.win[1])
-	case t.lost || t.count > n/16:
+	case t.lost || t.count > bestTreeLimit(n):
 		// Many changed: every node is read, and the tournament waits for
 		// a step that changes few.
 		t.built, t.lost, t.count, t.pending = false, false, 0, t.pending[:0]
@@ -215,7 +221,7 @@ func (c *classCache) bestNode() int {
 	for k := t.size - 1; k >= 1; k-- {
 		t.win[k] = c.better(t.win[2*k], t.win[2*k+1])
 	}
-	t.built, t.count, t.limit = true, 0, max(n/16, 1)
+	t.built, t.count, t.limit = true, 0, bestTreeLimit(n)
 	return int(t.win[1])
 }
 

@@ -3,7 +3,11 @@
 package snapshot
 
 import (
+	"math"
+	"os"
 	"runtime"
+	"runtime/debug"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -30,14 +34,21 @@ const growChunk = 8 << 20
 // of a binary load. It is advice only: with transparent huge pages off
 // ("never") the kernel ignores it, with "always" it changes nothing, and a
 // failure is ignored. n is capped at half the machine's memory so the
-// address space asked for is never refused. It returns the advised range
-// (none: start == end).
+// address space asked for is never refused, and nothing is grown where
+// growing could cost more than it saves: 32-bit address spaces, strict
+// overcommit (vm.overcommit_memory 2 charges mapped heap against the
+// commit limit, and the runtime stops when refused), or a memory limit
+// (GOMEMLIMIT: every chunk past it would start a collection). It returns
+// the advised range (none: start == end).
 func growHeap(n int64) (start, end uintptr) {
 	var info unix.Sysinfo_t
 	if err := unix.Sysinfo(&info); err == nil {
 		n = min(n, int64(info.Totalram)*int64(info.Unit)/2)
 	}
-	if n < minHeapGrowth {
+	if n < minHeapGrowth || unsafe.Sizeof(uintptr(0)) < 8 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return 0, 0
+	}
+	if mode, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(mode)) == "2" {
 		return 0, 0
 	}
 	chunks := make([][]byte, 0, n/growChunk+1)
