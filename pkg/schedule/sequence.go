@@ -365,6 +365,9 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 	if remember && res.Verdict != VerdictScheduled {
 		q.failed = &failedClass{key: key, res: res, filter: filter, nodes: slices.Clone(q.s.nodes), mark: q.s.handle.Mark(), allowed: q.s.allowed, memo: memo,
 			nodeLocal: filter != nil && res.Verdict == VerdictUnschedulable && q.s.fw.nodeLocal(filter.state)}
+		if filter != nil {
+			q.failed.statusVersion = filter.statusVersion
+		}
 	}
 	// Volcano's node order is not followed incrementally: every member
 	// gets a full cycle.
@@ -414,7 +417,8 @@ type failedClass struct {
 	notEvaluatedNodes int
 	preNotEvaluated   []string
 	// statusVersion names the statuses last handed PostFilter
-	// (nodeDiagnosis): a retry's are those with the changed nodes'.
+	// (nodeDiagnosis): the full cycle's, then each retry's, which are the
+	// ones before with the changed nodes'.
 	statusVersion uint64
 }
 
@@ -526,10 +530,7 @@ func (q *Sequence) retry(ctx context.Context, pod *corev1.Pod) (*Result, error) 
 		fc.nodes[i] = s.nodes[i]
 	}
 	res := &Result{Pod: pod, NumAllNodes: fc.res.NumAllNodes, NotEvaluated: fc.preNotEvaluated, Nodes: fc.nodeResults}
-	d := nodeDiagnosis{statuses: fc.statuses, counts: fc.counts, version: statusVersions.Add(1), from: fc.filter.statusVersion, changed: changed}
-	if fc.statusVersion != 0 {
-		d.from = fc.statusVersion
-	}
+	d := nodeDiagnosis{statuses: fc.statuses, counts: fc.counts, version: statusVersions.Add(1), from: fc.statusVersion, changed: changed}
 	fc.statusVersion = d.version
 	if fc.notEvaluatedNodes > 0 {
 		d.notEvaluated = notEvaluatedOnNodes(fc.statuses)
