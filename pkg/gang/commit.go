@@ -124,12 +124,8 @@ func CommitGroup(snap *schedule.Snapshot, g *Gang) *schedule.Snapshot {
 	if i >= 0 {
 		out.PodGroups[i] = pg
 	} else {
-		// Where Snapshot.Sort puts it: group, namespace, name, version.
-		i, _ = slices.BinarySearchFunc(out.PodGroups, pg, func(a, b *unstructured.Unstructured) int {
-			ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
-			return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
-				cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
-		})
+		// Where Snapshot.Sort puts it.
+		i, _ = slices.BinarySearchFunc(out.PodGroups, pg, schedule.CompareGroupObjects)
 		out.PodGroups = slices.Insert(out.PodGroups, i, pg)
 	}
 	return &out

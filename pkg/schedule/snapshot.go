@@ -189,13 +189,16 @@ func (s *Snapshot) Sort() {
 	sortNamespaced(s.ReplicationControllers)
 	sortNamespaced(s.ReplicaSets)
 	sortNamespaced(s.StatefulSets)
-	byGroupNamespaceName := func(a, b *unstructured.Unstructured) int {
-		ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
-		return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
-			cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
-	}
-	slices.SortFunc(s.PodGroups, byGroupNamespaceName)
-	slices.SortFunc(s.Queues, byGroupNamespaceName)
+	slices.SortFunc(s.PodGroups, CompareGroupObjects)
+	slices.SortFunc(s.Queues, CompareGroupObjects)
+}
+
+// CompareGroupObjects is the order Sort keeps PodGroups and Queues in:
+// API group, namespace, name, then version.
+func CompareGroupObjects(a, b *unstructured.Unstructured) int {
+	ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
+	return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
+		cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
 }
 
 // sortNamespaced orders objects by namespace, then name.
