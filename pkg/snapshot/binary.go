@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -183,36 +181,6 @@ func (b *builder) loadBinary(source string, r io.Reader) error {
 		return &InputError{Source: source, Err: errors.New("empty snapshot")}
 	}
 	return nil
-}
-
-// gcPause holds the collector's setting while loads pause it.
-var gcPause struct {
-	sync.Mutex
-	loads   int
-	percent int
-}
-
-// pauseGC stops the garbage collector until the returned function is
-// called (by every load that paused it, when loads run at once). A binary
-// load allocates little but the objects it keeps (the records' buffers
-// are reused, equal values shared), so collecting while it runs finds
-// almost nothing, and only marks the growing heap again and again; its
-// peak is the same without (docs/design.md#the-snapshot-file). A memory
-// limit (GOMEMLIMIT) still holds.
-func pauseGC() (resume func()) {
-	gcPause.Lock()
-	defer gcPause.Unlock()
-	if gcPause.loads == 0 {
-		gcPause.percent = debug.SetGCPercent(-1)
-	}
-	gcPause.loads++
-	return func() {
-		gcPause.Lock()
-		defer gcPause.Unlock()
-		if gcPause.loads--; gcPause.loads == 0 {
-			debug.SetGCPercent(gcPause.percent)
-		}
-	}
 }
 
 // binaryCountHint reads how many records a binary snapshot file holds from
