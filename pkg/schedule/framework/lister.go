@@ -279,17 +279,54 @@ func (s *storageIndex) StorageClass(name string) (*storagev1.StorageClass, bool)
 // states as its cache does: per image name, the number of distinct nodes that
 // have it, and the size first seen for it (nodes in the given order).
 func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
+	// Each bound pod's node (the last of a name, as a map by name keeps
+	// it), then the pods of each node in their order: the nodes are built
+	// on every core, each with its own pods, computing their requests
+	// (component-helpers) there, which is most of the cost.
+	index := make(map[string]int32, len(nodes))
+	for i, n := range nodes {
+		index[n.Name] = int32(i)
+	}
+	at := make([]int32, len(pods))
+	start := make([]int32, len(nodes)+1)
+	for i, p := range pods {
+		at[i] = -1
+		if j, ok := index[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+			at[i] = j
+			start[j+1]++
+		}
+	}
+	for j := range nodes {
+		start[j+1] += start[j]
+	}
+	order := make([]int32, start[len(nodes)])
+	next := slices.Clone(start[:len(nodes)])
+	for i, j := range at {
+		if j >= 0 {
+			order[next[j]] = int32(i)
+			next[j]++
+		}
+	}
 	infos := make([]*NodeInfo, len(nodes))
-	byName := make(map[string]*NodeInfo, len(nodes))
+	NewParallelizer(runtime.GOMAXPROCS(0)).Until(context.Background(), len(nodes), func(j int) {
+		ni := NewNodeInfo(nodes[j])
+		if index[nodes[j].Name] == int32(j) {
+			own := order[start[j]:start[j+1]]
+			ni.Pods = make([]*PodInfo, 0, len(own))
+			podInfos := make([]PodInfo, len(own))
+			for k, i := range own {
+				podInfos[k].init(pods[i])
+				ni.AddPodInfo(&podInfos[k])
+			}
+		}
+		infos[j] = ni
+	})
 	type imageState struct {
 		size  int64
 		nodes map[string]struct{}
 	}
 	images := map[string]*imageState{}
-	for i, n := range nodes {
-		ni := NewNodeInfo(n)
-		infos[i] = ni
-		byName[n.Name] = ni
+	for _, n := range nodes {
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
 				st, ok := images[name]
@@ -300,21 +337,6 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 				st.nodes[n.Name] = struct{}{}
 			}
 		}
-	}
-	// Computing requests (component-helpers) is most of the cost: do it on
-	// every core, then add the pods in their order.
-	bound := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if _, ok := byName[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
-			bound = append(bound, p)
-		}
-	}
-	podInfos := make([]*PodInfo, len(bound))
-	NewParallelizer(runtime.GOMAXPROCS(0)).Until(context.Background(), len(bound), func(i int) {
-		podInfos[i] = NewPodInfo(bound[i])
-	})
-	for i, p := range bound {
-		byName[p.Spec.NodeName].AddPodInfo(podInfos[i])
 	}
 	for _, ni := range infos {
 		for _, img := range ni.node.Status.Images {

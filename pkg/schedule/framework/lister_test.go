@@ -1,10 +1,14 @@
 package framework
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -38,5 +42,109 @@ func TestChangedSince(t *testing.T) {
 	h.SetNodes(nodes)
 	if _, ok := h.ChangedSince(mid); ok {
 		t.Error("a mark from before SetNodes was taken")
+	}
+}
+
+// TestBuildNodeInfosIsEachNodeWithItsPodsInOrder checks BuildNodeInfos,
+// which builds the nodes on every core, against its definition built one
+// pod at a time: each node gets the pods bound to it in their order (a
+// pod bound to a name given twice goes to the last node of that name, one
+// bound to no listed node to none), with the same requests, ports, claim
+// counts, image states and generation.
+func TestBuildNodeInfosIsEachNodeWithItsPodsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 29))
+	for round := range 20 {
+		var nodes []*corev1.Node
+		for i := range 1 + rng.IntN(300) {
+			name := fmt.Sprintf("n%d", i)
+			if i > 0 && rng.IntN(20) == 0 {
+				name = nodes[rng.IntN(i)].Name // a name given twice
+			}
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			n.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourcePods: resource.MustParse("110")}
+			for k := range rng.IntN(3) {
+				n.Status.Images = append(n.Status.Images, corev1.ContainerImage{Names: []string{fmt.Sprintf("img%d", rng.IntN(5))}, SizeBytes: int64(k+1) << 20})
+			}
+			nodes = append(nodes, n)
+		}
+		var pods []*corev1.Pod
+		for i := range rng.IntN(2000) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns"}}
+			switch r := rng.IntN(10); {
+			case r == 0: // pending
+			case r == 1:
+				p.Spec.NodeName = "missing"
+			default:
+				p.Spec.NodeName = nodes[rng.IntN(len(nodes))].Name
+			}
+			c := corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: *resource.NewMilliQuantity(int64(rng.IntN(2000)), resource.DecimalSI)}}}
+			if rng.IntN(8) == 0 {
+				c.Ports = []corev1.ContainerPort{{HostPort: int32(8000 + rng.IntN(4)), ContainerPort: 80, Protocol: corev1.ProtocolTCP}}
+			}
+			if rng.IntN(8) == 0 {
+				c.Resources.Requests["example.com/gpu"] = *resource.NewQuantity(int64(1+rng.IntN(2)), resource.DecimalSI)
+			}
+			p.Spec.Containers = []corev1.Container{c}
+			if rng.IntN(8) == 0 {
+				p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("c%d", rng.IntN(3))}}}}
+			}
+			pods = append(pods, p)
+		}
+		got := BuildNodeInfos(nodes, pods)
+
+		// The definition: one pod at a time, to the last node of its name.
+		want := make([]*NodeInfo, len(nodes))
+		byName := map[string]*NodeInfo{}
+		for i, n := range nodes {
+			want[i] = NewNodeInfo(n)
+			byName[n.Name] = want[i]
+		}
+		for _, p := range pods {
+			if ni, ok := byName[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+				ni.AddPod(p)
+			}
+		}
+		imageNodes := map[string]map[string]bool{}
+		imageSize := map[string]int64{}
+		for _, n := range nodes {
+			for _, img := range n.Status.Images {
+				for _, name := range img.Names {
+					if imageNodes[name] == nil {
+						imageNodes[name], imageSize[name] = map[string]bool{}, img.SizeBytes
+					}
+					imageNodes[name][n.Name] = true
+				}
+			}
+		}
+		for i, ni := range want {
+			for _, img := range nodes[i].Status.Images {
+				for _, name := range img.Names {
+					ni.ImageStates[name] = &ImageStateSummary{Size: imageSize[name], NumNodes: len(imageNodes[name])}
+				}
+			}
+		}
+
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %d node infos, want %d", round, len(got), len(want))
+		}
+		for i := range want {
+			g, w := got[i], want[i]
+			var gp, wp []string
+			for _, pi := range g.Pods {
+				gp = append(gp, pi.Pod.Name)
+			}
+			for _, pi := range w.Pods {
+				wp = append(wp, pi.Pod.Name)
+			}
+			if g.Node() != w.Node() || !slices.Equal(gp, wp) || !reflect.DeepEqual(g.Requested, w.Requested) ||
+				!reflect.DeepEqual(g.NonZeroRequested, w.NonZeroRequested) || !reflect.DeepEqual(g.UsedPorts, w.UsedPorts) ||
+				!reflect.DeepEqual(g.PVCRefCounts, w.PVCRefCounts) || !reflect.DeepEqual(g.ImageStates, w.ImageStates) ||
+				g.Generation != w.Generation || len(g.PodsWithAffinity) != len(w.PodsWithAffinity) {
+				t.Fatalf("round %d: node %d (%s) built as\n pods %v requested %+v ports %v claims %v images %v generation %d\nwant\n pods %v requested %+v ports %v claims %v images %v generation %d",
+					round, i, w.Name(), gp, g.Requested, g.UsedPorts, g.PVCRefCounts, g.ImageStates, g.Generation,
+					wp, w.Requested, w.UsedPorts, w.PVCRefCounts, w.ImageStates, w.Generation)
+			}
+		}
 	}
 }

@@ -61,7 +61,15 @@ func (pi *PodInfo) ForEquivalentPod(pod *corev1.Pod) *PodInfo {
 
 // NewPodInfo parses a pod's affinity terms and computes its requests.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
-	pi := &PodInfo{Pod: pod, Res: ComputePodResource(pod)}
+	pi := &PodInfo{}
+	pi.init(pod)
+	return pi
+}
+
+// init sets pi to NewPodInfo(pod)'s value, where pi is allocated with
+// others (BuildNodeInfos allocates a node's together).
+func (pi *PodInfo) init(pod *corev1.Pod) {
+	*pi = PodInfo{Pod: pod, Res: ComputePodResource(pod)}
 	var errs []error
 	var prefAffinity, prefAnti []corev1.WeightedPodAffinityTerm
 	var reqAffinity, reqAnti []corev1.PodAffinityTerm
@@ -82,7 +90,6 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	if len(errs) > 0 {
 		pi.ParseError = errs[0]
 	}
-	return pi
 }
 
 func appendTerms(pod *corev1.Pod, in []corev1.PodAffinityTerm, errs []error, what string) ([]AffinityTerm, []error) {
