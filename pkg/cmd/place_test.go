@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
@@ -125,5 +128,38 @@ func TestHandMadePodsArePending(t *testing.T) {
 	code, out, stderr := run(t, snap, "admit", "podgroup/pg", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.checks[0].result}")
 	if code != ExitOK || out != "Admitted Passed" {
 		t.Errorf("admit: exit %d, output %q (stderr %q); want 0 and Admitted Passed", code, out, stderr)
+	}
+}
+
+// writeCounter counts the writes made to it.
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// TestOutputIsWrittenInBlocks checks that a verb's table reaches output
+// that is not a terminal in blocks, not a write per cell (the table writer
+// writes each cell alone: -o wide on 65,000 nodes was half a million
+// writes), and is the same output.
+func TestOutputIsWrittenInBlocks(t *testing.T) {
+	for _, args := range [][]string{
+		{"explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "wide"},
+		{"place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot},
+	} {
+		var out writeCounter
+		var errOut bytes.Buffer
+		code := Main(args, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		_, want, _ := run(t, "", args...)
+		if out.String() != want {
+			t.Errorf("%s: exit %d, output differs when counted:\n%s\nwant\n%s", args[0], code, out.String(), want)
+		}
+		if blocks := out.Len()/(64<<10) + 1; out.writes > blocks || out.Len() == 0 {
+			t.Errorf("%s: %d bytes in %d writes, want %d", args[0], out.Len(), out.writes, blocks)
+		}
 	}
 }
