@@ -141,9 +141,9 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		{resource: "nodes", required: true, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return clientset.CoreV1().Nodes().List(ctx, o)
 		}, each: func(obj runtime.Object) { r.b.addNode(obj.(*corev1.Node)) }},
-		{resource: "pods", required: true, fieldSelector: nonTerminalPods, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return clientset.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
-		}, each: func(obj runtime.Object) { r.b.addPod(obj.(*corev1.Pod)) }},
+		// Pods share their templates' values, as a file's do (listPods).
+		{resource: "pods", required: true, fieldSelector: nonTerminalPods, run: listPods(clientset),
+			each: func(obj runtime.Object) { r.b.addPod(obj.(*corev1.Pod)) }},
 		// Succeeded pods count toward a Volcano gang's minimum; their
 		// metadata is all that is needed, and all that is read.
 		{resource: "pods", fieldSelector: succeededPods, run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -285,6 +286,24 @@ func TestLiveSnapshotReadsTheCluster(t *testing.T) {
 		want.ManagedFields, want.TypeMeta = nil, metav1.TypeMeta{}
 		if diff := testutil.Diff(want, p); diff != "" {
 			t.Errorf("pod %s (-api +snapshot):\n%s", p.Name, diff)
+		}
+	}
+	// Pods of one template share their containers and labels, as a
+	// snapshot file's do (the live read decodes pods as the binary file's
+	// decoder does), across pages (a page holds two pods here).
+	var workers []*corev1.Pod
+	for _, p := range snap.Pods {
+		if p.Namespace == c.namespace && strings.HasPrefix(p.Name, "worker-") {
+			workers = append(workers, p)
+		}
+	}
+	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
+	if len(workers) < 3 {
+		t.Fatalf("%d worker pods in the snapshot, want at least 3", len(workers))
+	}
+	for _, w := range workers[1:] {
+		if !same(workers[0].Spec.Containers, w.Spec.Containers) || !same(workers[0].Labels, w.Labels) {
+			t.Errorf("pods %s and %s of one template do not share their containers and labels", workers[0].Name, w.Name)
 		}
 	}
 
