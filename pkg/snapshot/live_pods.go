@@ -25,8 +25,8 @@ var protobufMagic = []byte("k8s\x00")
 // a live read keeps about what a file's load keeps (on 40,000 pods, half
 // of what the typed client's decoding kept). Each pod is the one the
 // generated Unmarshal gives. A response that is not the API
-// server's protobuf (a server or proxy that answers JSON) is listed again
-// by the typed client. The returned lister is for one list at a time (the
+// server's protobuf (a server or proxy that answers JSON) is decoded as
+// the typed client decodes it. The returned lister is for one list at a time (the
 // pager's pages come one after another): its decoder is not shared.
 func listPods(cs kubernetes.Interface) func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 	d := newBinaryDecoder()
@@ -35,16 +35,25 @@ func listPods(cs kubernetes.Interface) func(context.Context, metav1.ListOptions)
 		if o.TimeoutSeconds != nil {
 			timeout = time.Duration(*o.TimeoutSeconds) * time.Second
 		}
-		body, err := cs.CoreV1().RESTClient().Get().Resource("pods").VersionedParams(&o, scheme.ParameterCodec).Timeout(timeout).Do(ctx).Raw()
-		if err != nil {
+		res := cs.CoreV1().RESTClient().Get().Resource("pods").VersionedParams(&o, scheme.ParameterCodec).Timeout(timeout).Do(ctx)
+		// Error, not Raw's error: it decodes the server's Status (an
+		// expired continue token, which the pager lists again in full;
+		// RBAC's message for a refusal).
+		if err := res.Error(); err != nil {
 			return nil, err
 		}
+		body, _ := res.Raw()
 		list, ok, err := d.decodePodList(body)
 		switch {
 		case err != nil:
 			return nil, err
 		case !ok:
-			return cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
+			// Not the API server's protobuf PodList (JSON from a proxy):
+			// the same answer, decoded as the typed client decodes it.
+			list = &corev1.PodList{}
+			if err := res.Into(list); err != nil {
+				return nil, err
+			}
 		}
 		return list, nil
 	}

@@ -1,13 +1,20 @@
 package snapshot
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -80,5 +87,59 @@ func TestDecodePodListSharesAsGenerated(t *testing.T) {
 	cut := body[:len(body)-10]
 	if _, _, err := newBinaryDecoder().decodePodList(cut); err == nil || !strings.Contains(err.Error(), "decoding the pod list") {
 		t.Errorf("a response cut short: %v, want an error", err)
+	}
+}
+
+// TestListPodsAnswersAsTheTypedClient checks listPods against an HTTP
+// server that answers as API servers and proxies may: a JSON PodList is
+// decoded from the one answer (no second request), and a failure is the
+// server's Status, as the typed client returns it: an expired continue
+// token is IsResourceExpired (the pager then lists in full again), a
+// refusal keeps RBAC's message.
+func TestListPodsAnswersAsTheTypedClient(t *testing.T) {
+	var requests atomic.Int32
+	answer := func(w http.ResponseWriter, code int, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(body))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.URL.Path != "/api/v1/pods" {
+			answer(w, http.StatusNotFound, `{}`)
+			return
+		}
+		switch r.URL.Query().Get("continue") {
+		case "expired":
+			answer(w, http.StatusGone, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410}`)
+		case "forbidden":
+			answer(w, http.StatusForbidden, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods is forbidden: User \"u\" cannot list resource \"pods\"","reason":"Forbidden","details":{"kind":"pods"},"code":403}`)
+		default:
+			answer(w, http.StatusOK, `{"kind":"PodList","apiVersion":"v1","metadata":{"continue":"next"},"items":[{"metadata":{"name":"a","namespace":"ml"}}]}`)
+		}
+	}))
+	defer srv.Close()
+	cfg := &rest.Config{Host: srv.URL}
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := listPods(cs)
+
+	obj, err := list(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("a JSON answer: %v", err)
+	}
+	pods := obj.(*corev1.PodList)
+	if len(pods.Items) != 1 || pods.Items[0].Name != "a" || pods.Continue != "next" || requests.Load() != 1 {
+		t.Errorf("a JSON answer: %d pod(s), continue %q, %d request(s); want pod a, continue next, one request", len(pods.Items), pods.Continue, requests.Load())
+	}
+	if _, err := list(t.Context(), metav1.ListOptions{Continue: "expired"}); !apierrors.IsResourceExpired(err) {
+		t.Errorf("an expired continue token: %v, want IsResourceExpired", err)
+	}
+	if _, err := list(t.Context(), metav1.ListOptions{Continue: "forbidden"}); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `cannot list resource "pods"`) {
+		t.Errorf("a refusal: %v, want IsForbidden with RBAC's message", err)
 	}
 }
