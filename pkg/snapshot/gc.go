@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -18,8 +19,11 @@ var gcState struct {
 	// held.
 	percent int
 	// held is the generation of the hold in force (0: none); a hold ends
-	// at the first collection after it (releaseHold).
+	// at the first collection after it (releaseHold). heldPercent is the
+	// setting it made: one found changed since was set by someone else,
+	// and is theirs to keep.
 	held, generation uint64
+	heldPercent      int
 }
 
 // pauseGC stops the garbage collector until the returned function is
@@ -40,7 +44,7 @@ func pauseGC() (resume func()) {
 	gcState.Lock()
 	defer gcState.Unlock()
 	if gcState.loads == 0 {
-		if p := debug.SetGCPercent(-1); gcState.held == 0 {
+		if p := debug.SetGCPercent(-1); gcState.held == 0 || p != gcState.heldPercent {
 			gcState.percent = p
 		}
 		gcState.held = 0
@@ -59,35 +63,48 @@ func pauseGC() (resume func()) {
 // percent/100), percent being its own setting (GOGC), as if a collection
 // had just marked the heap as it is, by raising GOGC relative to the heap
 // last marked; the first collection after brings percent back
-// (releaseHold). It says whether it set a hold: not with the collector off
-// (percent < 0), nor when the goal is that far already. The caller holds
-// gcState and has the collector paused, so no collection is running (one
-// running would end with a goal relative to what it marked). A memory
-// limit still holds.
+// (releaseHold), unless someone else set another since. It says whether
+// it set a hold: not with the collector off (percent < 0), nor under a
+// memory limit (GOMEMLIMIT: its collections run while the collector is
+// paused, and one still marking would end with a goal relative to what it
+// marked), nor when the goal is that far already. The caller holds gcState
+// and has the collector paused.
 func hold(percent int) bool {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	if percent < 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		// Off, or under a memory limit, whose collections run while the
+		// collector is paused: one may be marking now.
+		return false
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
 	metrics.Read(s)
-	live, heap := s[0].Value.Uint64(), s[1].Value.Uint64()
-	if percent < 0 || live < 100 {
+	live, heap, roots := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()+s[3].Value.Uint64()
+	if live < 100 {
 		return false
 	}
-	// The runtime's goal is live + live*percent/100 (and the stacks' and
-	// globals' share, left out here).
+	// The runtime's goal is live + (live + stacks + globals) * GOGC/100,
+	// and at least 4 MiB * GOGC/100 (mgcpacer.go): p is the least of the
+	// settings that put either at want.
 	want := heap + heap/100*uint64(percent)
-	if want <= live+live/100*uint64(percent) {
+	if want <= live+(live+roots)/100*uint64(percent) {
 		return false
 	}
-	p := (want - live) / (live / 100)
-	if p > 1<<30 {
+	p := min((want-live)*100/(live+roots), want/(heapMinimum/100))
+	if p > 1<<30 || p <= uint64(percent) {
 		return false
 	}
 	gcState.generation++
 	gcState.held = gcState.generation
+	gcState.heldPercent = int(p)
 	debug.SetGCPercent(int(p))
 	// The sentinel is freed by the next collection.
 	runtime.AddCleanup(new(gcSentinel), releaseHold, gcState.held)
 	return true
 }
+
+// heapMinimum is the runtime's least heap goal at GOGC 100
+// (defaultHeapMinimum), scaled by GOGC.
+const heapMinimum = 4 << 20
 
 // gcSentinel is an object of its own (not a tiny allocation shared with
 // others) whose cleanup ends a hold.
@@ -103,5 +120,9 @@ func releaseHold(gen uint64) {
 		return
 	}
 	gcState.held = 0
-	debug.SetGCPercent(gcState.percent)
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if int(int32(s[0].Value.Uint64())) == gcState.heldPercent {
+		debug.SetGCPercent(gcState.percent)
+	}
 }
