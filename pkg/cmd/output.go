@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"fmt"
+	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -26,23 +27,30 @@ type output struct {
 	names func() []string
 }
 
-// printResult prints a verb's result in the format -o asks for. Output
-// that is not a terminal is written in blocks of 64 KiB (the table writer
-// writes each cell alone: -o wide on 65,000 nodes was half a million
-// writes; docs/design.md#output); a terminal gets each line as it comes.
+// printResult prints a verb's result in the format -o asks for, in
+// blocks (blockWriter).
 func (o *GangVerbOptions) printResult(r output) error {
-	if printers.IsTerminal(o.Out) {
-		return o.printResultTo(r)
-	}
 	out := o.Out
-	bw := bufio.NewWriterSize(out, 64<<10)
-	o.Out = bw
+	w, flush := blockWriter(out)
+	o.Out = w
 	defer func() { o.Out = out }()
 	err := o.printResultTo(r)
-	if ferr := bw.Flush(); err == nil {
+	if ferr := flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// blockWriter is w written in blocks of 64 KiB when it is not a terminal,
+// with the flush to call at the end: the table writer writes each cell
+// alone, and -o wide on 65,000 nodes was half a million writes
+// (docs/design.md#output). A terminal gets each line as it comes.
+func blockWriter(w io.Writer) (io.Writer, func() error) {
+	if printers.IsTerminal(w) {
+		return w, func() error { return nil }
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	return bw, bw.Flush
 }
 
 // printResultTo is printResult on o.Out as it is.

@@ -150,6 +150,8 @@ func TestOutputIsWrittenInBlocks(t *testing.T) {
 	for _, args := range [][]string{
 		{"explain", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot, "-o", "wide"},
 		{"place", "podgroup/llm-pretrain", "-n", "ml-research", "--snapshot", exampleSnapshot},
+		{"snapshot", "--snapshot", exampleSnapshot, "--summary"},
+		{"snapshot", "--snapshot", exampleSnapshot, "-o", `jsonpath={range .items[*]}{.kind} {.metadata.name}{"\n"}{end}`},
 	} {
 		var out writeCounter
 		var errOut bytes.Buffer

@@ -167,7 +167,12 @@ func (o *SnapshotOptions) Run(c *cobra.Command) error {
 	} else if obj, err = snapshot.ToList(snap); err != nil {
 		return err
 	}
-	if err := o.printer.PrintObj(obj, o.Out); err != nil {
+	w, flush := blockWriter(o.Out)
+	err = o.printer.PrintObj(obj, w)
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return fmt.Errorf("printing the snapshot: %w", err)
 	}
 	return nil
