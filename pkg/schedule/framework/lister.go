@@ -307,19 +307,24 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 			next[j]++
 		}
 	}
+	// Nodes in runs of buildRun, each run with its own table of the
+	// requests computed for a pod's containers (podRequests).
 	infos := make([]*NodeInfo, len(nodes))
-	NewParallelizer(runtime.GOMAXPROCS(0)).Until(context.Background(), len(nodes), func(j int) {
-		ni := NewNodeInfo(nodes[j])
-		if index[nodes[j].Name] == int32(j) {
-			own := order[start[j]:start[j+1]]
-			ni.Pods = make([]*PodInfo, 0, len(own))
-			podInfos := make([]PodInfo, len(own))
-			for k, i := range own {
-				podInfos[k].init(pods[i])
-				ni.AddPodInfo(&podInfos[k])
+	NewParallelizer(runtime.GOMAXPROCS(0)).Until(context.Background(), (len(nodes)+buildRun-1)/buildRun, func(run int) {
+		requests := podRequests{}
+		for j := run * buildRun; j < min((run+1)*buildRun, len(nodes)); j++ {
+			ni := NewNodeInfo(nodes[j])
+			if index[nodes[j].Name] == int32(j) {
+				own := order[start[j]:start[j+1]]
+				ni.Pods = make([]*PodInfo, 0, len(own))
+				podInfos := make([]PodInfo, len(own))
+				for k, i := range own {
+					podInfos[k].initWith(pods[i], requests.of(pods[i]))
+					ni.AddPodInfo(&podInfos[k])
+				}
 			}
+			infos[j] = ni
 		}
-		infos[j] = ni
 	})
 	type imageState struct {
 		size  int64
@@ -347,6 +352,30 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 		}
 	}
 	return infos
+}
+
+// buildRun is how many nodes BuildNodeInfos builds in one piece of work.
+const buildRun = 256
+
+// podRequests are the requests computed for pods whose requests are their
+// one container's (oneContainerRequestsOnly), by that container: the pods
+// of one template share their containers when a snapshot is read
+// (docs/design.md#the-snapshot-file), so they share one computation and
+// one Resource, which PodInfos never change.
+type podRequests map[*corev1.Container]PodResource
+
+// of is ComputePodResource(pod).
+func (t podRequests) of(pod *corev1.Pod) PodResource {
+	if !oneContainerRequestsOnly(pod) {
+		return computePodResource(pod)
+	}
+	c := &pod.Spec.Containers[0]
+	if r, ok := t[c]; ok {
+		return r
+	}
+	r := containerRequests(c)
+	t[c] = r
+	return r
 }
 
 // AddNodeInfos returns existing (in name order) with NodeInfos for nodes

@@ -49,8 +49,9 @@ func TestChangedSince(t *testing.T) {
 // which builds the nodes on every core, against its definition built one
 // pod at a time: each node gets the pods bound to it in their order (a
 // pod bound to a name given twice goes to the last node of that name, one
-// bound to no listed node to none), with the same requests, ports, claim
-// counts, image states and generation.
+// bound to no listed node to none), with the same requests (half the pods
+// share their containers with another, as a snapshot's pods of one
+// template do), ports, claim counts, image states and generation.
 func TestBuildNodeInfosIsEachNodeWithItsPodsInOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 29))
 	for round := range 20 {
@@ -79,6 +80,9 @@ func TestBuildNodeInfosIsEachNodeWithItsPodsInOrder(t *testing.T) {
 			}
 			c := corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 				corev1.ResourceCPU: *resource.NewMilliQuantity(int64(rng.IntN(2000)), resource.DecimalSI)}}}
+			if rng.IntN(4) > 0 { // cpu and memory: requests taken as they are
+				c.Resources.Requests[corev1.ResourceMemory] = *resource.NewQuantity(int64(1+rng.IntN(64))<<30, resource.BinarySI)
+			}
 			if rng.IntN(8) == 0 {
 				c.Ports = []corev1.ContainerPort{{HostPort: int32(8000 + rng.IntN(4)), ContainerPort: 80, Protocol: corev1.ProtocolTCP}}
 			}
@@ -86,6 +90,11 @@ func TestBuildNodeInfosIsEachNodeWithItsPodsInOrder(t *testing.T) {
 				c.Resources.Requests["example.com/gpu"] = *resource.NewQuantity(int64(1+rng.IntN(2)), resource.DecimalSI)
 			}
 			p.Spec.Containers = []corev1.Container{c}
+			if len(pods) > 0 && rng.IntN(2) == 0 {
+				// Of a template: its containers shared with another pod's,
+				// as a snapshot's reading shares them.
+				p.Spec.Containers = pods[rng.IntN(len(pods))].Spec.Containers
+			}
 			if rng.IntN(8) == 0 {
 				p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("c%d", rng.IntN(3))}}}}
 			}

@@ -157,11 +157,17 @@ func ComputePodResource(pod *corev1.Pod) PodResource {
 		// copy the container's requests into new maps three times over
 		// (most of the cost of building node infos) to return them as
 		// they are.
-		requests := pod.Spec.Containers[0].Resources.Requests
-		cpu, mem := requests[corev1.ResourceCPU], requests[corev1.ResourceMemory]
-		return PodResource{Resource: NewResource(requests), Non0CPU: cpu.MilliValue(), Non0Mem: mem.Value()}
+		return containerRequests(&pod.Spec.Containers[0])
 	}
 	return computePodResource(pod)
+}
+
+// containerRequests is the requests of a pod for which
+// oneContainerRequestsOnly holds, c being its container.
+func containerRequests(c *corev1.Container) PodResource {
+	requests := c.Resources.Requests
+	cpu, mem := requests[corev1.ResourceCPU], requests[corev1.ResourceMemory]
+	return PodResource{Resource: NewResource(requests), Non0CPU: cpu.MilliValue(), Non0Mem: mem.Value()}
 }
 
 // oneContainerRequestsOnly reports a pod whose requests, as

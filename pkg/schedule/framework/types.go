@@ -62,14 +62,15 @@ func (pi *PodInfo) ForEquivalentPod(pod *corev1.Pod) *PodInfo {
 // NewPodInfo parses a pod's affinity terms and computes its requests.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	pi := &PodInfo{}
-	pi.init(pod)
+	pi.initWith(pod, ComputePodResource(pod))
 	return pi
 }
 
-// init sets pi to NewPodInfo(pod)'s value, where pi is allocated with
-// others (BuildNodeInfos allocates a node's together).
-func (pi *PodInfo) init(pod *corev1.Pod) {
-	*pi = PodInfo{Pod: pod, Res: ComputePodResource(pod)}
+// initWith sets pi to NewPodInfo(pod)'s value, res being pod's
+// ComputePodResource, where pi is allocated with others (BuildNodeInfos
+// allocates a node's together, and shares requests).
+func (pi *PodInfo) initWith(pod *corev1.Pod, res PodResource) {
+	*pi = PodInfo{Pod: pod, Res: res}
 	var errs []error
 	var prefAffinity, prefAnti []corev1.WeightedPodAffinityTerm
 	var reqAffinity, reqAnti []corev1.PodAffinityTerm
