@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -145,12 +144,6 @@ const outputProtobuf = "protobuf"
 
 // Run reads the snapshot and prints it.
 func (o *SnapshotOptions) Run(c *cobra.Command) error {
-	if !o.Snapshot.Offline() && !o.Summary {
-		// A live snapshot holds every pod of the cluster while it is
-		// written out; collecting garbage sooner keeps the peak near what
-		// is written (a little more CPU, far less memory on large clusters).
-		defer debug.SetGCPercent(debug.SetGCPercent(50))
-	}
 	snap, err := o.Snapshot.Load(c.Context(), o.IOStreams)
 	if err != nil {
 		return err
