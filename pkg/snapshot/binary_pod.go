@@ -122,22 +122,30 @@ func protoField(b []byte) (num uint64, wire int, value []byte, size int, ok bool
 // anything malformed) are left to the generated Unmarshal, which says
 // what is wrong as it always has.
 func (d *binaryDecoder) decodePod(data []byte) (*corev1.Pod, error) {
-	if pod, ok := d.sharedPod(data); ok {
-		return pod, nil
-	}
 	pod := &corev1.Pod{}
-	return pod, pod.Unmarshal(data)
+	return pod, d.decodePodInto(pod, data)
 }
 
-// sharedPod is decodePod's way for bytes of the usual shape.
-func (d *binaryDecoder) sharedPod(data []byte) (*corev1.Pod, bool) {
+// decodePodInto is decodePod into pod, which is zero (a live read decodes
+// into its list's items).
+func (d *binaryDecoder) decodePodInto(pod *corev1.Pod, data []byte) error {
+	if d.sharedPod(pod, data) {
+		return nil
+	}
+	*pod = corev1.Pod{}
+	return pod.Unmarshal(data)
+}
+
+// sharedPod is decodePodInto's way for bytes of the usual shape; pod is
+// left part written when it says no.
+func (d *binaryDecoder) sharedPod(pod *corev1.Pod, data []byte) bool {
 	var meta, spec []byte
 	var sawMeta, sawSpec bool
 	rest := d.rest[:0]
 	for b := data; len(b) > 0; {
 		num, wire, value, size, ok := protoField(b)
 		if !ok {
-			return nil, false
+			return false
 		}
 		switch num {
 		case podMetadataField, podSpecField:
@@ -147,7 +155,7 @@ func (d *binaryDecoder) sharedPod(data []byte) (*corev1.Pod, bool) {
 				seen, target = &sawSpec, &spec
 			}
 			if wire != wireBytes || *seen {
-				return nil, false
+				return false
 			}
 			*seen, *target = true, value
 		default:
@@ -156,17 +164,13 @@ func (d *binaryDecoder) sharedPod(data []byte) (*corev1.Pod, bool) {
 		b = b[size:]
 	}
 	d.rest = rest
-	pod := &corev1.Pod{}
 	if sawMeta && !d.sharedMeta(&pod.ObjectMeta, meta) {
-		return nil, false
+		return false
 	}
 	if sawSpec && !d.sharedSpec(&pod.Spec, spec) {
-		return nil, false
+		return false
 	}
-	if err := pod.Unmarshal(d.rest); err != nil {
-		return nil, false
-	}
-	return pod, true
+	return pod.Unmarshal(d.rest) == nil
 }
 
 // sharedMeta decodes an ObjectMeta, its labels, annotations and owner

@@ -73,18 +73,28 @@ func (d *binaryDecoder) decodePodList(body []byte) (*corev1.PodList, bool, error
 	if u.APIVersion != "v1" || u.Kind != "PodList" || u.ContentEncoding != "" {
 		return nil, false, nil
 	}
-	list := &corev1.PodList{}
+	// The items are counted first, so each pod is decoded into its place.
+	items := 0
 	for b := u.Raw; len(b) > 0; {
-		num, wire, value, size, ok := protoField(b)
+		num, wire, _, size, ok := protoField(b)
 		if !ok || (num == 1 || num == 2) && wire != wireBytes {
 			// Not the usual shape: the generated code decodes it, or says
 			// what is wrong.
-			list = &corev1.PodList{}
+			list := &corev1.PodList{}
 			if err := list.Unmarshal(u.Raw); err != nil {
 				return nil, false, fmt.Errorf("decoding the pod list: %w", err)
 			}
 			return list, true, nil
 		}
+		if num == 2 {
+			items++
+		}
+		b = b[size:]
+	}
+	list := &corev1.PodList{Items: make([]corev1.Pod, items)}
+	items = 0
+	for b := u.Raw; len(b) > 0; {
+		num, _, value, size, _ := protoField(b)
 		b = b[size:]
 		switch num {
 		case 1:
@@ -92,11 +102,10 @@ func (d *binaryDecoder) decodePodList(body []byte) (*corev1.PodList, bool, error
 				return nil, false, fmt.Errorf("decoding the pod list: %w", err)
 			}
 		case 2:
-			pod, err := d.decodePod(value)
-			if err != nil {
+			if err := d.decodePodInto(&list.Items[items], value); err != nil {
 				return nil, false, fmt.Errorf("decoding the pod list: %w", err)
 			}
-			list.Items = append(list.Items, *pod)
+			items++
 		}
 	}
 	return list, true, nil
