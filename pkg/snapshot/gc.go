@@ -70,7 +70,7 @@ func pauseGC() (resume func()) {
 // marked), nor when the goal is that far already. The caller holds gcState
 // and has the collector paused.
 func hold(percent int) bool {
-	if percent < 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+	if percent < 0 || memoryLimited() {
 		// Off, or under a memory limit, whose collections run while the
 		// collector is paused: one may be marking now.
 		return false
@@ -101,6 +101,11 @@ func hold(percent int) bool {
 	runtime.AddCleanup(new(gcSentinel), releaseHold, gcState.held)
 	return true
 }
+
+// memoryLimited says whether the process runs under a memory limit
+// (GOMEMLIMIT or debug.SetMemoryLimit): neither growHeap nor hold acts
+// there.
+func memoryLimited() bool { return debug.SetMemoryLimit(-1) != math.MaxInt64 }
 
 // heapMinimum is the runtime's least heap goal at GOGC 100
 // (defaultHeapMinimum), scaled by GOGC.

@@ -3,10 +3,8 @@
 package snapshot
 
 import (
-	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"unsafe"
 
@@ -45,7 +43,7 @@ func growHeap(n int64) (start, end uintptr) {
 	if err := unix.Sysinfo(&info); err == nil {
 		n = min(n, int64(info.Totalram)*int64(info.Unit)/2)
 	}
-	if n < minHeapGrowth || unsafe.Sizeof(uintptr(0)) < 8 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+	if n < minHeapGrowth || unsafe.Sizeof(uintptr(0)) < 8 || memoryLimited() {
 		return 0, 0
 	}
 	if mode, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(mode)) == "2" {
