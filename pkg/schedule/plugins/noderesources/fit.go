@@ -410,17 +410,9 @@ func (r *podRequest) fits(nodeInfo *framework.NodeInfo, out []InsufficientResour
 	return out
 }
 
-// Fits returns every resource nodeInfo is short of for pod, nil when the pod
-// fits: the same comparison as Filter without ignored resources, for
-// diagnostics such as "short 6 nvidia.com/gpu" (see InsufficientResource.Short).
-// It uses the requests computed once in PodInfo.Res; extended resources dra
-// backs with devices are left out where the node has no allocatable of them.
-func Fits(pod *framework.PodInfo, nodeInfo *framework.NodeInfo, dra *framework.DRA) []InsufficientResource {
-	return NewFitCheck(pod, dra).Fits(nodeInfo)
-}
-
-// FitCheck is Fits for one pod on many nodes: the pod's request is made
-// once (explain's table asks about every node of the cluster).
+// FitCheck says which resources a node is short of for one pod, the
+// pod's request made once for many nodes (explain's table asks about every
+// node of the cluster).
 type FitCheck struct{ r *podRequest }
 
 // NewFitCheck makes the pod's request for Fits.
@@ -432,7 +424,12 @@ func NewFitCheck(pod *framework.PodInfo, dra *framework.DRA) FitCheck {
 	return FitCheck{r: newPodRequest(res, nil, nil, dra)}
 }
 
-// Fits is Fits of the check's pod on nodeInfo.
+// Fits returns every resource nodeInfo is short of for the check's pod,
+// nil when the pod fits: the same comparison as Filter without ignored
+// resources, for diagnostics such as "short 6 nvidia.com/gpu" (see
+// InsufficientResource.Short). It uses the requests computed once in
+// PodInfo.Res; extended resources dra backs with devices are left out
+// where the node has no allocatable of them.
 func (c FitCheck) Fits(nodeInfo *framework.NodeInfo) []InsufficientResource {
 	return c.r.fits(nodeInfo, nil)
 }

@@ -89,7 +89,7 @@ func runFilterCases(t *testing.T, cases []filterCase) {
 				t.Errorf("Filter status on a cloned state (-want +got):\n%s", diff)
 			}
 
-			gotFits := noderesources.Fits(framework.NewPodInfo(tc.pod), nodeInfo, nil)
+			gotFits := noderesources.NewFitCheck(framework.NewPodInfo(tc.pod), nil).Fits(nodeInfo)
 			if diff := cmp.Diff(tc.wantFits, gotFits); diff != "" {
 				t.Errorf("Fits (-want +got):\n%s", diff)
 			}
