@@ -354,16 +354,29 @@ $`)
 	// says so.
 	// pretrain and finetune start on nodes that entries of the other
 	// scheduler wait for: the two schedulers race, so neither is a plain
-	// yes. Without the second scheduler's configuration, its profile is
-	// a stand-in, and its starts are not verified either way.
+	// yes, and the waiting ones are raced: they may start first. Then
+	// notebook's node is one pretrain may take if it goes elsewhere
+	// (docs/design.md#the-queue). Without the second scheduler's
+	// configuration, its profile is a stand-in, and its starts are not
+	// verified either way.
 	_, out, _ = run(t, "", "explain", "-A", "--snapshot", "../../examples/queue-cluster.yaml", "--scheduler-config", "../../examples/two-schedulers.yaml",
-		"-o", "jsonpath={range .items[*]}{.name} {.verdict}{\"\\n\"}{end}")
-	if want := "podgroup/pretrain Unverified\npodgroup/finetune Unverified\npodgroup/sweep Waits\npodgroup/giant NeverFits\npod/eval-nightly Waits\npod/eval-typo Held\npod/notebook Starts\n"; out != want {
+		"-o", "jsonpath={range .items[*]}{.name} {.verdict} {.raced}{\"\\n\"}{end}")
+	if want := "podgroup/pretrain Unverified \npodgroup/finetune Unverified \npodgroup/sweep Waits true\npodgroup/giant NeverFits \npod/eval-nightly Waits true\npod/eval-typo Held \npod/notebook Unverified \n"; out != want {
 		t.Errorf("queue: %q, want %q", out, want)
 	}
 	code, out, _ = run(t, "", "explain", "podgroup/sweep", "-n", "ml-platform", "--snapshot", "../../examples/queue-cluster.yaml", "-o", "jsonpath={.queue.position}/{.queue.of} {.queue.verdict} {.queue.ahead}")
 	if code != ExitOK || out != `3/7 Waits ["ml-research/podgroup/pretrain","ml-platform/podgroup/finetune"]` {
 		t.Errorf("explain podgroup/sweep: exit %d, queue %q", code, out)
+	}
+	// A subject's queue line is the list's, though what makes its start
+	// no plain yes (sweep, of the other scheduler) comes behind it.
+	_, out, _ = run(t, "", "explain", "podgroup/pretrain", "-n", "ml-research", "--snapshot", "../../examples/queue-cluster.yaml", "--scheduler-config", "../../examples/two-schedulers.yaml", "-o", "jsonpath={.queue.position} {.queue.verdict}")
+	if out != "1 Unverified" {
+		t.Errorf("explain podgroup/pretrain: queue %q, want 1 Unverified as in the list", out)
+	}
+	_, out, _ = run(t, "", "explain", "podgroup/pretrain", "-n", "ml-research", "--snapshot", "../../examples/queue-cluster.yaml", "--scheduler-config", "../../examples/two-schedulers.yaml")
+	if !strings.Contains(out, "Queue: position 1 of 7, starts on gpu-1, gpu-2, gpu-3; not verified: ml-platform/podgroup/sweep") {
+		t.Errorf("explain podgroup/pretrain on screen does not say its queue line:\n%s", out)
 	}
 	_, out, _ = run(t, "", "explain", "-A", "-l", "scheduling.x-k8s.io/pod-group", "--sort-by", "name", "--snapshot", "../../examples/queue-cluster.yaml", "-o", "name")
 	if out != "podgroup/finetune\npodgroup/giant\npodgroup/sweep\n" {

@@ -88,7 +88,7 @@ func (w *explainWriter) write(e *explain.Explanation) error {
 	if e.Gang != nil && e.Blocked {
 		w.para("", blockedBy(e))
 	}
-	if q := e.Queue; q != nil && (q.Entry.Outcome == explain.OutcomeWaits || len(q.Ahead) > 0) {
+	if q := e.Queue; q != nil && (q.Entry.Outcome == explain.OutcomeWaits || q.Entry.Outcome == explain.OutcomeUnverified || len(q.Ahead) > 0) {
 		w.para("Queue: ", queuePlace(q))
 	}
 	if len(e.Suggestions) > 0 {
@@ -620,8 +620,12 @@ func memberAlone(m *explain.MemberAlone) string {
 // or others start before it (the verdict and reason being its own).
 func queuePlace(q *explain.QueuePlace) string {
 	s := fmt.Sprintf("position %d of %d", q.Entry.Position, q.Of)
-	if q.Entry.Outcome == explain.OutcomeWaits {
+	switch q.Entry.Outcome {
+	case explain.OutcomeWaits:
 		return s + ", " + q.Entry.Reason
+	case explain.OutcomeUnverified:
+		// Its start is no plain yes (docs/design.md#the-queue): why.
+		s += ", " + q.Entry.Reason
 	}
 	if len(q.Ahead) > 0 {
 		var names []string

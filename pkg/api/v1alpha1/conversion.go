@@ -42,7 +42,7 @@ func ToObject(kind, namespace, name string, v any) (runtime.Object, error) {
 func FromExplanation(e *explain.Explanation) *Explanation {
 	var queue *QueuePlace
 	if q := e.Queue; q != nil {
-		queue = &QueuePlace{Position: int64(q.Entry.Position), Of: int64(q.Of), Verdict: string(q.Entry.Outcome), Reason: q.Entry.Reason}
+		queue = &QueuePlace{Position: int64(q.Entry.Position), Of: int64(q.Of), Verdict: string(q.Entry.Outcome), Reason: q.Entry.Reason, Raced: q.Entry.Raced}
 		for _, a := range q.Ahead {
 			queue.Ahead = append(queue.Ahead, a.Namespace+"/"+a.Name())
 		}
@@ -298,7 +298,7 @@ func FromPending(lines []explain.Pending) *PendingList {
 		l := &lines[i]
 		item := PendingItem{Namespace: l.Namespace, Name: l.Name(), MissingPodGroup: l.Group, Pending: int64(l.PendingMembers),
 			Members: int64(l.Members), Position: int64(l.Position), Scheduler: l.Scheduler, Queue: l.Queue, Priority: l.Priority,
-			Verdict: string(l.Outcome), Explain: string(l.Verdict), Reason: l.Reason, Nodes: l.Nodes, Behind: l.Behind}
+			Verdict: string(l.Outcome), Explain: string(l.Verdict), Reason: l.Reason, Nodes: l.Nodes, Behind: l.Behind, Raced: l.Raced}
 		if !l.Since.IsZero() && l.Since.Year() < 9999 {
 			item.Since = &metav1.Time{Time: l.Since}
 		}

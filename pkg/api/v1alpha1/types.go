@@ -583,6 +583,11 @@ type PendingItem struct {
 	// Behind names the entries ahead that take the room it would use
 	// (Waits).
 	Behind []string `json:"behind,omitempty"`
+	// Raced says a waiting entry is behind only by an order its scheduler
+	// may not keep: it may start in the place of an entry ahead of it
+	// (docs/design.md#the-queue). A script must not read its Waits as "does
+	// not start".
+	Raced bool `json:"raced,omitempty"`
 }
 
 // QueuePlace is where an explained subject stands in the queue.
@@ -593,6 +598,9 @@ type QueuePlace struct {
 	// Verdict and Reason are the subject's line of the list.
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
+	// Raced is the line's: it waits only by an order its scheduler may not
+	// keep.
+	Raced bool `json:"raced,omitempty"`
 	// Ahead names the entries before it that start.
 	Ahead []string `json:"ahead,omitempty"`
 }

@@ -47,6 +47,21 @@ type Pending struct {
 	// Behind names the entries ahead that start and take the room it would
 	// use (OutcomeWaits).
 	Behind []string
+	// Raced says a waiting entry is behind only by an order its scheduler
+	// may not keep (docs/design.md#the-queue): it may start in the place
+	// of an entry ahead of it.
+	Raced bool
+	// hold, for a Coscheduling gang that does not start, are the nodes of
+	// the members that fit: Coscheduling holds them at Permit while it
+	// tries the gang, until PostFilter rejects them (markUnsettled).
+	hold map[string]bool
+	// unsettled, for a start, says why the real scheduler may not make it
+	// where it is planned: an entry ahead holds or may take its nodes
+	// first, or one of another order may go first; brief says it in a few
+	// words. held says that is a hold only, which lasts while the gang
+	// holding it is tried (markUnsettled).
+	unsettled, brief string
+	held             bool
 	// qualified says PodGroups of two kinds share the gang's name.
 	qualified bool
 	// tiedQueues, for a Volcano gang, are the queues whose next job
@@ -161,14 +176,18 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 }
 
 // simulate takes entries, in queue order, each on the state the ones
-// before it left, then takes back the starts a preemption may undo. The
+// before it left, then takes back the starts the real scheduler may not
+// make in that order (markUnsettled) and those a preemption may undo. The
 // Volcano gangs among them are taken in the order Volcano's allocate takes
 // them (volcanoNext): the entries are reordered, and numbered again. With
-// until, it stops after the entry until reports true for, and returns how
-// many entries it took.
+// until, it stops after the entry until reports true for, and returns its
+// index; when that entry starts, the rest are taken too: whether its start
+// is certain depends on who comes behind it (an entry of another scheduler
+// or of equal priority that waits for its room: race; one that may take
+// its room while a Coscheduling gang holds it: markUnsettled).
 func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending, until func(*Pending) bool) (int, error) {
 	sim := newQueueSim(snap, q)
-	n := len(entries)
+	n, at, found := len(entries), len(entries)-1, false
 	for i := range entries {
 		if volcanoGang(&entries[i]) && entries[i].Outcome != OutcomeHeld {
 			if err := sim.volcanoNext(entries, i); err != nil {
@@ -179,13 +198,19 @@ func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entr
 		if err := sim.take(ctx, entries[:i], &entries[i]); err != nil {
 			return 0, err
 		}
-		if until != nil && until(&entries[i]) {
-			n = i + 1
-			break
+		if until != nil && !found && until(&entries[i]) {
+			at, found = i, true
+			if o := entries[i].Outcome; o != OutcomeStarts && o != OutcomeUnverified {
+				n = i + 1
+				break
+			}
 		}
 	}
+	if err := sim.markUnsettled(ctx, entries[:n]); err != nil {
+		return 0, err
+	}
 	markPreemption(snap, entries[:n])
-	return n, nil
+	return at, nil
 }
 
 // QueuePlace is where a subject stands in the queue (Position).
@@ -211,11 +236,10 @@ func Position(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, matc
 	// Volcano's allocate may take a Volcano gang of the list before an
 	// earlier one (volcanoNext): the simulation runs until the subject is
 	// taken, wherever that is.
-	n, err := simulate(ctx, snap, q, out, match)
+	at, err := simulate(ctx, snap, q, out, match)
 	if err != nil {
 		return nil, err
 	}
-	at := n - 1
 	place := &QueuePlace{Entry: out[at], Of: len(out)}
 	for _, l := range out[:at] {
 		if l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified {

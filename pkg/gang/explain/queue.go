@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -220,6 +221,11 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		return sim.start(l, p.Planned(), opts.Profile, p.Verified(), p.AllNotEvaluated())
 	}
 	l.short, l.shortOther = insufficient(p.Blocker)
+	if g.Source == gang.SourceCoscheduling && p.Gate == nil {
+		// Its members that fit are assumed and wait at Permit until one
+		// does not and PostFilter rejects them (markUnsettled).
+		l.hold = nodeSet(append(slices.Clone(p.BlockerAfter), p.BestAttempt...))
+	}
 	s0, p0 := s, p
 	if sim.changed {
 		// Does it fit the cluster as it is? Then those ahead took its room.
@@ -391,8 +397,11 @@ func (sim *queueSim) waits(ahead []Pending, l *Pending, plan []gang.Assignment) 
 			a.Outcome, a.Verdict = OutcomeUnverified, VerdictUnverified
 			a.Reason += "; not verified: " + why
 		}
+		if a.unsettled == "" {
+			a.unsettled, a.brief = why, qualifiedName(l, a.Namespace)+" may go first"
+		}
 	}
-	l.Outcome = OutcomeWaits
+	l.Outcome, l.Raced = OutcomeWaits, raced
 	l.Reason = fmt.Sprintf("waits: fits the cluster as it is, but %s ahead of it take(s) the room", listSome(l.Behind, 3))
 	if raced {
 		// docs/design.md#the-queue.
@@ -654,4 +663,201 @@ func gateOwnersBrief(gates []string) string {
 		return ""
 	}
 	return " (" + strings.Join(owners, ", ") + ")"
+}
+
+// markUnsettled takes back the plain yes of starts the real scheduler may
+// not make where the simulation puts them, and says of a waiting entry
+// that it may start instead (docs/design.md#the-queue, "Order not kept").
+// Two things unsettle the simulated order:
+//   - A Coscheduling gang that does not start holds, on its own scheduler
+//     (its pods are assumed, not bound), the nodes of its members that fit
+//     while it is tried: they wait at Permit until one does not fit and
+//     Coscheduling.PostFilter rejects them (or the Permit timeout). An
+//     entry tried meanwhile on those nodes fails and backs off; it still
+//     starts once they are free, unless an entry behind it takes its room
+//     first. Such a start is unsettled, and no plain yes when an entry
+//     behind it (one that starts or waits, of any scheduler) passes Filter
+//     on one of its nodes on the cluster as it is.
+//   - An unsettled start (including one race made no plain yes), or a
+//     waiting entry ahead only by such an order (Raced), may go elsewhere,
+//     whatever the schedulers: a start behind it on a node where one of
+//     its pods passes Filter on the cluster as it is may lose that node,
+//     and is no plain yes; it is unsettled in turn. A waiting entry behind
+//     an unsettled start, on a node where one of its own pods passes
+//     Filter, may start in its place: it is Raced.
+func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
+	feasible := map[int]map[string]bool{}
+	feas := func(i int) (map[string]bool, error) {
+		if f, ok := feasible[i]; ok {
+			return f, nil
+		}
+		f, err := sim.feasible(ctx, &lines[i])
+		feasible[i] = f
+		return f, err
+	}
+	started := func(l *Pending) bool { return l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified }
+	var holders, movers []int
+	for j := range lines {
+		l := &lines[j]
+		if len(l.hold) > 0 {
+			holders = append(holders, j)
+		}
+		switch {
+		case started(l):
+			for _, i := range movers {
+				m := &lines[i]
+				f, err := feas(i)
+				if err != nil {
+					return err
+				}
+				if on := onNodes(l.DistinctNodes(), f); len(on) > 0 {
+					why := fmt.Sprintf("%s, ahead of it, may start elsewhere than planned (%s) and take %s first", qualifiedName(m, l.Namespace), m.brief, listSome(on, 3))
+					if m.Outcome == OutcomeWaits {
+						why = fmt.Sprintf("%s, ahead of it, may start (it waits only by an order the scheduler may not keep) and take %s first", qualifiedName(m, l.Namespace), listSome(on, 3))
+					}
+					l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
+					l.Reason += "; not verified: " + why
+					l.unsettled, l.brief, l.held = why, qualifiedName(m, l.Namespace)+" may take its nodes first", false
+					break
+				}
+			}
+			if l.unsettled == "" {
+				for _, i := range holders {
+					h := &lines[i]
+					if on := onNodes(l.DistinctNodes(), h.hold); h.Scheduler == l.Scheduler && len(on) > 0 {
+						l.unsettled = fmt.Sprintf("%s, ahead of it, holds %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3))
+						l.brief, l.held = qualifiedName(h, l.Namespace)+" holds its nodes while Coscheduling tries it", true
+						break
+					}
+				}
+			}
+			if l.unsettled != "" {
+				movers = append(movers, j)
+			}
+		case l.Outcome == OutcomeWaits:
+			f, err := feas(j)
+			if err != nil {
+				return err
+			}
+			for _, i := range movers {
+				if m := &lines[i]; !l.Raced && started(m) && len(onNodes(m.DistinctNodes(), f)) > 0 {
+					// docs/design.md#the-queue.
+					l.Raced = true
+					l.Reason += fmt.Sprintf(" (ahead by an order the scheduler's own queue may not keep: %s may not start as planned, %s)", qualifiedName(m, l.Namespace), m.brief)
+				}
+			}
+			if l.Raced {
+				movers = append(movers, j)
+			}
+		}
+	}
+	// A start held up only by a hold is lost only to an entry behind it.
+	for _, j := range movers {
+		l := &lines[j]
+		if !l.held || l.Outcome != OutcomeStarts {
+			continue
+		}
+		for k := j + 1; k < len(lines); k++ {
+			t := &lines[k]
+			if !started(t) && t.Outcome != OutcomeWaits {
+				continue
+			}
+			f, err := feas(k)
+			if err != nil {
+				return err
+			}
+			if len(onNodes(l.DistinctNodes(), f)) > 0 {
+				l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
+				l.Reason += fmt.Sprintf("; not verified: %s; tried meanwhile it fails and backs off, and %s, behind it, may take its room", l.unsettled, qualifiedName(t, l.Namespace))
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// onNodes are the nodes of nodes in set, in order.
+func onNodes(nodes []string, set map[string]bool) []string {
+	var out []string
+	for _, n := range nodes {
+		if set[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// feasible are the nodes where one of l's pending pods passes Filter on
+// the cluster as it is: where it may go in another order. A gang with a
+// pod that passes on none (it may need its siblings placed first) may go
+// anywhere: every node.
+func (sim *queueSim) feasible(ctx context.Context, l *Pending) (map[string]bool, error) {
+	source, pods := gang.Source(""), []*corev1.Pod{l.Pod}
+	if l.Gang != nil {
+		source, pods = l.Gang.Source, l.Gang.Pending()
+	}
+	opts, held := sim.q.PlaceFor(source, pods)
+	if held != "" {
+		return map[string]bool{}, nil
+	}
+	s, err := sim.initial.scheduler(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	all := s.NodeInfos()
+	everywhere := func() map[string]bool {
+		out := make(map[string]bool, len(all))
+		for _, ni := range all {
+			out[ni.Node().Name] = true
+		}
+		return out
+	}
+	out := map[string]bool{}
+	seen := map[string]bool{}
+	for _, pod := range pods {
+		// Pods of one shape pass on the same nodes; past a few shapes
+		// (an Indexed Job's members differ in their index label), every
+		// node is where they may go, which is never less than the truth.
+		key, err := podShape(pod)
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			continue
+		}
+		if len(seen) == maxFeasibleShapes {
+			return everywhere(), nil
+		}
+		seen[key] = true
+		res, err := s.Schedule(ctx, gang.Ungated(pod))
+		if err != nil {
+			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		any := false
+		for _, n := range res.Nodes {
+			if n.Feasible {
+				out[n.Name], any = true, true
+			}
+		}
+		if !any && l.Gang != nil || len(out) == len(all) {
+			return everywhere(), nil
+		}
+	}
+	return out, nil
+}
+
+// maxFeasibleShapes is how many pods of different shapes feasible schedules.
+const maxFeasibleShapes = 8
+
+// podShape is what Filter reads of a pod (its namespace, labels and spec
+// but its hostname), to tell pods that pass on the same nodes.
+func podShape(pod *corev1.Pod) (string, error) {
+	spec := pod.Spec
+	spec.Hostname, spec.Subdomain = "", ""
+	b, err := json.Marshal(struct {
+		Namespace string
+		Labels    map[string]string
+		Spec      *corev1.PodSpec
+	}{pod.Namespace, pod.Labels, &spec})
+	return string(b), err
 }

@@ -395,3 +395,133 @@ tiers:
 		})
 	}
 }
+
+// Seen on the test bed (CI, 2026-11-28): scheduler-plugins' Coscheduling
+// took podgroup/old-low where the simulation started podgroup/mid and
+// pod... tail. Coscheduling assumes the members of a gang that does not
+// fit (huge: 7 x 8 GPUs, 6 nodes) as they fit and holds them at Permit
+// until one fails and its PostFilter rejects the waiting ones
+// (Coscheduling.PostFilter, waitingPod.Reject: the nodes are freed when
+// the binding cycle unreserves, not at once). mid, tried meanwhile, fails
+// and backs off; old-low, behind it, takes the room. So a start on nodes
+// such a gang holds is no plain yes when an entry behind it may take its
+// room, the waiting entry that may is Raced, and a start behind a raced
+// entry on nodes it may take is no plain yes either.
+func TestQueueCoschedulingHoldUnsettlesWhatComesBehind(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	type g struct {
+		name      string
+		members   int
+		min       int64
+		priority  int32
+		zone      string // a node selector, when set
+		createdAt int
+	}
+	build := func(zones map[string]int, gangs []g) *schedule.Snapshot {
+		snap := &schedule.Snapshot{}
+		for _, z := range []string{"zone-a", "zone-b"} {
+			snap.Nodes = append(snap.Nodes, testutil.GPUNodes(z, zones[z])...)
+		}
+		for _, x := range gangs {
+			created := t0.Add(time.Duration(x.createdAt) * time.Minute)
+			for i := range x.members {
+				w := testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("%s-%d", x.name, i)).Req(gpu).CoschedulingGroup(x.name).Created(created)
+				if x.priority != 0 {
+					w = w.Priority(fmt.Sprintf("p%d", x.priority), x.priority)
+				}
+				p := w.Obj()
+				if x.zone != "" {
+					p.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: x.zone}
+				}
+				snap.Pods = append(snap.Pods, p)
+			}
+			min := x.min
+			if min == 0 {
+				min = int64(x.members)
+			}
+			u := testutil.MakeCoschedulingPodGroup("ml", x.name, min).Obj()
+			u.SetCreationTimestamp(metav1.NewTime(created))
+			snap.PodGroups = append(snap.PodGroups, u)
+		}
+		return snap
+	}
+	run := func(snap *schedule.Snapshot) map[string]Pending {
+		t.Helper()
+		lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]Pending{}
+		for _, l := range lines {
+			out[l.Gang.Name] = l
+		}
+		return out
+	}
+	check := func(t *testing.T, got map[string]Pending, name string, outcome Outcome, raced bool, says ...string) {
+		t.Helper()
+		l := got[name]
+		if l.Outcome != outcome || l.Raced != raced {
+			t.Errorf("%s: %s raced=%v (%s), want %s raced=%v", name, l.Outcome, l.Raced, l.Reason, outcome, raced)
+		}
+		for _, s := range says {
+			if !strings.Contains(l.Reason, s) {
+				t.Errorf("%s: reason %q does not say %q", name, l.Reason, s)
+			}
+		}
+	}
+	// The test bed's scenario, in creation order.
+	seen := []g{{"old-low", 3, 0, 0, "", 0}, {"huge", 7, 0, 500, "", 1}, {"new-high", 3, 0, 1000, "", 2}, {"mid", 2, 0, 500, "", 3}, {"tail", 1, 0, 0, "", 4}}
+	snap := build(map[string]int{"zone-a": 6}, seen)
+	got := run(snap)
+	check(t, got, "new-high", OutcomeStarts, false)
+	check(t, got, "huge", OutcomeNeverFits, false)
+	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, holds zone-a-3, zone-a-4 at Permit", "podgroup/old-low, behind it, may take its room")
+	check(t, got, "old-low", OutcomeWaits, true, "ahead by an order the scheduler's own queue may not keep: podgroup/mid may not start as planned, podgroup/huge holds its nodes while Coscheduling tries it")
+	check(t, got, "tail", OutcomeUnverified, false, "podgroup/mid, ahead of it, may start elsewhere than planned")
+
+	// explain podgroup/X says the same of X as the list.
+	for _, name := range []string{"mid", "old-low", "tail", "new-high"} {
+		place, err := Position(context.Background(), snap, defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == name })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if place.Entry.Outcome != got[name].Outcome || place.Entry.Raced != got[name].Raced || place.Entry.Reason != got[name].Reason {
+			t.Errorf("Position of %s: %s raced=%v %q; the list: %s raced=%v %q", name, place.Entry.Outcome, place.Entry.Raced, place.Entry.Reason,
+				got[name].Outcome, got[name].Raced, got[name].Reason)
+		}
+	}
+
+	// Without the gang that holds, the order is certain.
+	got = run(build(map[string]int{"zone-a": 6}, []g{seen[0], seen[2], seen[3], seen[4]}))
+	check(t, got, "new-high", OutcomeStarts, false)
+	check(t, got, "mid", OutcomeStarts, false)
+	check(t, got, "old-low", OutcomeWaits, false)
+	check(t, got, "tail", OutcomeStarts, false)
+
+	// A start on held nodes with nothing behind it that could take its
+	// room starts once they are free.
+	got = run(build(map[string]int{"zone-a": 6}, []g{seen[1], seen[2], seen[3]}))
+	check(t, got, "mid", OutcomeStarts, false)
+
+	// A hold on other nodes unsettles nothing: huge is held to zone-b.
+	hugeB := g{"huge", 3, 0, 500, "zone-b", 1}
+	inA := []g{hugeB}
+	for _, x := range []g{seen[0], seen[2], seen[3], seen[4]} {
+		x.zone = "zone-a"
+		inA = append(inA, x)
+	}
+	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, inA))
+	check(t, got, "huge", OutcomeNeverFits, false)
+	check(t, got, "mid", OutcomeStarts, false)
+	check(t, got, "old-low", OutcomeWaits, false)
+	check(t, got, "tail", OutcomeStarts, false)
+
+	// A gang its PreFilter holds back (fewer pods than minMember) is never
+	// tried: it holds nothing.
+	hugeHeld := g{"huge", 7, 8, 500, "", 1}
+	got = run(build(map[string]int{"zone-a": 6}, []g{seen[0], hugeHeld, seen[2], seen[3], seen[4]}))
+	check(t, got, "huge", OutcomeHeld, false)
+	check(t, got, "mid", OutcomeStarts, false)
+	check(t, got, "tail", OutcomeStarts, false)
+}
