@@ -128,8 +128,9 @@ func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueO
 	return q, note, volcano
 }
 
-// queuePlace is where the explained subject stands in the queue: the
-// simulation up to it, when it is pending in the snapshot (not a what-if).
+// queuePlace is where the explained subject stands in the queue: its line
+// of the simulation (explain.Position), when it is pending in the snapshot
+// (not a what-if).
 func (o *ExplainOptions) queuePlace(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, pod *corev1.Pod) (*explain.QueuePlace, error) {
 	if o.Subject.Filename != "" {
 		return nil, nil

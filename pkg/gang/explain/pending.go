@@ -181,10 +181,11 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 // Volcano gangs among them are taken in the order Volcano's allocate takes
 // them (volcanoNext): the entries are reordered, and numbered again. With
 // until, it stops after the entry until reports true for, and returns its
-// index; when that entry starts, the rest are taken too: whether its start
-// is certain depends on who comes behind it (an entry of another scheduler
-// or of equal priority that waits for its room: race; one that may take
-// its room while a Coscheduling gang holds it: markUnsettled).
+// index; when that entry starts or waits, the rest are taken too: whether
+// its start is certain, or its wait, depends on who comes behind it (an
+// entry of another scheduler or of equal priority that waits for the room
+// of a start: race; one that may take its room while a Coscheduling gang
+// holds it: markUnsettled).
 func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending, until func(*Pending) bool) (int, error) {
 	sim := newQueueSim(snap, q)
 	n, at, found := len(entries), len(entries)-1, false
@@ -200,7 +201,7 @@ func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entr
 		}
 		if until != nil && !found && until(&entries[i]) {
 			at, found = i, true
-			if o := entries[i].Outcome; o != OutcomeStarts && o != OutcomeUnverified {
+			if o := entries[i].Outcome; o == OutcomeHeld || o == OutcomeBlocked || o == OutcomeNeverFits {
 				n = i + 1
 				break
 			}
@@ -223,8 +224,9 @@ type QueuePlace struct {
 }
 
 // Position simulates the queue (ListPending) up to the first entry match
-// reports true for, and says where it stands; nil when no pending entry
-// matches.
+// reports true for, or on to the end when that entry starts or waits
+// (simulate), and says where it stands, its line as the list's; nil when
+// no pending entry matches.
 func Position(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, match func(*Pending) bool) (*QueuePlace, error) {
 	out, err := queueEntries(snap)
 	if err != nil {

@@ -223,8 +223,12 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	l.short, l.shortOther = insufficient(p.Blocker)
 	if g.Source == gang.SourceCoscheduling && p.Gate == nil {
 		// Its members that fit are assumed and wait at Permit until one
-		// does not and PostFilter rejects them (markUnsettled).
-		l.hold = nodeSet(append(slices.Clone(p.BlockerAfter), p.BestAttempt...))
+		// does not and PostFilter rejects them (markUnsettled): on any
+		// node where one passes, since equal scores tie by an order no
+		// snapshot holds.
+		if l.hold, _, err = passing(ctx, s, pending); err != nil {
+			return err
+		}
 	}
 	s0, p0 := s, p
 	if sim.changed {
@@ -724,17 +728,26 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 			if l.unsettled == "" {
 				for _, i := range holders {
 					h := &lines[i]
-					if on := onNodes(l.DistinctNodes(), h.hold); h.Scheduler == l.Scheduler && len(on) > 0 {
-						l.unsettled = fmt.Sprintf("%s, ahead of it, holds %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3))
-						l.brief, l.held = qualifiedName(h, l.Namespace)+" holds its nodes while Coscheduling tries it", true
-						break
+					if h.Scheduler != l.Scheduler {
+						continue
 					}
+					if on := onNodes(l.DistinctNodes(), h.hold); len(on) > 0 {
+						l.unsettled = fmt.Sprintf("%s, ahead of it, may hold %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3))
+					} else if coscheduling(l) && l.Gang.MinResources != nil {
+						// PreFilter's CheckClusterResource counts the
+						// assumed pods of the whole cluster.
+						l.unsettled = fmt.Sprintf("%s, ahead of it, holds nodes at Permit while Coscheduling tries it, which its minResources check (PreFilter) counts as taken", qualifiedName(h, l.Namespace))
+					} else {
+						continue
+					}
+					l.brief, l.held = qualifiedName(h, l.Namespace)+" may hold its nodes while Coscheduling tries it", true
+					break
 				}
 			}
 			if l.unsettled != "" {
 				movers = append(movers, j)
 			}
-		case l.Outcome == OutcomeWaits:
+		case l.Outcome == OutcomeWaits && (len(movers) > 0 || l.Raced):
 			f, err := feas(j)
 			if err != nil {
 				return err
@@ -804,34 +817,38 @@ func (sim *queueSim) feasible(ctx context.Context, l *Pending) (map[string]bool,
 	if err != nil {
 		return nil, err
 	}
-	all := s.NodeInfos()
-	everywhere := func() map[string]bool {
-		out := make(map[string]bool, len(all))
-		for _, ni := range all {
-			out[ni.Node().Name] = true
-		}
-		return out
+	out, nowhere, err := passing(ctx, s, pods)
+	if err != nil {
+		return nil, err
 	}
-	out := map[string]bool{}
+	if nowhere && l.Gang != nil {
+		return everyNode(s), nil
+	}
+	return out, nil
+}
+
+// passing are the nodes of s's working copy where one of pods passes
+// Filter; nowhere says one of them passes on none. Pods of one shape pass
+// on the same nodes; past a few shapes (an Indexed Job's members differ in
+// their index label) it is every node, which is never less than the truth.
+func passing(ctx context.Context, s *schedule.Scheduler, pods []*corev1.Pod) (out map[string]bool, nowhere bool, err error) {
+	out = map[string]bool{}
 	seen := map[string]bool{}
 	for _, pod := range pods {
-		// Pods of one shape pass on the same nodes; past a few shapes
-		// (an Indexed Job's members differ in their index label), every
-		// node is where they may go, which is never less than the truth.
 		key, err := podShape(pod)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if seen[key] {
 			continue
 		}
 		if len(seen) == maxFeasibleShapes {
-			return everywhere(), nil
+			return everyNode(s), nowhere, nil
 		}
 		seen[key] = true
 		res, err := s.Schedule(ctx, gang.Ungated(pod))
 		if err != nil {
-			return nil, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
+			return nil, false, fmt.Errorf("scheduling %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		any := false
 		for _, n := range res.Nodes {
@@ -839,11 +856,19 @@ func (sim *queueSim) feasible(ctx context.Context, l *Pending) (map[string]bool,
 				out[n.Name], any = true, true
 			}
 		}
-		if !any && l.Gang != nil || len(out) == len(all) {
-			return everywhere(), nil
-		}
+		nowhere = nowhere || !any
 	}
-	return out, nil
+	return out, nowhere, nil
+}
+
+// everyNode is every node of s's working copy.
+func everyNode(s *schedule.Scheduler) map[string]bool {
+	all := s.NodeInfos()
+	out := make(map[string]bool, len(all))
+	for _, ni := range all {
+		out[ni.Node().Name] = true
+	}
+	return out
 }
 
 // maxFeasibleShapes is how many pods of different shapes feasible schedules.

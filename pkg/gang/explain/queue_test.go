@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
@@ -397,26 +399,29 @@ tiers:
 }
 
 // Seen on the test bed (CI, 2026-11-28): scheduler-plugins' Coscheduling
-// took podgroup/old-low where the simulation started podgroup/mid and
-// pod... tail. Coscheduling assumes the members of a gang that does not
+// bound podgroup/old-low where the simulation started podgroup/mid and
+// podgroup/tail. Coscheduling assumes the members of a gang that does not
 // fit (huge: 7 x 8 GPUs, 6 nodes) as they fit and holds them at Permit
 // until one fails and its PostFilter rejects the waiting ones
 // (Coscheduling.PostFilter, waitingPod.Reject: the nodes are freed when
-// the binding cycle unreserves, not at once). mid, tried meanwhile, fails
+// the binding cycles unreserve, not at once). mid, tried meanwhile, fails
 // and backs off; old-low, behind it, takes the room. So a start on nodes
-// such a gang holds is no plain yes when an entry behind it may take its
-// room, the waiting entry that may is Raced, and a start behind a raced
-// entry on nodes it may take is no plain yes either.
+// such a gang may hold is no plain yes when an entry behind it may take
+// its room, the waiting entry that may is Raced, and a start behind an
+// uncertain entry on nodes it may take is no plain yes either
+// (markUnsettled).
 func TestQueueCoschedulingHoldUnsettlesWhatComesBehind(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	gpu := testutil.Res{"nvidia.com/gpu": "8"}
 	type g struct {
 		name      string
 		members   int
-		min       int64
 		priority  int32
-		zone      string // a node selector, when set
 		createdAt int
+		min       int64        // minMember when not members
+		zone      string       // a node selector, when set
+		scheduler string       // schedulerName, when not the default
+		minRes    testutil.Res // Coscheduling's minResources
 	}
 	build := func(zones map[string]int, gangs []g) *schedule.Snapshot {
 		snap := &schedule.Snapshot{}
@@ -434,13 +439,20 @@ func TestQueueCoschedulingHoldUnsettlesWhatComesBehind(t *testing.T) {
 				if x.zone != "" {
 					p.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: x.zone}
 				}
+				if x.scheduler != "" {
+					p.Spec.SchedulerName = x.scheduler
+				}
 				snap.Pods = append(snap.Pods, p)
 			}
 			min := x.min
 			if min == 0 {
 				min = int64(x.members)
 			}
-			u := testutil.MakeCoschedulingPodGroup("ml", x.name, min).Obj()
+			w := testutil.MakeCoschedulingPodGroup("ml", x.name, min)
+			if x.minRes != nil {
+				w = w.MinResources(x.minRes)
+			}
+			u := w.Obj()
 			u.SetCreationTimestamp(metav1.NewTime(created))
 			snap.PodGroups = append(snap.PodGroups, u)
 		}
@@ -471,57 +483,197 @@ func TestQueueCoschedulingHoldUnsettlesWhatComesBehind(t *testing.T) {
 		}
 	}
 	// The test bed's scenario, in creation order.
-	seen := []g{{"old-low", 3, 0, 0, "", 0}, {"huge", 7, 0, 500, "", 1}, {"new-high", 3, 0, 1000, "", 2}, {"mid", 2, 0, 500, "", 3}, {"tail", 1, 0, 0, "", 4}}
-	snap := build(map[string]int{"zone-a": 6}, seen)
+	oldLow := g{name: "old-low", members: 3}
+	huge := g{name: "huge", members: 7, priority: 500, createdAt: 1}
+	newHigh := g{name: "new-high", members: 3, priority: 1000, createdAt: 2}
+	mid := g{name: "mid", members: 2, priority: 500, createdAt: 3}
+	tail := g{name: "tail", members: 1, createdAt: 4}
+	snap := build(map[string]int{"zone-a": 6}, []g{oldLow, huge, newHigh, mid, tail})
 	got := run(snap)
 	check(t, got, "new-high", OutcomeStarts, false)
 	check(t, got, "huge", OutcomeNeverFits, false)
-	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, holds zone-a-3, zone-a-4 at Permit", "podgroup/old-low, behind it, may take its room")
-	check(t, got, "old-low", OutcomeWaits, true, "ahead by an order the scheduler's own queue may not keep: podgroup/mid may not start as planned, podgroup/huge holds its nodes while Coscheduling tries it")
+	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, may hold zone-a-3, zone-a-4 at Permit", "podgroup/old-low, behind it, may take its room")
+	check(t, got, "old-low", OutcomeWaits, true, "ahead by an order the scheduler's own queue may not keep: podgroup/mid may not start as planned, podgroup/huge may hold its nodes while Coscheduling tries it")
 	check(t, got, "tail", OutcomeUnverified, false, "podgroup/mid, ahead of it, may start elsewhere than planned")
 
 	// explain podgroup/X says the same of X as the list.
-	for _, name := range []string{"mid", "old-low", "tail", "new-high"} {
-		place, err := Position(context.Background(), snap, defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == name })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if place.Entry.Outcome != got[name].Outcome || place.Entry.Raced != got[name].Raced || place.Entry.Reason != got[name].Reason {
-			t.Errorf("Position of %s: %s raced=%v %q; the list: %s raced=%v %q", name, place.Entry.Outcome, place.Entry.Raced, place.Entry.Reason,
-				got[name].Outcome, got[name].Raced, got[name].Reason)
+	position := func(snap *schedule.Snapshot, got map[string]Pending, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			place, err := Position(context.Background(), snap, defaultQueue(t), func(l *Pending) bool { return l.Gang != nil && l.Gang.Name == name })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if place.Entry.Outcome != got[name].Outcome || place.Entry.Raced != got[name].Raced || place.Entry.Reason != got[name].Reason {
+				t.Errorf("Position of %s: %s raced=%v %q; the list: %s raced=%v %q", name, place.Entry.Outcome, place.Entry.Raced, place.Entry.Reason,
+					got[name].Outcome, got[name].Raced, got[name].Reason)
+			}
 		}
 	}
+	position(snap, got, "mid", "old-low", "tail", "new-high")
 
 	// Without the gang that holds, the order is certain.
-	got = run(build(map[string]int{"zone-a": 6}, []g{seen[0], seen[2], seen[3], seen[4]}))
+	got = run(build(map[string]int{"zone-a": 6}, []g{oldLow, newHigh, mid, tail}))
 	check(t, got, "new-high", OutcomeStarts, false)
 	check(t, got, "mid", OutcomeStarts, false)
 	check(t, got, "old-low", OutcomeWaits, false)
 	check(t, got, "tail", OutcomeStarts, false)
 
 	// A start on held nodes with nothing behind it that could take its
-	// room starts once they are free.
-	got = run(build(map[string]int{"zone-a": 6}, []g{seen[1], seen[2], seen[3]}))
+	// room starts once they are free: unsettled, still a yes.
+	got = run(build(map[string]int{"zone-a": 6}, []g{huge, newHigh, mid}))
 	check(t, got, "mid", OutcomeStarts, false)
+	if l := got["mid"]; !l.held || !strings.Contains(l.unsettled, "podgroup/huge, ahead of it, may hold") {
+		t.Errorf("mid is not seen on huge's hold: held=%v %q", l.held, l.unsettled)
+	}
 
 	// A hold on other nodes unsettles nothing: huge is held to zone-b.
-	hugeB := g{"huge", 3, 0, 500, "zone-b", 1}
-	inA := []g{hugeB}
-	for _, x := range []g{seen[0], seen[2], seen[3], seen[4]} {
-		x.zone = "zone-a"
-		inA = append(inA, x)
+	inA := func(gs ...g) []g {
+		for i := range gs {
+			gs[i].zone = "zone-a"
+		}
+		return gs
 	}
-	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, inA))
+	hugeB := huge
+	hugeB.members, hugeB.zone = 3, "zone-b"
+	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, append([]g{hugeB}, inA(oldLow, newHigh, mid, tail)...)))
 	check(t, got, "huge", OutcomeNeverFits, false)
 	check(t, got, "mid", OutcomeStarts, false)
 	check(t, got, "old-low", OutcomeWaits, false)
 	check(t, got, "tail", OutcomeStarts, false)
+	// ... unless the start has minResources: PreFilter's
+	// CheckClusterResource counts the assumed pods of every node.
+	midRes := inA(mid)[0]
+	midRes.minRes = testutil.Res{"nvidia.com/gpu": "16"}
+	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, append([]g{hugeB, midRes}, inA(oldLow, newHigh, tail)...)))
+	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, holds nodes at Permit while Coscheduling tries it, which its minResources check (PreFilter) counts as taken")
 
-	// A gang its PreFilter holds back (fewer pods than minMember) is never
-	// tried: it holds nothing.
-	hugeHeld := g{"huge", 7, 8, 500, "", 1}
-	got = run(build(map[string]int{"zone-a": 6}, []g{seen[0], hugeHeld, seen[2], seen[3], seen[4]}))
-	check(t, got, "huge", OutcomeHeld, false)
+	// Another scheduler's hold is not this one's: its assumed pods are in
+	// its own memory.
+	hugeOther := huge
+	hugeOther.scheduler = "other-scheduler"
+	got = run(build(map[string]int{"zone-a": 6}, []g{oldLow, hugeOther, newHigh, mid, tail}))
 	check(t, got, "mid", OutcomeStarts, false)
+	check(t, got, "old-low", OutcomeWaits, false)
 	check(t, got, "tail", OutcomeStarts, false)
+
+	// A raced gang may take a node a start behind it uses with the nodes
+	// of the start ahead it raced: old-low needs three nodes, mid may
+	// leave it two of zone-a, and tail's node in zone-b is the third.
+	snap = build(map[string]int{"zone-a": 5, "zone-b": 1}, append([]g{oldLow, huge}, append(inA(newHigh, mid), tail)...))
+	got = run(snap)
+	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, may hold zone-a-3, zone-a-4")
+	check(t, got, "old-low", OutcomeWaits, true)
+	check(t, got, "tail", OutcomeUnverified, false, "podgroup/old-low, ahead of it, may start (it waits only by an order the scheduler may not keep) and take zone-b-0 first")
+	position(snap, got, "old-low", "tail")
+}
+
+// A waiting entry behind a start whose place an entry behind both makes
+// uncertain (another scheduler waits for its room) is raced, and explain
+// of it says so as the list does, though what unsettles the start comes
+// after it.
+func TestQueueRacedByWhatComesBehind(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1)}
+	snap.Pods = append(snap.Pods,
+		testutil.MakePod().Namespace("ml").Name("a").Req(gpu).Priority("p100", 100).Obj(),
+		testutil.MakePod().Namespace("ml").Name("w").Req(gpu).Priority("p50", 50).Obj())
+	x := testutil.MakePod().Namespace("ml").Name("x").Req(gpu).Priority("p10", 10).Obj()
+	x.Spec.SchedulerName = "other-scheduler"
+	snap.Pods = append(snap.Pods, x)
+	lines, err := ListPending(context.Background(), snap, "", defaultQueue(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, fmt.Sprintf("%s %s raced=%v", l.Name(), l.Outcome, l.Raced))
+	}
+	want := []string{"pod/a Unverified raced=false", "pod/w Waits raced=true", "pod/x Waits raced=true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	place, err := Position(context.Background(), snap, defaultQueue(t), func(l *Pending) bool { return l.Pod.Name == "w" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if place.Entry.Outcome != OutcomeWaits || !place.Entry.Raced || place.Entry.Reason != lines[1].Reason {
+		t.Errorf("Position of w: %s raced=%v %q; the list: %q", place.Entry.Outcome, place.Entry.Raced, place.Entry.Reason, lines[1].Reason)
+	}
+}
+
+// feasible is where an entry may go in another order: the nodes where one
+// of its pods passes Filter on the cluster as it is, every node past a few
+// shapes or when a gang's pod passes nowhere.
+func TestQueueFeasibleIsWhereAnEntryMayGo(t *testing.T) {
+	gpu := testutil.Res{"nvidia.com/gpu": "8"}
+	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 2), testutil.GPUNodes("zone-b", 2)...)}
+	sim := newQueueSim(snap, defaultQueue(t))
+	pod := func(name, zone string, labels int) *corev1.Pod {
+		w := testutil.MakePod().Namespace("ml").Name(name).Req(gpu).CoschedulingGroup("g")
+		for i := range labels {
+			w = w.Label(fmt.Sprintf("l%d", i), name)
+		}
+		p := w.Obj()
+		if zone != "" {
+			p.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: zone}
+		}
+		return p
+	}
+	nodes := func(m map[string]bool) []string {
+		var out []string
+		for n := range m {
+			out = append(out, n)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		pods []*corev1.Pod
+		gang bool
+		want []string
+	}{
+		{"a pod of zone-a", []*corev1.Pod{pod("p", "zone-a", 0)}, false, []string{"zone-a-0", "zone-a-1"}},
+		{"a pod nowhere", []*corev1.Pod{pod("p", "zone-c", 0)}, false, nil},
+		{"a gang of zone-a and zone-b", []*corev1.Pod{pod("p0", "zone-a", 0), pod("p1", "zone-b", 0)}, true, []string{"zone-a-0", "zone-a-1", "zone-b-0", "zone-b-1"}},
+		{"a gang of one shape", []*corev1.Pod{pod("p0", "zone-a", 0), pod("p1", "zone-a", 0)}, true, []string{"zone-a-0", "zone-a-1"}},
+		{"a gang with a pod nowhere", []*corev1.Pod{pod("p0", "zone-a", 0), pod("p1", "zone-c", 0)}, true, []string{"zone-a-0", "zone-a-1", "zone-b-0", "zone-b-1"}},
+	} {
+		l := &Pending{Pod: tc.pods[0]}
+		if tc.gang {
+			l = &Pending{Gang: &gang.Gang{Source: gang.SourceCoscheduling, Members: tc.pods}}
+		}
+		f, err := sim.feasible(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, nodes(f)); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// Past maxFeasibleShapes shapes, every node, though each passes on zone-a.
+	var many []*corev1.Pod
+	for i := range maxFeasibleShapes + 1 {
+		many = append(many, pod(fmt.Sprintf("p%d", i), "zone-a", i+1))
+	}
+	opts, _ := defaultQueue(t).PlaceFor(gang.SourceCoscheduling, many)
+	s, err := sim.initial.scheduler(opts.Profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := passing(context.Background(), s, many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 4 {
+		t.Errorf("%d shapes: %v, want every node", len(many), nodes(f))
+	}
+	f, _, err = passing(context.Background(), s, many[:maxFeasibleShapes])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"zone-a-0", "zone-a-1"}, nodes(f)); diff != "" {
+		t.Errorf("%d shapes: (-want +got):\n%s", maxFeasibleShapes, diff)
+	}
 }
