@@ -326,28 +326,46 @@ func BuildNodeInfos(nodes []*corev1.Node, pods []*corev1.Pod) []*NodeInfo {
 			infos[j] = ni
 		}
 	})
+	// One summary per image, shared by the nodes that have it (only
+	// AddNodeInfos changes one after, once each): its size and how many
+	// nodes (distinct names) have it.
 	type imageState struct {
-		size  int64
-		nodes map[string]struct{}
+		summary *ImageStateSummary
+		last    int32
+		names   map[string]struct{} // when node names repeat
 	}
 	images := map[string]*imageState{}
-	for _, n := range nodes {
+	unique := len(index) == len(nodes)
+	for j, n := range nodes {
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
 				st, ok := images[name]
 				if !ok {
-					st = &imageState{size: img.SizeBytes, nodes: map[string]struct{}{}}
+					st = &imageState{summary: &ImageStateSummary{Size: img.SizeBytes}, last: -1}
+					if !unique {
+						st.names = map[string]struct{}{}
+					}
 					images[name] = st
 				}
-				st.nodes[n.Name] = struct{}{}
+				switch {
+				case unique:
+					// A node lists an image's name once, or again with
+					// another of its images: count the node once.
+					if st.last != int32(j) {
+						st.last = int32(j)
+						st.summary.NumNodes++
+					}
+				default:
+					st.names[n.Name] = struct{}{}
+					st.summary.NumNodes = len(st.names)
+				}
 			}
 		}
 	}
 	for _, ni := range infos {
 		for _, img := range ni.node.Status.Images {
 			for _, name := range img.Names {
-				st := images[name]
-				ni.ImageStates[name] = &ImageStateSummary{Size: st.size, NumNodes: len(st.nodes)}
+				ni.ImageStates[name] = images[name].summary
 			}
 		}
 	}
@@ -431,9 +449,15 @@ func AddNodeInfos(existing []*NodeInfo, nodes []*corev1.Node, pods []*corev1.Pod
 		}
 		out = append(out, ni)
 	}
+	// The new nodes share one summary per image (BuildNodeInfos): each is
+	// counted up once.
+	counted := map[*ImageStateSummary]bool{}
 	for _, ni := range added {
 		for name, st := range ni.ImageStates {
-			st.NumNodes += oldCount[name]
+			if !counted[st] {
+				counted[st] = true
+				st.NumNodes += oldCount[name]
+			}
 		}
 		out = append(out, ni)
 	}

@@ -157,3 +157,37 @@ func TestBuildNodeInfosIsEachNodeWithItsPodsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestAddNodeInfosCountsImagesClusterWide checks AddNodeInfos's image
+// counts against BuildNodeInfos of every node: the nodes added share one
+// summary per image (BuildNodeInfos), which is counted up once.
+func TestAddNodeInfosCountsImagesClusterWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 28))
+	for round := range 20 {
+		var nodes []*corev1.Node
+		for i := range 2 + rng.IntN(40) {
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%02d", i)}}
+			for range rng.IntN(4) {
+				k := rng.IntN(4)
+				n.Status.Images = append(n.Status.Images, corev1.ContainerImage{Names: []string{fmt.Sprintf("img%d", k)}, SizeBytes: int64(k+1) << 20})
+			}
+			nodes = append(nodes, n)
+		}
+		split := 1 + rng.IntN(len(nodes)-1)
+		got, err := AddNodeInfos(BuildNodeInfos(nodes[:split], nil), nodes[split:], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := BuildNodeInfos(nodes, nil)
+		for i := range want {
+			if got[i].Name() != want[i].Name() {
+				t.Fatalf("round %d: node %d is %s, want %s", round, i, got[i].Name(), want[i].Name())
+			}
+			for name, w := range want[i].ImageStates {
+				if g := got[i].ImageStates[name]; g == nil || *g != *w {
+					t.Errorf("round %d: %s image %s: %+v, want %+v", round, want[i].Name(), name, g, w)
+				}
+			}
+		}
+	}
+}
