@@ -75,10 +75,16 @@ func priorityClass(t *testing.T, value int32) string {
 	return name
 }
 
+// queueRuns numbers the scenarios run, for their namespaces' names.
+var queueRuns int
+
 func queueScenario(t *testing.T, name string, nodeCount int, gangs []queueGang, verdicts map[string]string) {
 	ctx := t.Context()
 	cs := env.Clientset()
-	ns := "cosched-queue-" + name
+	// The test bed has no namespace controller: a deleted namespace stays
+	// Terminating, so every run (-count) takes a new one.
+	queueRuns++
+	ns := fmt.Sprintf("cosched-queue%d-%s", queueRuns, name)
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, testutil.MakeNamespace(ns), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
