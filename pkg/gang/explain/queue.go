@@ -726,22 +726,29 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 				}
 			}
 			if l.unsettled == "" {
+				// A holder on its nodes first; else, for a gang with
+				// minResources, any holder of its scheduler: PreFilter's
+				// CheckClusterResource counts the assumed pods of the
+				// whole cluster.
+				var by *Pending
 				for _, i := range holders {
 					h := &lines[i]
 					if h.Scheduler != l.Scheduler {
 						continue
 					}
 					if on := onNodes(l.DistinctNodes(), h.hold); len(on) > 0 {
-						l.unsettled = fmt.Sprintf("%s, ahead of it, may hold %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3))
-					} else if coscheduling(l) && l.Gang.MinResources != nil {
-						// PreFilter's CheckClusterResource counts the
-						// assumed pods of the whole cluster.
-						l.unsettled = fmt.Sprintf("%s, ahead of it, holds nodes at Permit while Coscheduling tries it, which its minResources check (PreFilter) counts as taken", qualifiedName(h, l.Namespace))
-					} else {
-						continue
+						l.unsettled, by = fmt.Sprintf("%s, ahead of it, may hold %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3)), h
+						break
 					}
-					l.brief, l.held = qualifiedName(h, l.Namespace)+" may hold its nodes while Coscheduling tries it", true
-					break
+					if by == nil && coscheduling(l) && l.Gang.MinResources != nil {
+						by = h
+					}
+				}
+				if by != nil && l.unsettled == "" {
+					l.unsettled = fmt.Sprintf("%s, ahead of it, holds nodes at Permit while Coscheduling tries it, which its minResources check (PreFilter) counts as taken", qualifiedName(by, l.Namespace))
+				}
+				if by != nil {
+					l.brief, l.held = qualifiedName(by, l.Namespace)+" may hold its nodes while Coscheduling tries it", true
 				}
 			}
 			if l.unsettled != "" {

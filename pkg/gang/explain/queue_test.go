@@ -547,6 +547,10 @@ func TestQueueCoschedulingHoldUnsettlesWhatComesBehind(t *testing.T) {
 	midRes.minRes = testutil.Res{"nvidia.com/gpu": "16"}
 	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, append([]g{hugeB, midRes}, inA(oldLow, newHigh, tail)...)))
 	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge, ahead of it, holds nodes at Permit while Coscheduling tries it, which its minResources check (PreFilter) counts as taken")
+	// A holder on its own nodes says so before one elsewhere does.
+	hugeA := g{name: "huge-a", members: 7, priority: 500, createdAt: 2, zone: "zone-a"}
+	got = run(build(map[string]int{"zone-a": 6, "zone-b": 2}, append([]g{hugeB, hugeA, midRes}, inA(oldLow, newHigh, tail)...)))
+	check(t, got, "mid", OutcomeUnverified, false, "podgroup/huge-a, ahead of it, may hold zone-a-3, zone-a-4 at Permit")
 
 	// Another scheduler's hold is not this one's: its assumed pods are in
 	// its own memory.
