@@ -401,7 +401,8 @@ func (t podRequests) of(pod *corev1.Pod) PodResource {
 // would build for all the nodes, without building the existing ones again.
 // Image counts are cluster-wide (ImageLocality spreads by them), so an
 // existing node that has an image a new node has too gets a copy with the
-// new count; the others are shared. A name already in existing is an error.
+// new count; the others are shared. A name already in existing, or given
+// twice in nodes, is an error.
 func AddNodeInfos(existing []*NodeInfo, nodes []*corev1.Node, pods []*corev1.Pod) ([]*NodeInfo, error) {
 	added := BuildNodeInfos(nodes, pods)
 	names := make(map[string]bool, len(existing))
@@ -411,10 +412,16 @@ func AddNodeInfos(existing []*NodeInfo, nodes []*corev1.Node, pods []*corev1.Pod
 	// Each image's count among the existing nodes (any node that has it
 	// holds the cluster-wide count) and among the new ones.
 	newCount := map[string]int{}
+	given := make(map[string]bool, len(added))
 	for _, ni := range added {
 		if names[ni.Name()] {
 			return nil, fmt.Errorf("node %s exists already", ni.Name())
 		}
+		if given[ni.Name()] {
+			// Counts are by node; BuildNodeInfos's by name.
+			return nil, fmt.Errorf("node %s is given twice", ni.Name())
+		}
+		given[ni.Name()] = true
 		for name := range ni.ImageStates {
 			newCount[name]++
 		}

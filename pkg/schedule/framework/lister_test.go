@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -189,5 +190,14 @@ func TestAddNodeInfosCountsImagesClusterWide(t *testing.T) {
 				}
 			}
 		}
+	}
+	// A name given twice among the nodes added is refused, as one already
+	// there is.
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "new"}}
+	if _, err := AddNodeInfos(nil, []*corev1.Node{n, n}, nil); err == nil || !strings.Contains(err.Error(), "node new is given twice") {
+		t.Errorf("a name given twice: %v", err)
+	}
+	if _, err := AddNodeInfos(BuildNodeInfos([]*corev1.Node{n}, nil), []*corev1.Node{n}, nil); err == nil || !strings.Contains(err.Error(), "node new exists already") {
+		t.Errorf("a name already there: %v", err)
 	}
 }
