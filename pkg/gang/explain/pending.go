@@ -106,6 +106,16 @@ const (
 	OutcomeHeld Outcome = "Held"
 )
 
+// pendingPods are the entry's pending pods (a pod alone: the pod) and its
+// gang's source (none for a pod alone), as QueueOptions.PlaceFor takes
+// them.
+func (p *Pending) pendingPods() (gang.Source, []*corev1.Pod) {
+	if p.Gang == nil {
+		return "", []*corev1.Pod{p.Pod}
+	}
+	return p.Gang.Source, p.Gang.Pending()
+}
+
 // Name is the subject as explain takes it: pod/NAME, or podgroup/NAME
 // (podgroups.<group>/NAME when PodGroups of two kinds share the name); a
 // Kueue pod group by its first pending member.
@@ -131,7 +141,7 @@ func (p *Pending) Name() string {
 type QueueOptions struct {
 	Parallelism int
 	// PlaceFor gives the placement options for the pending pods of an
-	// entry of source (SourceNone for a pod of no gang): the profile of
+	// entry of source (the empty Source for a pod of no gang): the profile of
 	// their schedulerName, Volcano's node order for a Volcano gang. held,
 	// when not empty, says no scheduler would take them: the entry is held
 	// outside the pipeline and takes no room. The same profile must come

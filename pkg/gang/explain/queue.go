@@ -183,10 +183,7 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 		l.Reason, _ = gang.HeldForGroup(sim.initial.snap, l.Pod)
 		return nil
 	}
-	source, pods := gang.Source(""), []*corev1.Pod{l.Pod}
-	if l.Gang != nil {
-		source, pods = l.Gang.Source, l.Gang.Pending()
-	}
+	source, pods := l.pendingPods()
 	opts, held := sim.q.PlaceFor(source, pods)
 	if held != "" {
 		l.Verdict, l.Outcome, l.Reason = VerdictUnschedulable, OutcomeHeld, held
@@ -560,12 +557,9 @@ func markPreemption(snap *schedule.Snapshot, lines []Pending) {
 // mayPreempt reports whether kube-scheduler would preempt for the entry's
 // pending pods: not Volcano's, and a preemptionPolicy other than Never.
 func mayPreempt(l *Pending) bool {
-	pods := []*corev1.Pod{l.Pod}
-	if l.Gang != nil {
-		if l.Gang.Source == gang.SourceVolcano {
-			return false
-		}
-		pods = l.Gang.Pending()
+	source, pods := l.pendingPods()
+	if source == gang.SourceVolcano {
+		return false
 	}
 	for _, pod := range pods {
 		if pod.Spec.PreemptionPolicy == nil || *pod.Spec.PreemptionPolicy != corev1.PreemptNever {
@@ -606,10 +600,7 @@ func insufficient(res *schedule.Result) (names []corev1.ResourceName, other bool
 // requestsAny reports whether the entry's pending pods request one of
 // names.
 func requestsAny(l *Pending, names []corev1.ResourceName) bool {
-	pods := []*corev1.Pod{l.Pod}
-	if l.Gang != nil {
-		pods = l.Gang.Pending()
-	}
+	_, pods := l.pendingPods()
 	for _, pod := range pods {
 		for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
 			for _, name := range names {
@@ -812,10 +803,7 @@ func onNodes(nodes []string, set map[string]bool) []string {
 // pod that passes on none (it may need its siblings placed first) may go
 // anywhere: every node.
 func (sim *queueSim) feasible(ctx context.Context, l *Pending) (map[string]bool, error) {
-	source, pods := gang.Source(""), []*corev1.Pod{l.Pod}
-	if l.Gang != nil {
-		source, pods = l.Gang.Source, l.Gang.Pending()
-	}
+	source, pods := l.pendingPods()
 	opts, held := sim.q.PlaceFor(source, pods)
 	if held != "" {
 		return map[string]bool{}, nil
