@@ -2,7 +2,6 @@ package explain
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -823,16 +822,18 @@ func (sim *queueSim) feasible(ctx context.Context, l *Pending) (map[string]bool,
 }
 
 // passing are the nodes of s's working copy where one of pods passes
-// Filter; nowhere says one of them passes on none. Pods of one shape pass
-// on the same nodes; past a few shapes (an Indexed Job's members differ in
-// their index label) it is every node, which is never less than the truth.
+// Filter; nowhere says one of them passes on none. Pods of one class
+// (schedule.Sequence.Class: an Indexed Job's members share one) pass on
+// the same nodes; a pod of no class (volumes, claims) is its own. Past
+// maxFeasibleShapes of them it is every node, never less than the truth.
 func passing(ctx context.Context, s *schedule.Scheduler, pods []*corev1.Pod) (out map[string]bool, nowhere bool, err error) {
 	out = map[string]bool{}
+	seq := s.NewSequence()
 	seen := map[string]bool{}
-	for _, pod := range pods {
-		key, err := podShape(pod)
-		if err != nil {
-			return nil, false, err
+	for i, pod := range pods {
+		key, ok := seq.Class(pod)
+		if !ok {
+			key = fmt.Sprintf("\x00%d", i)
 		}
 		if seen[key] {
 			continue
@@ -866,18 +867,5 @@ func everyNode(s *schedule.Scheduler) map[string]bool {
 	return out
 }
 
-// maxFeasibleShapes is how many pods of different shapes feasible schedules.
+// maxFeasibleShapes is how many classes of pods passing schedules.
 const maxFeasibleShapes = 8
-
-// podShape is what Filter reads of a pod (its namespace, labels and spec
-// but its hostname), to tell pods that pass on the same nodes.
-func podShape(pod *corev1.Pod) (string, error) {
-	spec := pod.Spec
-	spec.Hostname, spec.Subdomain = "", ""
-	b, err := json.Marshal(struct {
-		Namespace string
-		Labels    map[string]string
-		Spec      *corev1.PodSpec
-	}{pod.Namespace, pod.Labels, &spec})
-	return string(b), err
-}

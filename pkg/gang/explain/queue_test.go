@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -656,15 +657,23 @@ func TestQueueFeasibleIsWhereAnEntryMayGo(t *testing.T) {
 			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
 		}
 	}
-	// Past maxFeasibleShapes shapes, every node, though each passes on zone-a.
-	var many []*corev1.Pod
+	// Past maxFeasibleShapes classes, every node, though each passes on
+	// zone-a. Labels no selector reads do not make a class (an Indexed
+	// Job's members share one): the pods differ in what Filter reads.
+	var many, sameClass []*corev1.Pod
 	for i := range maxFeasibleShapes + 1 {
-		many = append(many, pod(fmt.Sprintf("p%d", i), "zone-a", i+1))
+		p := pod(fmt.Sprintf("p%d", i), "zone-a", i+1)
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewQuantity(int64(i+1), resource.DecimalSI)
+		many = append(many, p)
+		sameClass = append(sameClass, pod(fmt.Sprintf("q%d", i), "zone-a", i+1))
 	}
 	opts, _ := defaultQueue(t).PlaceFor(gang.SourceCoscheduling, many)
 	s, err := sim.initial.scheduler(opts.Profile)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f, _, err := passing(context.Background(), s, sameClass); err != nil || len(f) != 2 {
+		t.Errorf("%d pods of one class but their labels: %v %v, want zone-a's nodes", len(sameClass), nodes(f), err)
 	}
 	f, _, err := passing(context.Background(), s, many)
 	if err != nil {
