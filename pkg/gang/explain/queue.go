@@ -507,8 +507,10 @@ func nodeSet(plan []gang.Assignment) map[string]bool {
 // order.
 func (p *Pending) DistinctNodes() []string {
 	var out []string
+	seen := make(map[string]bool, len(p.Nodes))
 	for _, n := range p.Nodes {
-		if !slices.Contains(out, n) {
+		if !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}
@@ -690,6 +692,13 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 		return f, err
 	}
 	started := func(l *Pending) bool { return l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified }
+	// The nodes of each start, each once, worked out once.
+	distinct := make([][]string, len(lines))
+	for j := range lines {
+		if started(&lines[j]) {
+			distinct[j] = lines[j].DistinctNodes()
+		}
+	}
 	var holders, movers []int
 	for j := range lines {
 		l := &lines[j]
@@ -704,7 +713,7 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 				if err != nil {
 					return err
 				}
-				if on := onNodes(l.DistinctNodes(), f); len(on) > 0 {
+				if on := onNodes(distinct[j], f); len(on) > 0 {
 					why := fmt.Sprintf("%s, ahead of it, may start elsewhere than planned (%s) and take %s first", qualifiedName(m, l.Namespace), m.brief, listSome(on, 3))
 					if m.Outcome == OutcomeWaits {
 						why = fmt.Sprintf("%s, ahead of it, may start (it waits only by an order the scheduler may not keep) and take %s first", qualifiedName(m, l.Namespace), listSome(on, 3))
@@ -726,7 +735,7 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 					if h.Scheduler != l.Scheduler {
 						continue
 					}
-					if on := onNodes(l.DistinctNodes(), h.hold); len(on) > 0 {
+					if on := onNodes(distinct[j], h.hold); len(on) > 0 {
 						l.unsettled, by = fmt.Sprintf("%s, ahead of it, may hold %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3)), h
 						break
 					}
@@ -750,7 +759,7 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 				return err
 			}
 			for _, i := range movers {
-				if m := &lines[i]; !l.Raced && started(m) && len(onNodes(m.DistinctNodes(), f)) > 0 {
+				if m := &lines[i]; !l.Raced && started(m) && len(onNodes(distinct[i], f)) > 0 {
 					// docs/design.md#the-queue.
 					l.Raced = true
 					l.Reason += fmt.Sprintf(" (ahead by an order the scheduler's own queue may not keep: %s may not start as planned, %s)", qualifiedName(m, l.Namespace), m.brief)
@@ -776,7 +785,7 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 			if err != nil {
 				return err
 			}
-			if len(onNodes(l.DistinctNodes(), f)) > 0 {
+			if len(onNodes(distinct[j], f)) > 0 {
 				l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
 				l.Reason += fmt.Sprintf("; not verified: %s; tried meanwhile it fails and backs off, and %s, behind it, may take its room", l.unsettled, qualifiedName(t, l.Namespace))
 				break
