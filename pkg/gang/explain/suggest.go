@@ -328,6 +328,19 @@ func withMembers(g *gang.Gang, change func(*corev1.Pod) *corev1.Pod) *gang.Gang 
 	return &changed
 }
 
+// podKey names a pod by namespace and name, compared without joining them:
+// a what-if that takes pods off looks up every pod of the snapshot
+// (260,000 on the largest clusters).
+type podKey [2]string
+
+func keyOf(pod *corev1.Pod) podKey { return podKey{pod.Namespace, pod.Name} }
+
+// withoutPods is a copy of pods without the ones gone names: the changed
+// copy of a snapshot a preemption or a move proves its change on.
+func withoutPods(pods []*corev1.Pod, gone map[podKey]bool) []*corev1.Pod {
+	return slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return gone[keyOf(pod)] })
+}
+
 // unplacedOf returns the pending members the best attempt did not place.
 func unplacedOf(g *gang.Gang, p *gang.Placement) []*corev1.Pod {
 	placed := map[string]bool{}

@@ -147,19 +147,19 @@ func (x *explainer) move(ctx context.Context, g *gang.Gang, p *gang.Placement, e
 	if err != nil {
 		return nil, err
 	}
-	gone := map[string]bool{}
+	gone := map[podKey]bool{}
 	var moved []*corev1.Pod
 	for _, c := range chosen {
 		if err := freed.Evict(c.pods, c.node); err != nil {
 			return nil, err
 		}
 		for _, pod := range c.pods {
-			gone[pod.Namespace+"/"+pod.Name] = true
+			gone[keyOf(pod)] = true
 			moved = append(moved, pod)
 		}
 	}
 	snap := *x.snap
-	snap.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
+	snap.Pods = withoutPods(x.snap.Pods, gone)
 	then, err := x.placeOn(ctx, freed, &snap, g)
 	if err != nil {
 		return nil, err

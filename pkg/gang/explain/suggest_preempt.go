@@ -69,7 +69,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		state.Confine(nil)
 	}
 	s := &Suggestion{Kind: SuggestPreempt}
-	gone := map[string]bool{}
+	gone := map[podKey]bool{}
 	var ok bool
 	if sg := g.SubGroups; sg != nil && sg.TopologyKey != "" {
 		ok, err = x.preemptSubGroups(ctx, state, sg, p, unplacedOf(g, p), s, gone)
@@ -98,7 +98,7 @@ func (x *explainer) preempt(ctx context.Context, g *gang.Gang, p *gang.Placement
 		}
 	}
 	c := *x.snap
-	c.Pods = slices.DeleteFunc(slices.Clone(x.snap.Pods), func(pod *corev1.Pod) bool { return gone[pod.Namespace+"/"+pod.Name] })
+	c.Pods = withoutPods(x.snap.Pods, gone)
 	then, err := x.placeOn(ctx, freed, &c, g)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (x *explainer) wholeGroupVictim(g *gang.Gang) string {
 // feasible node, one that does not gets its own victims (added to s and
 // gone) and is assumed on the node preemption picks. It returns where each
 // pod went, and false when one finds no room even so.
-func preemptMembers(ctx context.Context, state *schedule.Scheduler, groups gang.NativeGroups, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) ([]gang.Assignment, bool, error) {
+func preemptMembers(ctx context.Context, state *schedule.Scheduler, groups gang.NativeGroups, pods []*corev1.Pod, s *Suggestion, gone map[podKey]bool) ([]gang.Assignment, bool, error) {
 	var placed []gang.Assignment
 	// Members of one class share their cycles: after a member's victims go
 	// and it takes their node, the next is filtered again there only.
@@ -186,7 +186,7 @@ func preemptMembers(ctx context.Context, state *schedule.Scheduler, groups gang.
 		s.PDBViolations += res.PreemptionPDBViolations
 		for _, v := range res.PreemptionVictims {
 			s.Victims = append(s.Victims, Victim{Pod: v, Node: res.NominatedNode, Priority: groups.VictimPriority(v)})
-			gone[v.Namespace+"/"+v.Name] = true
+			gone[keyOf(v)] = true
 		}
 		if err := seq.Evict(res.PreemptionVictims, res.NominatedNode); err != nil {
 			return nil, false, err
@@ -210,7 +210,7 @@ func preemptMembers(ctx context.Context, state *schedule.Scheduler, groups gang.
 // lowest highest priority, smallest sum, fewest); members in no sub-group
 // are tried after, anywhere. It reports false when a sub-group finds no
 // value.
-func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Scheduler, sg *gang.SubGroups, p *gang.Placement, pods []*corev1.Pod, s *Suggestion, gone map[string]bool) (bool, error) {
+func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Scheduler, sg *gang.SubGroups, p *gang.Placement, pods []*corev1.Pod, s *Suggestion, gone map[podKey]bool) (bool, error) {
 	valueOf := map[string]string{}
 	var values []string
 	allowed := map[string]bool{}
@@ -241,7 +241,7 @@ func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Schedu
 	for _, u := range order {
 		type trial struct {
 			s      *Suggestion
-			gone   map[string]bool
+			gone   map[podKey]bool
 			placed []gang.Assignment
 		}
 		var best *trial
@@ -260,7 +260,7 @@ func (x *explainer) preemptSubGroups(ctx context.Context, state *schedule.Schedu
 				}
 			}
 			fork.Confine(names)
-			t := &trial{s: &Suggestion{}, gone: map[string]bool{}}
+			t := &trial{s: &Suggestion{}, gone: map[podKey]bool{}}
 			placed, ok, err := preemptMembers(ctx, fork, gang.NativeGroupsOf(x.snap), units[u], t.s, t.gone)
 			if err != nil {
 				return false, err
