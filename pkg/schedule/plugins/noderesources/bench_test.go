@@ -45,6 +45,7 @@ var filterPods = []struct {
 	{"short of cpu and memory", testutil.MakePod().Req(res{corev1.ResourceCPU: "40", corev1.ResourceMemory: "200Gi"}).Obj()},
 	{"short of gpu", testutil.MakePod().Req(res{gpu: "9"}).Obj()},
 	{"short of cpu and gpu", testutil.MakePod().Req(res{corev1.ResourceCPU: "40", gpu: "9"}).Obj()},
+	{"short of gpu and fpga", testutil.MakePod().Req(res{gpu: "9", "example.com/fpga": "1"}).Obj()},
 }
 
 // BenchmarkFilter runs Filter on every one of 5,000 nodes per op, as one
@@ -120,14 +121,15 @@ func BenchmarkScore(b *testing.B) {
 
 // TestHotPathAllocations holds Filter and Score to their allocation budget:
 // nothing for a node that fits and for scoring, nothing for a node short of
-// native resources or of a single scalar (shared statuses), and the Status
-// with its reasons for rarer mixes.
+// native resources, of a single scalar, or of both (shared statuses), and
+// the Status with its reasons for rarer mixes (two scalars).
 func TestHotPathAllocations(t *testing.T) {
 	nodes := gpuCluster(64)
 	ctx := context.Background()
 	fit := newPlugin[*noderesources.Fit](t, noderesources.New, nil)
 	want := map[string]float64{
-		"fits": 0, "fits with gpu": 0, "short of cpu": 0, "short of cpu and memory": 0, "short of gpu": 0, "short of cpu and gpu": 2,
+		"fits": 0, "fits with gpu": 0, "short of cpu": 0, "short of cpu and memory": 0, "short of gpu": 0, "short of cpu and gpu": 0,
+		"short of gpu and fpga": 2,
 	}
 	for _, tc := range filterPods {
 		state := framework.NewCycleState()

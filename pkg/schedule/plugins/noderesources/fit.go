@@ -8,6 +8,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -102,9 +103,12 @@ type scalarRequest struct {
 	// reason is the reason for it, built once per pod so that a node short
 	// of it costs no allocation to word.
 	reason string
-	// statuses are the shared rejections for a node short of only this
-	// resource, by whether the shortage is unresolvable.
-	statuses [2]*framework.Status
+	// statuses are the shared rejections for a node short of this
+	// resource and of the native resources of a mask (nativeReasons), by
+	// whether a shortage is unresolvable: each made by the first node that
+	// needs it, then returned for every node alike (on a 65,000-node
+	// cluster most nodes are short of the same things).
+	statuses *[2][nativeCombinations]atomic.Pointer[framework.Status]
 	// draBacked says a DeviceClass backs the resource (DRAExtendedResource),
 	// or may where the snapshot cannot show it (DRA.MayBack): on a node with
 	// no allocatable of it, DynamicResources allocates it, or says it is not
@@ -135,15 +139,11 @@ func newPodRequest(res *framework.Resource, ignored, ignoredGroups sets.Set[stri
 		if quantity <= 0 || isIgnored(name, ignored, ignoredGroups) {
 			continue
 		}
-		reasons := []string{InsufficientReasonPrefix + string(name)}
 		out.scalars = append(out.scalars, scalarRequest{
-			name:     name,
-			quantity: quantity,
-			reason:   reasons[0],
-			statuses: [2]*framework.Status{
-				framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(Name),
-				framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...).WithPlugin(Name),
-			},
+			name:      name,
+			quantity:  quantity,
+			reason:    InsufficientReasonPrefix + string(name),
+			statuses:  new([2][nativeCombinations]atomic.Pointer[framework.Status]),
 			draBacked: dra.MayBack(name),
 		})
 	}
@@ -284,10 +284,10 @@ func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *corev1.P
 	switch {
 	case scalars == 0:
 		return nativeStatuses[unresolvable][native]
-	case scalars == 1 && native == 0:
-		// The one scalar is always among the request's, so this returns
-		// its shared status; the list below would say the same.
-		if st := req.scalarStatus(insufficient[0].ResourceName, unresolvable); st != nil {
+	case scalars == 1:
+		// The one scalar comes last and is always among the request's, so
+		// this returns its shared status; the list below would say the same.
+		if st := req.scalarStatus(insufficient[len(insufficient)-1].ResourceName, unresolvable, native); st != nil {
 			return st
 		}
 	}
@@ -310,13 +310,29 @@ var nativeStatuses = func() (out [2][nativeCombinations]*framework.Status) {
 	return out
 }()
 
-// scalarStatus returns the shared rejection for a node short of only one
-// requested scalar.
-func (r *podRequest) scalarStatus(name corev1.ResourceName, unresolvable int) *framework.Status {
+// scalarStatus returns the shared rejection for a node short of one
+// requested scalar and of the native resources in mask: Filter runs on
+// every node at once, so the first to need it makes it and the others
+// take the one stored.
+func (r *podRequest) scalarStatus(name corev1.ResourceName, unresolvable, mask int) *framework.Status {
 	for i := range r.scalars {
-		if r.scalars[i].name == name {
-			return r.scalars[i].statuses[unresolvable]
+		s := &r.scalars[i]
+		if s.name != name {
+			continue
 		}
+		slot := &s.statuses[unresolvable][mask]
+		if st := slot.Load(); st != nil {
+			return st
+		}
+		code := framework.Unschedulable
+		if unresolvable == 1 {
+			code = framework.UnschedulableAndUnresolvable
+		}
+		st := framework.NewStatus(code, append(slices.Clip(nativeReasons[mask]), s.reason)...).WithPlugin(Name)
+		if slot.CompareAndSwap(nil, st) {
+			return st
+		}
+		return slot.Load()
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package noderesources_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -421,6 +422,29 @@ func TestFilterReasonCombinations(t *testing.T) {
 			},
 		},
 		{
+			name:     "native resources and one scalar short: the scalar last",
+			node:     gpuNode(),
+			pod:      testutil.MakePod().Req(res{corev1.ResourceCPU: "6", corev1.ResourceMemory: "30Gi", gpu: "6"}).Obj(),
+			existing: []*testutil.PodWrapper{testutil.MakePod().Req(res{corev1.ResourceCPU: "4", corev1.ResourceMemory: "4Gi", gpu: "4"})},
+			want:     unschedulable("Insufficient cpu", "Insufficient memory", "Insufficient nvidia.com/gpu"),
+			wantFits: []noderesources.InsufficientResource{
+				insufficient(corev1.ResourceCPU, 6000, 4000, 8000),
+				insufficient(corev1.ResourceMemory, 30<<30, 4<<30, 32<<30),
+				insufficient(gpu, 6, 4, 8),
+			},
+		},
+		{
+			name:     "cpu and a scalar short, the scalar beyond the node: unresolvable",
+			node:     gpuNode(),
+			pod:      testutil.MakePod().Req(res{corev1.ResourceCPU: "6", gpu: "9"}).Obj(),
+			existing: []*testutil.PodWrapper{testutil.MakePod().Req(res{corev1.ResourceCPU: "4"})},
+			want:     unresolvable("Insufficient cpu", "Insufficient nvidia.com/gpu"),
+			wantFits: []noderesources.InsufficientResource{
+				insufficient(corev1.ResourceCPU, 6000, 4000, 8000),
+				insufficient(gpu, 9, 0, 8),
+			},
+		},
+		{
 			name:     "only a scalar short",
 			node:     gpuNode(),
 			pod:      testutil.MakePod().Req(res{gpu: "6"}).Obj(),
@@ -629,5 +653,46 @@ func TestPluginNames(t *testing.T) {
 	}
 	if fit.PreFilterExtensions() != nil || fit.ScoreExtensions() != nil || ba.ScoreExtensions() != nil {
 		t.Error("want no PreFilterExtensions and no ScoreExtensions")
+	}
+}
+
+// TestFilterSharedStatusesFollowTheShortage checks the statuses Filter
+// shares node to node: nodes short of the same things get one status, nodes
+// short of other things their own, each worded for its node, in any order.
+func TestFilterSharedStatusesFollowTheShortage(t *testing.T) {
+	ctx := context.Background()
+	pod := testutil.MakePod().Req(res{corev1.ResourceCPU: "6", gpu: "6"}).Obj()
+	gpuNode := func(name string) *corev1.Node {
+		return node(name, res{corev1.ResourceCPU: "8", corev1.ResourceMemory: "32Gi", corev1.ResourcePods: "8", gpu: "8"})
+	}
+	nodes := []*corev1.Node{gpuNode("cpu-and-gpu-1"), gpuNode("gpu-only"), gpuNode("cpu-and-gpu-2"), node("too-small", res{corev1.ResourceCPU: "8", corev1.ResourcePods: "8", gpu: "4"})}
+	pods := slices.Concat(
+		onNode("cpu-and-gpu-1", testutil.MakePod().Name("a").Req(res{corev1.ResourceCPU: "4", gpu: "4"})),
+		onNode("gpu-only", testutil.MakePod().Name("b").Req(res{gpu: "4"})),
+		onNode("cpu-and-gpu-2", testutil.MakePod().Name("c").Req(res{corev1.ResourceCPU: "4", gpu: "4"})),
+		onNode("too-small", testutil.MakePod().Name("d").Req(res{corev1.ResourceCPU: "4"})))
+	infos := nodeInfos(nodes, pods)
+	want := []*framework.Status{
+		unschedulable("Insufficient cpu", "Insufficient nvidia.com/gpu"),
+		unschedulable("Insufficient nvidia.com/gpu"),
+		unschedulable("Insufficient cpu", "Insufficient nvidia.com/gpu"),
+		unresolvable("Insufficient cpu", "Insufficient nvidia.com/gpu"),
+	}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}} {
+		pl := newPlugin[*noderesources.Fit](t, noderesources.New, nil)
+		state := framework.NewCycleState()
+		if _, status := pl.PreFilter(ctx, state, pod, infos); !status.IsSuccess() {
+			t.Fatalf("PreFilter: %v", status)
+		}
+		got := make([]*framework.Status, len(infos))
+		for _, i := range order {
+			got[i] = pl.Filter(ctx, state, pod, infos[i])
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("order %v: Filter statuses (-want +got):\n%s", order, diff)
+		}
+		if got[0] != got[2] {
+			t.Errorf("order %v: nodes short of the same resources got two statuses", order)
+		}
 	}
 }
