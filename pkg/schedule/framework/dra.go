@@ -275,7 +275,11 @@ func (d *DRA) Fork() *DRA {
 		return nil
 	}
 	// Both copies now share state: the next Assume of either copies it.
-	d.stateOwned = false
+	// Written only when it changes: a copy no one assumes on (explain's
+	// scheduler) is forked from two goroutines at once.
+	if d.stateOwned {
+		d.stateOwned = false
+	}
 	return &DRA{base: d.base, assumed: maps.Clone(d.assumed), state: d.state}
 }
 
