@@ -264,6 +264,9 @@ func (fw *frameworkImpl) runFilterPlugins(ctx context.Context, state *framework.
 		}
 		s := pl.Filter(ctx, state, pod, ni)
 		if all {
+			if verdicts == nil {
+				verdicts = make([]PluginVerdict, 0, len(fw.filter)) // one per plugin, not grown
+			}
 			verdicts = append(verdicts, PluginVerdict{Plugin: pl.Name(), Code: s.Code(), Reasons: s.Reasons()})
 		}
 		if s.IsSuccess() {

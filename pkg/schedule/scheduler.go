@@ -546,7 +546,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 	}
 
 	statuses := make([]*framework.Status, len(s.nodes))
-	verdicts := make([][]PluginVerdict, len(s.nodes))
+	var verdicts [][]PluginVerdict // with RunAllFilters only: none otherwise
+	if s.opts.RunAllFilters {
+		verdicts = make([][]PluginVerdict, len(s.nodes))
+	}
 	var filter *nodeFilter
 	switch {
 	case preStatus.IsRejected():
@@ -560,7 +563,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 		var filterErr error
 		s.handle.Parallelizer().Until(ctx, len(s.nodes), func(i int) {
 			st, v := s.filterNode(ctx, filter, pod, i)
-			statuses[i], verdicts[i] = st, v
+			statuses[i] = st
+			if verdicts != nil {
+				verdicts[i] = v
+			}
 			if st.Code() == framework.Error {
 				mu.Lock()
 				filterErr = st.AsError()
@@ -579,7 +585,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 	var feasible []*framework.NodeInfo
 	res.Nodes = make([]NodeResult, len(s.nodes))
 	for i, ni := range s.nodes {
-		res.Nodes[i] = NodeResult{Name: ni.Name(), Feasible: statuses[i] == nil, Status: statuses[i], Filters: verdicts[i]}
+		res.Nodes[i] = NodeResult{Name: ni.Name(), Feasible: statuses[i] == nil, Status: statuses[i]}
+		if verdicts != nil {
+			res.Nodes[i].Filters = verdicts[i]
+		}
 		if statuses[i] == nil {
 			feasible = append(feasible, ni)
 		}

@@ -447,7 +447,13 @@ func NewFitCheck(pod *framework.PodInfo, dra *framework.DRA) FitCheck {
 // PodInfo.Res; extended resources dra backs with devices are left out
 // where the node has no allocatable of them.
 func (c FitCheck) Fits(nodeInfo *framework.NodeInfo) []InsufficientResource {
-	return c.r.fits(nodeInfo, nil)
+	// Collected on the stack, then kept in one slice of the exact length:
+	// explain's node table keeps one per node of the cluster.
+	var buf [maxInlineInsufficient]InsufficientResource
+	if out := c.r.fits(nodeInfo, buf[:0]); len(out) > 0 {
+		return slices.Clone(out)
+	}
+	return nil
 }
 
 // fitPreScoreState holds the pod's request for each scored resource.
