@@ -48,14 +48,8 @@ test-binaries:
 	@hack/build-schedplugins.sh >/dev/null
 	@hack/build-controllers.sh >/dev/null
 
-# The packages that run work on goroutines of their own (explain's
-# what-ifs side by side, docs/design.md#explain) run again under the race
-# detector.
-RACE_PKGS := ./pkg/gang/explain/
-
 test: test-binaries
 	$(TEST_ENV) $(GO) test -count=1 ./...
-	$(GO) test -race -count=1 $(RACE_PKGS)
 
 test-unit:
 	$(GO) test -count=1 $(UNIT_PKGS)

@@ -3,7 +3,6 @@ package explain
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -251,22 +250,13 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		return nil, err
 	}
 	out = append(out, lead...)
-	// The shortfall, and the pods to move that it may call for, are worked
-	// out on a goroutine of their own beside the other what-ifs, which
-	// never read what they write: on a large cluster each what-if places
-	// the whole gang again, mostly one member after the other, so two of
-	// them at once use both cores (docs/design.md#explain). The answer is
-	// the same as one after the other.
-	var short, move *Suggestion
-	wait := beside(func() (err error) {
-		short = x.shortfall(ctx, g, p, e)
-		move, err = x.move(ctx, g, p, e, short)
-		return err
-	})
+	short := x.shortfall(ctx, g, p, e)
+	if short != nil {
+		out = append(out, *short)
+	}
 	led := func(k SuggestionKind) bool {
 		return slices.ContainsFunc(lead, func(l Suggestion) bool { return l.Kind == k })
 	}
-	var rest []Suggestion
 	for _, f := range []struct {
 		kind SuggestionKind
 		f    func(context.Context, *gang.Gang, *gang.Placement, *Explanation) (*Suggestion, error)
@@ -277,54 +267,25 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		}
 		s, err := f.f(ctx, g, p, e)
 		if err != nil {
-			_ = wait() // its error, if any, is the same kind of failure
 			return nil, err
 		}
 		if s != nil {
-			rest = append(rest, *s)
+			out = append(out, *s)
 		}
 	}
-	if err := wait(); err != nil {
-		return nil, err
-	}
-	if short != nil {
-		out = append(out, *short)
-	}
-	out = rankOpeners(append(out, rest...))
+	out = rankOpeners(out)
 	// Where the room exists in holes too small for a member, the pods to
 	// move to make whole nodes lead the shortfall that names the holes
 	// (after a change to the members' own spec, which disturbs no one).
+	move, err := x.move(ctx, g, p, e, short)
+	if err != nil {
+		return nil, err
+	}
 	if move != nil {
 		i := slices.IndexFunc(out, func(s Suggestion) bool { return s.Kind == SuggestShortfall })
 		out = slices.Insert(out, i, *move)
 	}
 	return out, nil
-}
-
-// beside runs f on a goroutine of its own (in line when the process has
-// one core) and returns a wait for it, which returns f's error and raises
-// a panic of f again on the caller's goroutine, where Main turns it into
-// one line.
-func beside(f func() error) (wait func() error) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		err := f()
-		return func() error { return err }
-	}
-	done := make(chan struct{})
-	var err error
-	var panicked any
-	go func() {
-		defer close(done)
-		defer func() { panicked = recover() }()
-		err = f()
-	}()
-	return func() error {
-		<-done
-		if panicked != nil {
-			panic(panicked)
-		}
-		return err
-	}
 }
 
 // rankOpeners puts a proven change to the members' own spec that opens

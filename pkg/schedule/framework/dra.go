@@ -275,11 +275,7 @@ func (d *DRA) Fork() *DRA {
 		return nil
 	}
 	// Both copies now share state: the next Assume of either copies it.
-	// Written only when it changes: a copy no one assumes on (explain's
-	// scheduler) is forked from two goroutines at once.
-	if d.stateOwned {
-		d.stateOwned = false
-	}
+	d.stateOwned = false
 	return &DRA{base: d.base, assumed: maps.Clone(d.assumed), state: d.state}
 }
 
