@@ -217,7 +217,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		return sim.start(l, p.Planned(), opts.Profile, p.Verified(), p.AllNotEvaluated())
 	}
 	l.short, l.shortOther = insufficient(p.Blocker)
-	if g.Source == gang.SourceCoscheduling && p.Gate == nil {
+	if coscheduling(l) && p.Gate == nil {
 		// Its members that fit are assumed and wait at Permit until one
 		// does not and PostFilter rejects them (markUnsettled): on any
 		// node where one passes, since equal scores tie by an order no
@@ -759,7 +759,10 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 				return err
 			}
 			for _, i := range movers {
-				if m := &lines[i]; !l.Raced && started(m) && len(onNodes(distinct[i], f)) > 0 {
+				if l.Raced {
+					break // said once
+				}
+				if m := &lines[i]; started(m) && len(onNodes(distinct[i], f)) > 0 {
 					// docs/design.md#the-queue.
 					l.Raced = true
 					l.Reason += fmt.Sprintf(" (ahead by an order the scheduler's own queue may not keep: %s may not start as planned, %s)", qualifiedName(m, l.Namespace), m.brief)
@@ -871,7 +874,7 @@ func everyNode(s *schedule.Scheduler) map[string]bool {
 	all := s.NodeInfos()
 	out := make(map[string]bool, len(all))
 	for _, ni := range all {
-		out[ni.Node().Name] = true
+		out[ni.Name()] = true
 	}
 	return out
 }
