@@ -27,6 +27,13 @@ var bindLong = templates.LongDesc(`
 	Binding carries the pod's UID, so a pod recreated under the same name is never
 	bound. A Binding whose answer is lost is settled by reading the pod.
 
+	bind is the scheduler of the pods it binds: pods whose schedulerName no
+	profile names (the usual way to hand a gang to an external binder) are
+	placed with the profile place stands in with, and a note says which. A pod
+	on a node that names the same scheduler but was not bound by kubectl-gang
+	(bound pods carry kubectl-gang.github.io/bound-by) shows another scheduler
+	may serve the name: a warning says so, and the bind goes on.
+
 	Runs of bind (and admit --ungate) on one cluster take turns: each holds a
 	coordination.k8s.io Lease (--lock-namespace and --lock-name; by default
 	kube-system/kubectl-gang-bind) from before it reads the cluster until it has
@@ -167,7 +174,7 @@ func (o *BindOptions) run(ctx context.Context) error {
 		return fmt.Sprintf("binding: %d of %d done", done.Load(), total.Load())
 	})
 	r, err := bind.Gang(ctx, snap, g, client, bind.Options{
-		Place:       o.placeOptions(snap, g, nil),
+		Place:       o.bindPlaceOptions(snap, g),
 		DryRun:      bind.DryRun(o.DryRun),
 		OnPartial:   bind.OnPartial(o.OnPartial),
 		BulkReads:   o.BulkReads,

@@ -318,6 +318,22 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 	return opts
 }
 
+// bindPlaceOptions are placeOptions for bind (SchedulerFlags.bindPlaceOptions):
+// the note that says which profile stands in for the pods' schedulerName
+// goes to stderr once, with any warning.
+func (o *GangVerbOptions) bindPlaceOptions(snap *schedule.Snapshot, g *gang.Gang) gang.PlaceOptions {
+	if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source); ok {
+		klog.V(1).Info(note)
+		return opts
+	}
+	opts, note, warnings := o.Scheduler.bindPlaceOptions(snap, g.Members)
+	if note != "" {
+		fmt.Fprintf(o.ErrOut, "Note: %s\n", note)
+	}
+	o.warn(warnings)
+	return opts
+}
+
 // working shows a progress line on a terminal while a long verb works on
 // the subject (a large gang), after a second: what it is doing and for how
 // long. g is nil for a lone pod.

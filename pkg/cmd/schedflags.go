@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
@@ -133,23 +134,68 @@ func (f *SchedulerFlags) placeOptions(snap *schedule.Snapshot, pods []*corev1.Po
 	return opts, warnings
 }
 
+// bindPlaceOptions are the placement options of bind, which is the
+// scheduler of the pods it binds (docs/design.md#binding-a-gang): the
+// profile is chosen as placeOptions chooses it, but a schedulerName no
+// profile names is no reason to doubt the plan (the usual way to hand a
+// gang to an external binder is a name no running scheduler watches), so
+// the stand-in is said in a note, not a warning, and the plan is not
+// marked unevaluated. A warning says when the snapshot shows another
+// scheduler serving that name: it would race bind for the same room
+// (the check after the commit reports a node it fills).
+func (f *SchedulerFlags) bindPlaceOptions(snap *schedule.Snapshot, pods []*corev1.Pod) (opts gang.PlaceOptions, note string, warnings []string) {
+	opts, _, standIn := f.profileFor(pods)
+	if standIn == "" {
+		return opts, "", nil
+	}
+	note = fmt.Sprintf("no profile of %s is named after the pods' schedulerName %q: bind is their scheduler and places them with profile %q (--profile chooses another)",
+		f.configName(), standIn, opts.Profile.Name)
+	if by := servedBy(snap, standIn, true); by != "" {
+		warnings = []string{fmt.Sprintf("another scheduler may serve schedulerName %q (%s): it would race this bind for the same room; the check after the commit reports a node it fills", standIn, by)}
+	}
+	return opts, note, warnings
+}
+
 // servedName reports whether the snapshot shows a scheduler serving
 // name: a pod on a node names it (it was bound by that scheduler, or bound
 // by hand), or it is "volcano" on a cluster that serves Volcano.
 func servedName(snap *schedule.Snapshot, name string) bool {
+	return servedBy(snap, name, false) != ""
+}
+
+// servedBy says what in the snapshot shows a scheduler serving name ("" when
+// nothing does): a pod on a node that names it, or Volcano's objects for
+// "volcano". notOurs leaves out the pods bind bound (bind.BoundByAnnotation):
+// they show that bind serves the name, not another scheduler.
+func servedBy(snap *schedule.Snapshot, name string, notOurs bool) string {
+	if snap == nil {
+		return ""
+	}
 	if name == "volcano" && (len(snap.Queues) > 0 || slices.ContainsFunc(snap.PodGroups, func(u *unstructured.Unstructured) bool {
 		return u.GroupVersionKind().Group == schedule.VolcanoGroup
 	})) {
-		return true
+		return "the cluster serves Volcano: it has Volcano's Queues or PodGroups"
 	}
 	for _, list := range [][]*corev1.Pod{snap.Pods, snap.SucceededPods} {
 		for _, pod := range list {
-			if pod.Spec.NodeName != "" && cmp.Or(pod.Spec.SchedulerName, corev1.DefaultSchedulerName) == name {
-				return true
+			if pod.Spec.NodeName == "" || cmp.Or(pod.Spec.SchedulerName, corev1.DefaultSchedulerName) != name {
+				continue
 			}
+			if notOurs && pod.Annotations[bind.BoundByAnnotation] != "" {
+				continue
+			}
+			return fmt.Sprintf("pod %s/%s on node %s names it and was not bound by kubectl-gang", pod.Namespace, pod.Name, pod.Spec.NodeName)
 		}
 	}
-	return false
+	return ""
+}
+
+// configName names the scheduler configuration the profiles come from.
+func (f *SchedulerFlags) configName() string {
+	if f.ConfigFile != "" {
+		return f.ConfigFile
+	}
+	return "the built-in configuration (kube-scheduler's default profile)"
 }
 
 // profileFor picks the profile for pods (placeOptions); standIn is the
@@ -179,10 +225,6 @@ func (f *SchedulerFlags) profileFor(pods []*corev1.Pod) (opts gang.PlaceOptions,
 		}
 		names = append(names, strconv.Quote(p.Name))
 	}
-	config := "the built-in configuration (kube-scheduler's default profile)"
-	if f.ConfigFile != "" {
-		config = f.ConfigFile
-	}
 	return opts, []string{fmt.Sprintf("the pods' schedulerName is %q, which no profile of %s names (it has %s): kube-scheduler run with it leaves them to another scheduler, and they stay Pending if none serves that name; placed with profile %q as a stand-in for that scheduler (--profile chooses another)",
-		name, config, strings.Join(names, ", "), opts.Profile.Name)}, name
+		name, f.configName(), strings.Join(names, ", "), opts.Profile.Name)}, name
 }

@@ -8,6 +8,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 func TestSchedulerConfigErrors(t *testing.T) {
@@ -181,6 +186,77 @@ func TestOtherSchedulersConfigurations(t *testing.T) {
 			}
 			if tt.wantNotEvaluated != "" && !strings.Contains(out, tt.wantNotEvaluated) {
 				t.Errorf("the plan does not say what was not evaluated:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestBindIsTheSchedulerOfItsPods: bind places pods whose schedulerName no
+// profile names with the profile place would stand in (so the plans are the
+// same), says so in a note, and never marks the plan unevaluated for it (issue
+// #41: an unwatched name is how a gang is handed to an external binder); it
+// warns only when a pod on a node that bind did not bind names the
+// scheduler, or the name is Volcano's on a cluster that serves Volcano.
+func TestBindIsTheSchedulerOfItsPods(t *testing.T) {
+	f := &SchedulerFlags{}
+	if err := f.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	pending := func(scheduler string) []*corev1.Pod {
+		return []*corev1.Pod{{Spec: corev1.PodSpec{SchedulerName: scheduler}}}
+	}
+	onNode := func(name, scheduler string, ours bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}, Spec: corev1.PodSpec{NodeName: "node-1", SchedulerName: scheduler}}
+		if ours {
+			p.Annotations = map[string]string{bind.BoundByAnnotation: bind.BoundByValue}
+		}
+		return p
+	}
+	volcanoQueue := &unstructured.Unstructured{}
+	volcanoQueue.SetAPIVersion(schedule.VolcanoGroup + "/v1beta1")
+	volcanoQueue.SetKind("Queue")
+	const note = `no profile of the built-in configuration (kube-scheduler's default profile) is named after the pods' schedulerName %q: bind is their scheduler and places them with profile "default-scheduler" (--profile chooses another)`
+	for _, tt := range []struct {
+		name        string
+		snap        *schedule.Snapshot
+		pods        []*corev1.Pod
+		wantNote    string
+		wantWarning string
+	}{
+		{"kube-scheduler's own name: nothing to say", &schedule.Snapshot{}, pending(""), "", ""},
+		{"a name nothing serves", &schedule.Snapshot{}, pending("gang-test"), fmt.Sprintf(note, "gang-test"), ""},
+		{"pods bind bound before", &schedule.Snapshot{Pods: []*corev1.Pod{onNode("earlier", "gang-test", true)}}, pending("gang-test"), fmt.Sprintf(note, "gang-test"), ""},
+		{"a pod another scheduler bound", &schedule.Snapshot{Pods: []*corev1.Pod{onNode("earlier", "gang-test", true), onNode("theirs", "gang-test", false)}}, pending("gang-test"),
+			fmt.Sprintf(note, "gang-test"), `another scheduler may serve schedulerName "gang-test" (pod ml/theirs on node node-1 names it and was not bound by kubectl-gang)`},
+		{"another name's pods do not count", &schedule.Snapshot{Pods: []*corev1.Pod{onNode("theirs", "other", false)}}, pending("gang-test"), fmt.Sprintf(note, "gang-test"), ""},
+		{"Volcano's name where Volcano runs", &schedule.Snapshot{Queues: []*unstructured.Unstructured{volcanoQueue}}, pending("volcano"),
+			fmt.Sprintf(note, "volcano"), `another scheduler may serve schedulerName "volcano" (the cluster serves Volcano`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts, gotNote, warnings := f.bindPlaceOptions(tt.snap, tt.pods)
+			if opts.Profile.Name != "default-scheduler" {
+				t.Errorf("profile %q, want default-scheduler", opts.Profile.Name)
+			}
+			if why := opts.Profile.NotEvaluated(); why != "" {
+				t.Errorf("the plan is not evaluated: %s", why)
+			}
+			if gotNote != tt.wantNote {
+				t.Errorf("note %q\nwant %q", gotNote, tt.wantNote)
+			}
+			switch {
+			case tt.wantWarning == "" && len(warnings) > 0:
+				t.Errorf("warnings %q, want none", warnings)
+			case tt.wantWarning != "" && (len(warnings) != 1 || !strings.HasPrefix(warnings[0], tt.wantWarning)):
+				t.Errorf("warnings %q, want one starting %q", warnings, tt.wantWarning)
+			}
+			// place of the same pods: the same profile, and the
+			// unserved name is not evaluated there.
+			placeOpts, _ := f.placeOptions(tt.snap, tt.pods)
+			if placeOpts.Profile.Name != opts.Profile.Name {
+				t.Errorf("place uses profile %q, bind %q", placeOpts.Profile.Name, opts.Profile.Name)
+			}
+			if unserved := tt.wantNote != "" && !servedName(tt.snap, tt.pods[0].Spec.SchedulerName); unserved != (placeOpts.Profile.NotEvaluated() != "") {
+				t.Errorf("place: unserved %v, not evaluated %q", unserved, placeOpts.Profile.NotEvaluated())
 			}
 		})
 	}

@@ -170,20 +170,29 @@ func TestGangBindConcurrent(t *testing.T) {
 		// fit is how many of the gangs fit together.
 		fit    int
 		rounds int
+		// scheduler is the members' schedulerName: a name no scheduler
+		// serves is how a gang is handed to bind (issue #41).
+		scheduler string
 	}{
-		{"two gangs, room for one", 4, 8, 2, 1, 6},
-		{"two gangs, room for both", 8, 8, 2, 2, 4},
-		{"three gangs, room for two", 8, 8, 3, 2, 4},
+		{"two gangs, room for one", 4, 8, 2, 1, 6, ""},
+		{"two gangs, room for both", 8, 8, 2, 2, 4, ""},
+		{"three gangs, room for two", 8, 8, 3, 2, 4, ""},
+		{"two gangs of their own scheduler, room for one", 4, 8, 2, 1, 6, "gang-test"},
+		{"three gangs of their own scheduler, room for two", 8, 8, 3, 2, 4, "gang-test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for round := range tc.rounds {
-				f := newGangFixture(t, fmt.Sprintf("bind-conc-%d-%d-%d", tc.gangs, tc.fit, round))
+				f := newGangFixture(t, fmt.Sprintf("bind-conc-%d-%d-%d%s", tc.gangs, tc.fit, round, tc.scheduler))
 				f.nodes(tc.nodes)
 				var names []string
 				for g := range tc.gangs {
 					name := fmt.Sprintf("g%d", g)
 					names = append(names, name)
-					f.halfGang(name, tc.members)
+					if tc.scheduler == "" {
+						f.halfGang(name, tc.members)
+					} else {
+						f.ownSchedulerGang(name, tc.members, tc.scheduler)
+					}
 				}
 				// Each starts 0-200 ms after the one before.
 				offsets := make([]time.Duration, tc.gangs)
@@ -206,6 +215,11 @@ func TestGangBindConcurrent(t *testing.T) {
 				bound := 0
 				for g, name := range names {
 					r, got := runs[g], f.boundCount(name, tc.members)
+					// The gang bound first marked its pods as bind's:
+					// no run takes them for another scheduler's.
+					if tc.scheduler != "" && strings.Contains(r.stderr, "another scheduler may serve") {
+						t.Errorf("round %d: %s warns of another scheduler where only bind binds:\n%s", round, name, r.stderr)
+					}
 					switch {
 					case r.code == cmd.ExitOK && r.report.Verdict == "Bound" && got == tc.members:
 						bound++

@@ -57,6 +57,13 @@ type bindJSON struct {
 // and decodes the report; anything but a report fails the test.
 func (f *gangFixture) bind(kubeconfig string, args ...string) (int, bindJSON) {
 	f.t.Helper()
+	code, r, _ := f.bindWithStderr(kubeconfig, args...)
+	return code, r
+}
+
+// bindWithStderr is bind, with what the run said on stderr.
+func (f *gangFixture) bindWithStderr(kubeconfig string, args ...string) (int, bindJSON, string) {
+	f.t.Helper()
 	if kubeconfig == "" {
 		kubeconfig = env.Kubeconfig
 	}
@@ -68,7 +75,7 @@ func (f *gangFixture) bind(kubeconfig string, args ...string) (int, bindJSON) {
 	if r.Kind != "BindReport" {
 		f.t.Fatalf("kind %q, want BindReport", r.Kind)
 	}
-	return code, r
+	return code, r, stderr
 }
 
 // boundNodes reads the pods back: pod name -> node ("" when unbound,
@@ -163,6 +170,81 @@ func TestGangBindNativePodGroup(t *testing.T) {
 	code, r = f.bind("", "podgroup/trio")
 	if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 3 {
 		t.Errorf("second bind: exit %d, report %+v; want 0, Bound, 3 already bound", code, r)
+	}
+}
+
+// ownSchedulerGang makes a native PodGroup name of members pods of half a
+// node each, all needed, whose schedulerName is scheduler: the usual way to
+// hand a gang to an external binder is a name no running scheduler watches.
+func (f *gangFixture) ownSchedulerGang(name string, members int, scheduler string) {
+	f.t.Helper()
+	f.nativePodGroup(name, int32(members))
+	for i := range members {
+		pod := f.pod(fmt.Sprintf("%s-%d", name, i), halfNode).PodGroup(name).Obj()
+		pod.Spec.SchedulerName = scheduler
+		f.create(pod)
+	}
+}
+
+// bindNote is the line bind writes once when it stands in for the pods'
+// schedulerName.
+func bindNote(scheduler string) string {
+	return fmt.Sprintf("Note: no profile of the built-in configuration (kube-scheduler's default profile) is named after the pods' schedulerName %q: bind is their scheduler and places them with profile \"default-scheduler\" (--profile chooses another)\n", scheduler)
+}
+
+// A gang whose schedulerName no scheduler serves is the gang bind exists
+// for (issue #41): place says the pods stay Pending unless something binds
+// them (not verified, exit 3); bind is that something. It says once which
+// profile it places them with, passes the server's dry run, binds every
+// member and marks each as bound by kubectl-gang, so that the next gang of
+// that name is bound without a warning; a pod another scheduler bound under
+// that name (here bound by hand) makes the next bind warn, and still bind.
+func TestGangBindOwnSchedulerName(t *testing.T) {
+	const scheduler = "gang-test"
+	f := newGangFixture(t, "bind-own-scheduler")
+	f.nodes(6)
+	f.ownSchedulerGang("g0", 8, scheduler)
+
+	code, out, _ := f.run("place", "podgroup/g0", "-o", "json")
+	if want := fmt.Sprintf("no scheduler is known to serve schedulerName %q", scheduler); code != cmd.ExitNo || !strings.Contains(out, `"verdict": "Placed"`) || !strings.Contains(out, want) {
+		t.Errorf("place: exit %d, %s\nwant 3, Placed with %q not evaluated", code, out, want)
+	}
+
+	code, r, stderr := f.bindWithStderr("", "podgroup/g0", "--dry-run=server")
+	if code != cmd.ExitOK || r.Verdict != "DryRun" || stderr != bindNote(scheduler) {
+		t.Fatalf("--dry-run=server: exit %d, report %+v, stderr %q; want 0, DryRun and the note alone", code, r, stderr)
+	}
+	code, r, stderr = f.bindWithStderr("", "podgroup/g0")
+	if code != cmd.ExitOK || r.Verdict != "Bound" || r.BoundMembers != 8 || stderr != bindNote(scheduler) {
+		t.Fatalf("bind: exit %d, report %+v, stderr %q; want 0, Bound 8 and the note alone", code, r, stderr)
+	}
+	if got := f.boundCount("g0", 8); got != 8 {
+		t.Fatalf("%d of 8 members bound on the server", got)
+	}
+	for i := range 8 {
+		pod, err := env.Clientset().CoreV1().Pods(f.ns).Get(f.ctx, fmt.Sprintf("g0-%d", i), metav1.GetOptions{})
+		f.must(err)
+		if pod.Annotations[bind.BoundByAnnotation] != bind.BoundByValue {
+			t.Errorf("%s: annotations %v, want %s=%s (the Binding's, copied by the server)", pod.Name, pod.Annotations, bind.BoundByAnnotation, bind.BoundByValue)
+		}
+	}
+
+	// The pods bind bound show that bind serves the name: no warning.
+	f.ownSchedulerGang("g1", 2, scheduler)
+	code, r, stderr = f.bindWithStderr("", "podgroup/g1")
+	if code != cmd.ExitOK || r.Verdict != "Bound" || stderr != bindNote(scheduler) {
+		t.Fatalf("second gang: exit %d, report %+v, stderr %q; want 0, Bound and the note alone", code, r, stderr)
+	}
+
+	// A pod bound by someone else under that name: bind warns, and binds.
+	other := f.pod("theirs", halfNode).Node(f.ns + "-n5").Obj()
+	other.Spec.SchedulerName = scheduler
+	f.create(other)
+	f.ownSchedulerGang("g2", 1, scheduler)
+	code, r, stderr = f.bindWithStderr("", "podgroup/g2")
+	wantWarning := fmt.Sprintf("Warning: another scheduler may serve schedulerName %q (pod %s/theirs on node %s-n5 names it and was not bound by kubectl-gang)", scheduler, f.ns, f.ns)
+	if code != cmd.ExitOK || r.Verdict != "Bound" || !strings.HasPrefix(stderr, bindNote(scheduler)+wantWarning) || strings.Count(stderr, "\n") != 2 {
+		t.Fatalf("after another scheduler's pod: exit %d, report %+v, stderr %q; want 0, Bound, the note and the warning", code, r, stderr)
 	}
 }
 

@@ -395,12 +395,24 @@ func interrupted(ch <-chan struct{}) bool {
 
 func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
 
+// BoundByAnnotation marks the pods bind bound. A Binding's annotations are
+// merged into its pod by the API server (BindingREST.setPodNodeAndMetadata),
+// so the pod carries it from the moment it is bound; bind reads it to tell
+// the pods it bound from another scheduler's of the same schedulerName
+// (docs/design.md#binding-a-gang).
+const BoundByAnnotation = "kubectl-gang.github.io/bound-by"
+
+// BoundByValue is BoundByAnnotation's value.
+const BoundByValue = "kubectl-gang"
+
 // binding is what kube-scheduler's DefaultBinder sends: the pod's UID is a
-// precondition, so a pod recreated under the same name is never bound.
+// precondition, so a pod recreated under the same name is never bound. It
+// also marks the pod as bound by this tool (BoundByAnnotation).
 func binding(a gang.Assignment) *corev1.Binding {
 	return &corev1.Binding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: a.Pod.Namespace, Name: a.Pod.Name, UID: a.Pod.UID},
-		Target:     corev1.ObjectReference{Kind: "Node", Name: a.Node},
+		ObjectMeta: metav1.ObjectMeta{Namespace: a.Pod.Namespace, Name: a.Pod.Name, UID: a.Pod.UID,
+			Annotations: map[string]string{BoundByAnnotation: BoundByValue}},
+		Target: corev1.ObjectReference{Kind: "Node", Name: a.Node},
 	}
 }
 
