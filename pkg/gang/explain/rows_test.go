@@ -119,6 +119,21 @@ func TestExplainLeadsWithDevicePluginRepair(t *testing.T) {
 		"the device plugin on g2 reports 0 allocatable of 8 nvidia.com/gpu: repair that node", "then it fits on g2")
 }
 
+// Issue #41: a node that has just registered reports capacity but no
+// allocatable yet. It is no device plugin fault (and explain crashed on it
+// restoring a nil map): the repair is not suggested for it.
+func TestExplainNodeWithoutAllocatableIsNoDevicePluginFault(t *testing.T) {
+	snap, pod := rowsDevicePlugin()
+	snap.Nodes[2].Status.Allocatable = nil
+	e, err := Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(kinds(e.Suggestions), SuggestRepairDevicePlugin) {
+		t.Errorf("suggestions %v: want no device plugin repair for a node with no allocatable", kinds(e.Suggestions))
+	}
+}
+
 // Issue #27, toleration value "true" against taint gpu=present: the near
 // miss is named and the corrected toleration, proven by placing again, leads.
 func TestExplainLeadsWithTolerationNearMiss(t *testing.T) {

@@ -43,7 +43,13 @@ func isExtended(name corev1.ResourceName) bool {
 
 // lostDevices lists, per extended resource pod requests, how far the node's
 // allocatable is below its capacity.
+// A node with no allocatable at all has not reported it yet (it has just
+// registered): nothing shows a device plugin fault there, and the warning
+// that names such nodes says why no pod fits them.
 func lostDevices(node *corev1.Node, req map[corev1.ResourceName]int64) []LostDevices {
+	if node.Status.Allocatable == nil {
+		return nil
+	}
 	var out []LostDevices
 	for _, name := range slices.Sorted(func(yield func(corev1.ResourceName) bool) {
 		for n := range req {
