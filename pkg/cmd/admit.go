@@ -34,8 +34,10 @@ var admitLong = templates.LongDesc(`
 	that removes GATE from no member (no member carries it: a misspelt gate,
 	or a gang released already) warns and exits 3.
 
-	Exit code 0 when admitted (and, with --ungate, released), 3 when rejected
-	or when --ungate released nothing.`)
+	The verdict is Admitted, Rejected (a check failed) or Unverified (none
+	failed, but one could not be evaluated: unknown is neither a pass nor a
+	refusal). Exit code 0 when admitted (and, with --ungate, released), 3 when
+	rejected, unverified, or when --ungate released nothing.`)
 
 var admitExample = templates.Examples(`
 	# Would this gang be admitted?

@@ -112,7 +112,7 @@ func TestOneVerdictPerQuestion(t *testing.T) {
 		{"members not created", []string{"-l", "app=mpi", "--min-member", "3", "-n", "ml"},
 			answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Unschedulable"}, answer{ExitNo, "Rejected"}, "no: one member does not exist"},
 		{"not evaluated", []string{"-l", "app=claim", "--min-member", "1", "-n", "ml"},
-			answer{ExitNo, "Placed"}, answer{ExitNo, "Unverified"}, answer{ExitNo, "Rejected"}, "not a yes: the claim is not evaluated"},
+			answer{ExitNo, "Placed"}, answer{ExitNo, "Unverified"}, answer{ExitNo, "Unverified"}, "not a yes: the claim is not evaluated"},
 		{"missing PodGroup", []string{"podgroup/none", "-n", "ml"},
 			answer{ExitUsage, ""}, answer{ExitUsage, ""}, answer{ExitUsage, ""}, "bad input"},
 	}

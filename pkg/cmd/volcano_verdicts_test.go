@@ -145,7 +145,7 @@ func TestVolcanoVerdicts(t *testing.T) {
 		{"a task that cannot fit", "psbig", true, ExitNo, no("minTaskMember not met (ps: 0 of 1)")},
 		{"fits", "fits", true, ExitOK, []string{"Placed", "Schedulable", "Admitted", "placed"}},
 		// Without Queues the queue's state and share are unknown: not a plain yes.
-		{"fits, no Queues", "fits", false, ExitNo, []string{"Placed", "Unverified", "Rejected", "Volcano Queues"}},
+		{"fits, no Queues", "fits", false, ExitNo, []string{"Placed", "Unverified", "Unverified", "Volcano Queues"}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

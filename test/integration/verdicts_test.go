@@ -136,7 +136,7 @@ func TestGangOneVerdictQuota(t *testing.T) {
 	for _, tc := range []struct{ verb, jsonpath, want string }{
 		{"place", "{.verdict} {.notEvaluated}", `Placed ["` + unknown + `"]`},
 		{"explain", "{.verdict} {.notEvaluated}", `Unverified ["` + unknown + `"]`},
-		{"admit", `{.verdict} {.checks[?(@.name=="ResourceQuota")].result}`, "Rejected NotEvaluated"},
+		{"admit", `{.verdict} {.checks[?(@.name=="ResourceQuota")].result}`, "Unverified NotEvaluated"},
 	} {
 		code, out, stderr := f.runImpersonating(user, tc.verb, "-f", within, "-o", "jsonpath="+tc.jsonpath)
 		if code != cmd.ExitNo || out != tc.want || !strings.Contains(stderr, "cannot list resourcequotas") {

@@ -477,7 +477,8 @@ type Domain struct {
 // Admission is what admit prints with -o json|yaml (kind Admission).
 type Admission struct {
 	Gang GangRef `json:"gang"`
-	// Verdict is Admitted or Rejected, the field every kind of this
+	// Verdict is Admitted, Rejected (a check failed) or Unverified (none
+	// failed, one could not be evaluated), the field every kind of this
 	// version answers with (Placement, Explanation, BindReport), so that
 	// one jsonpath reads any verb's answer; Admitted says the same as a
 	// bool and stays (the contract adds fields, never renames them).

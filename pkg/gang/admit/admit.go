@@ -52,8 +52,12 @@ type Verdict string
 const (
 	// VerdictAdmitted: every check passed (exit 0).
 	VerdictAdmitted Verdict = "Admitted"
-	// VerdictRejected: at least one check failed or could not be evaluated (exit 3).
+	// VerdictRejected: at least one check failed (exit 3).
 	VerdictRejected Verdict = "Rejected"
+	// VerdictUnverified: no check failed, but at least one could not be
+	// evaluated (exit 3): unknown is not a pass, nor a refusal
+	// (docs/design.md#one-verdict-per-question).
+	VerdictUnverified Verdict = "Unverified"
 )
 
 // Admission is the gang admission decision.
@@ -141,13 +145,23 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	}
 	a.Checks = append(a.Checks, placement)
 
-	a.Verdict = VerdictAdmitted
-	for _, c := range a.Checks {
-		if !c.Result.Passes() {
-			a.Verdict = VerdictRejected
+	a.Verdict = verdictOf(a.Checks)
+	return a, nil
+}
+
+// verdictOf is the admission verdict of the checks: Rejected when one
+// failed, else Unverified when one could not be evaluated, else Admitted.
+func verdictOf(checks []Check) Verdict {
+	v := VerdictAdmitted
+	for _, c := range checks {
+		switch {
+		case c.Result == ResultFailed:
+			return VerdictRejected
+		case !c.Result.Passes():
+			v = VerdictUnverified
 		}
 	}
-	return a, nil
+	return v
 }
 
 // notEvaluated is a check whose inputs could not be read: unknown is not a

@@ -31,14 +31,16 @@ func TestVolcanoGangWithoutQueues(t *testing.T) {
 		queues     []*unstructured.Unstructured
 		want       Result
 		admitted   bool
+		verdict    Verdict
 	}{
 		// Without Queues the queue's state and share are unknown: never a
 		// plain yes (issue #24); what needs no Queue (overcommit) is still
 		// checked (TestVolcanoOvercommitWithoutQueues).
-		{"no Queues in the snapshot", false, nil, ResultSkipped, false},
-		{"Queues may not be listed", true, nil, ResultSkipped, false},
-		{"another queue only", false, []*unstructured.Unstructured{volcanoQueue("other")}, ResultFailed, false},
-		{"the default queue", false, []*unstructured.Unstructured{volcanoQueue("default")}, ResultPassed, true},
+		// Not evaluated is no refusal either (issue #41): Unverified.
+		{"no Queues in the snapshot", false, nil, ResultSkipped, false, VerdictUnverified},
+		{"Queues may not be listed", true, nil, ResultSkipped, false, VerdictUnverified},
+		{"another queue only", false, []*unstructured.Unstructured{volcanoQueue("other")}, ResultFailed, false, VerdictRejected},
+		{"the default queue", false, []*unstructured.Unstructured{volcanoQueue("default")}, ResultPassed, true, VerdictAdmitted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := *snap
@@ -60,8 +62,8 @@ func TestVolcanoGangWithoutQueues(t *testing.T) {
 					queue = &a.Checks[i]
 				}
 			}
-			if queue == nil || queue.Result != tc.want || a.Admitted() != tc.admitted {
-				t.Errorf("queue check %+v, admitted %v; want %s and admitted %v", queue, a.Admitted(), tc.want, tc.admitted)
+			if queue == nil || queue.Result != tc.want || a.Admitted() != tc.admitted || a.Verdict != tc.verdict {
+				t.Errorf("queue check %+v, admitted %v (%s); want %s and admitted %v (%s)", queue, a.Admitted(), a.Verdict, tc.want, tc.admitted, tc.verdict)
 			}
 			if tc.want == ResultSkipped && (queue.Reason != "NotEvaluated" || queue.Message == "") {
 				t.Errorf("queue check %+v, want it marked NotEvaluated with why", queue)
@@ -111,5 +113,25 @@ func TestNativePriorityMismatchRejected(t *testing.T) {
 	}
 	if !strings.Contains(check.Message, "spec.priorityClassName") {
 		t.Errorf("message %q does not say the fix", check.Message)
+	}
+}
+
+// TestVerdictOfTheChecks: a failed check rejects whatever else could not be
+// evaluated; a check not evaluated, with none failed, is Unverified, never
+// Rejected (issue #41); skipped and passed checks admit.
+func TestVerdictOfTheChecks(t *testing.T) {
+	c := func(r Result) Check { return Check{Result: r} }
+	for _, tt := range []struct {
+		checks []Check
+		want   Verdict
+	}{
+		{[]Check{c(ResultPassed), c(ResultSkipped)}, VerdictAdmitted},
+		{[]Check{c(ResultPassed), c(ResultNotEvaluated)}, VerdictUnverified},
+		{[]Check{c(ResultNotEvaluated), c(ResultFailed)}, VerdictRejected},
+		{[]Check{c(ResultFailed), c(ResultNotEvaluated)}, VerdictRejected},
+	} {
+		if got := verdictOf(tt.checks); got != tt.want {
+			t.Errorf("verdictOf(%v) = %s, want %s", tt.checks, got, tt.want)
+		}
 	}
 }
