@@ -202,5 +202,10 @@ func asInputError(err error) error {
 	if errors.As(err, &exit) {
 		return err
 	}
+	if nf := (*gang.NotFoundError)(nil); errors.As(err, &nf) && nf.Unread() {
+		// It may exist: not bad input but a question the snapshot cannot
+		// answer (issue #42), exit 3 as for anything not evaluated.
+		return &exitError{code: ExitNo, err: err}
+	}
 	return &exitError{code: ExitUsage, err: err}
 }

@@ -274,7 +274,7 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 	}
 	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
 	if err != nil && pod != nil {
-		if why, _ := gang.HeldForGroup(snap, pod); why != "" {
+		if why, _, _ := gang.HeldForGroup(snap, pod); why != "" {
 			// A pod whose PodGroup does not exist is held pending by its
 			// scheduler: explain.Pod says so as a verdict.
 			return snap, nil, pod, nil

@@ -20,10 +20,23 @@ type NotFoundError struct {
 	Selector string
 	// Hint completes the message; may be empty.
 	Hint string
+	// Unreadable names the kinds it could be of that the live read was
+	// refused the list of where it would be ("podgroups.scheduling.k8s.io"):
+	// then its absence is unknown, not "not found" (issue #42), and the
+	// error says it could not be read.
+	Unreadable []string
 }
+
+// Unread reports whether the object may exist but could not be read.
+func (e *NotFoundError) Unread() bool { return len(e.Unreadable) > 0 }
 
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
+	if e.Unread() {
+		fmt.Fprintf(&b, "%s %q in namespace %q could not be read: the list of %s was refused, so whether it exists is unknown",
+			e.Resource, e.Name, e.Namespace, strings.Join(e.Unreadable, ", "))
+		return b.String()
+	}
 	if e.Selector != "" || e.Name == "" {
 		fmt.Fprintf(&b, "no %s match selector %q", e.Resource, e.Selector)
 	} else {

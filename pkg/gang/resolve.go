@@ -55,7 +55,8 @@ func ResolvePodGroup(snap *schedule.Snapshot, ref Ref) (*Gang, error) {
 		if ref.Group != "" {
 			resource += "." + ref.Group
 		}
-		return nil, &NotFoundError{Resource: resource, Namespace: ref.Namespace, Name: ref.Name, Hint: podGroupHint(snap, ref)}
+		return nil, &NotFoundError{Resource: resource, Namespace: ref.Namespace, Name: ref.Name, Hint: podGroupHint(snap, ref),
+			Unreadable: unreadPodGroups(snap, ref)}
 	case 1:
 	default:
 		amb := &AmbiguousError{Namespace: ref.Namespace, Name: ref.Name}
@@ -92,6 +93,18 @@ func membersOf(pods []*corev1.Pod, src Source, namespace, name string) []*corev1
 	for _, pod := range pods {
 		if pod.Namespace == namespace && GroupNameOf(pod, src) == name {
 			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// unreadPodGroups names the PodGroup kinds ref may be of (its group's, or
+// every source's) that the snapshot could not read in ref's namespace.
+func unreadPodGroups(snap *schedule.Snapshot, ref Ref) []string {
+	var out []string
+	for _, group := range PodGroupGroups() {
+		if resource := "podgroups." + group; (ref.Group == "" || ref.Group == group) && !snap.CanRead(resource, ref.Namespace) {
+			out = append(out, resource)
 		}
 	}
 	return out

@@ -71,24 +71,31 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 // waits for; "" when the pod names no PodGroup or one that exists. Each gang scheduler holds such a pod
 // until the group is created (kube-scheduler's GangScheduling at PreEnqueue,
 // Coscheduling at Permit): a verdict, not bad input (docs/design.md#gangs).
-func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (string, Ref) {
+// unread is set when the group's kind could not be read (its list was
+// refused): then nobody knows whether it exists, and the reason says so.
+func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (why string, group Ref, unread bool) {
 	var first *Ref
+	var firstErr *NotFoundError
 	for _, ref := range GroupsOf(pod) {
 		_, err := ResolvePodGroup(snap, ref)
 		var nf *NotFoundError
 		if !errors.As(err, &nf) {
-			return "", Ref{}
+			return "", Ref{}, false
 		}
 		if first == nil {
-			first = &ref
+			first, firstErr = &ref, nf
 		}
 	}
 	if first == nil {
-		return "", Ref{}
+		return "", Ref{}, false
+	}
+	if firstErr.Unread() {
+		return fmt.Sprintf("its PodGroup podgroups.%s/%s in namespace %s could not be read (the list of %s was refused), so whether it exists, and what its gang needs, are not evaluated",
+			first.Group, first.Name, first.Namespace, strings.Join(firstErr.Unreadable, ", ")), *first, true
 	}
 	src, _ := SourceOfGroup(first.Group)
 	return fmt.Sprintf("%s: its PodGroup podgroups.%s/%s does not exist in namespace %s, and the pod stays pending until it is created",
-		rulesOf(src).held(first.Name), first.Group, first.Name, first.Namespace), *first
+		rulesOf(src).held(first.Name), first.Group, first.Name, first.Namespace), *first, false
 }
 
 func joinHints(hints ...string) string {

@@ -328,3 +328,35 @@ func TestReadRightsRequiredKinds(t *testing.T) {
 	code, out, stderr = runCLI(t, "", "snapshot", "--kubeconfig", kubeconfig)
 	wantErrorLine(t, cmd.ExitError, code, out, stderr, "error: cannot list namespaces, nodes, pods, priorityclasses.scheduling.k8s.io (")
 }
+
+// A user who may list pods but not native PodGroups (issue #42): the pods
+// name a PodGroup the snapshot could not read, which is "could not be read"
+// (not evaluated, exit 3), never "does not exist, create it".
+func TestReadRightsPodGroups(t *testing.T) {
+	f := newGangFixture(t, "rr-podgroups")
+	f.nodes(2)
+	f.nativePodGroup("g3", 3)
+	for i := range 3 {
+		f.create(f.pod(fmt.Sprintf("g3-%d", i), halfNode).PodGroup("g3").Obj())
+	}
+	kubeconfig := f.reader("no-podgroups", coreReader, map[string][]rbacv1.PolicyRule{f.ns: namespaceReader("podgroups.scheduling.k8s.io")})
+	const unread = "could not be read (the list of podgroups.scheduling.k8s.io was refused)"
+
+	code, out, stderr := f.runAs(kubeconfig, "explain", "pod/g3-0", "-o", "json")
+	var v verdictJSON
+	decodeVerdict(t, code, out, stderr, &v)
+	if code != cmd.ExitNo || v.Verdict != "Unverified" || len(v.NotEvaluated) != 1 || !strings.Contains(v.NotEvaluated[0], unread) {
+		t.Errorf("explain pod/g3-0: exit %d, verdict %s, not evaluated %q; want 3, Unverified: the PodGroup %s", code, v.Verdict, v.NotEvaluated, unread)
+	}
+	if strings.Contains(out, "create podgroups") || strings.Contains(out, "does not exist") {
+		t.Errorf("explain pod/g3-0 tells the user to create a PodGroup it could not read:\n%s", out)
+	}
+	if !strings.Contains(stderr, "cannot list podgroups.scheduling.k8s.io in every namespace (Forbidden), nor in namespace(s) "+f.ns) {
+		t.Errorf("stderr %q does not say PodGroups could not be listed", stderr)
+	}
+
+	for _, verb := range []string{"explain", "place", "admit"} {
+		code, out, stderr := f.runAs(kubeconfig, verb, "podgroup/g3")
+		wantErrorLine(t, cmd.ExitNo, code, out, stderr, `error: podgroups "g3" in namespace "`+f.ns+`" could not be read: the list of podgroups.scheduling.k8s.io was refused, so whether it exists is unknown`)
+	}
+}

@@ -218,7 +218,13 @@ func Pod(ctx context.Context, snap *schedule.Snapshot, pod *corev1.Pod, opts Opt
 		e.Message = fmt.Sprintf("pod %s/%s is bound to node %s", pod.Namespace, pod.Name, pod.Spec.NodeName)
 		return e, nil
 	}
-	if why, group := gang.HeldForGroup(snap, pod); why != "" {
+	if why, group, unread := gang.HeldForGroup(snap, pod); unread {
+		// Not "create it": it may exist (issue #42).
+		e.Verdict = VerdictUnverified
+		e.Message = fmt.Sprintf("pod %s/%s: %s", pod.Namespace, pod.Name, why)
+		e.NotEvaluated = []string{why}
+		return e, nil
+	} else if why != "" {
 		e.Verdict = VerdictUnschedulable
 		e.Message = why
 		e.Suggestions = []Suggestion{{Kind: SuggestCreatePodGroup, Message: fmt.Sprintf(

@@ -179,7 +179,7 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 	}
 	if l.Gang == nil && l.Group != "" {
 		l.Verdict, l.Outcome = VerdictUnschedulable, OutcomeHeld
-		l.Reason, _ = gang.HeldForGroup(sim.initial.snap, l.Pod)
+		l.Reason, _, _ = gang.HeldForGroup(sim.initial.snap, l.Pod)
 		return nil
 	}
 	source, pods := l.pendingPods()

@@ -321,3 +321,29 @@ func TestExplainLeadsWithNearMisses(t *testing.T) {
 		})
 	}
 }
+
+// Issue #42: the pod's PodGroup kind could not be listed (a user who may
+// list pods but not PodGroups): whether the group exists is unknown, so the
+// answer is not evaluated, never "create it"; where the list was allowed in
+// the pod's namespace, a missing group is missing again.
+func TestExplainPodOfUnreadPodGroup(t *testing.T) {
+	pod := testutil.MakePod().Namespace("ml").Name("g3-0").Req(testutil.Res{"cpu": "1"}).PodGroup("g3").Obj()
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1), Pods: []*corev1.Pod{pod},
+		Unreadable: []string{"podgroups.scheduling.k8s.io"}}
+	e, err := Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const unread = "its PodGroup podgroups.scheduling.k8s.io/g3 in namespace ml could not be read (the list of podgroups.scheduling.k8s.io was refused)"
+	if e.Verdict != VerdictUnverified || len(e.NotEvaluated) != 1 || !strings.HasPrefix(e.NotEvaluated[0], unread) || len(e.Suggestions) > 0 {
+		t.Errorf("verdict %s, not evaluated %q, suggestions %v; want Unverified, %q, none", e.Verdict, e.NotEvaluated, kinds(e.Suggestions), unread)
+	}
+	snap.ReadIn = map[string][]string{"podgroups.scheduling.k8s.io": {"ml"}}
+	e, err = Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictUnschedulable || !slices.Contains(kinds(e.Suggestions), SuggestCreatePodGroup) {
+		t.Errorf("read in ml: verdict %s, suggestions %v; want Unschedulable, CreatePodGroup", e.Verdict, kinds(e.Suggestions))
+	}
+}
