@@ -15,12 +15,15 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
@@ -223,6 +226,15 @@ func (m *builder) add(obj *unstructured.Unstructured) error {
 	if name == "" {
 		return fmt.Errorf("%s has no metadata.name", gvk.Kind)
 	}
+	// What the API server refuses of any object (issue #42): the pods it
+	// would make are checked one by one (addPod).
+	meta := field.NewPath("metadata")
+	if msgs := apivalidation.NameIsDNSSubdomain(name, false); len(msgs) > 0 {
+		return fmt.Errorf("%s: %w", what, field.Invalid(meta.Child("name"), name, msgs[0]))
+	}
+	if errs := metav1validation.ValidateLabels(obj.GetLabels(), meta.Child("labels")); len(errs) > 0 {
+		return fmt.Errorf("%s: %w", what, errs.ToAggregate())
+	}
 	k := kindOf(gvk)
 	if k == nil {
 		return fmt.Errorf("%s: kind %s of %s is not supported with -f; give %s", what, gvk.Kind, gvk.GroupVersion().String(), supported())
@@ -351,6 +363,11 @@ func (m *builder) addPod(pod *corev1.Pod) error {
 		return fmt.Errorf("pod %s/%s: spec.containers: Required value", pod.Namespace, pod.Name)
 	}
 	if errs := schedule.ValidateResources(pod); len(errs) > 0 {
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, errs.ToAggregate())
+	}
+	// Names, labels, selectors and the other fields the API server would
+	// refuse (issue #42): no verdict about a pod that cannot be created.
+	if errs := schedule.ValidateFields(pod); len(errs) > 0 {
 		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, errs.ToAggregate())
 	}
 	if m.podNames[pod.Name] {

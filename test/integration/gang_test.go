@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -1464,6 +1465,59 @@ func TestGangErrorIsTheOnlyLine(t *testing.T) {
 			}
 			if !strings.HasPrefix(stderr, "error: ") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("stderr is not one error line:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// The API server is the judge of what a pod may be (issue #42): for pods
+// with names, labels and placement fields it takes or refuses, `place -f`
+// refuses (exit 2, one line) exactly those the server's dry run refuses,
+// and places the others. Each case changes one field of a valid pod.
+func TestGangFieldValidationAgreesWithTheAPIServer(t *testing.T) {
+	f := newGangFixture(t, "field-validation")
+	f.nodes(1)
+	for _, tc := range []struct{ name, meta, spec string }{
+		{"valid", "", ""},
+		{"uppercase name", "name: Bad_Name", ""},
+		{"a name of 300 characters", "name: " + strings.Repeat("a", 300), ""},
+		{"a dotted name", "name: trainer-0.a", ""},
+		{"label value of 300 characters", "labels: {app: " + strings.Repeat("a", 300) + "}", ""},
+		{"label key with a prefix", "labels: {example.com/role: worker}", ""},
+		{"label key with two slashes", "labels: {a/b/c: x}", ""},
+		{"annotation key", `annotations: {"not a key": x}`, ""},
+		{"node affinity operator Near", "", "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}}"},
+		{"node affinity In without values", "", "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In}]}]}}}"},
+		{"preferred affinity with an invalid value", "", "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {matchExpressions: [{key: zone, operator: In, values: [a b]}]}}]}}"},
+		{"preferred affinity weight 0", "", "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}]}}"},
+		{"pod anti-affinity without a topology key", "", "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: x}}}]}}"},
+		{"toleration Equals", "", "tolerations: [{key: gpu, operator: Equals, value: x}]"},
+		{"toleration effect", "", "tolerations: [{key: gpu, operator: Exists, effect: NoScheduling}]"},
+		{"spread whenUnsatisfiable", "", "topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedul}]"},
+		{"spread maxSkew 0", "", "topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"},
+		{"node selector value", "", "nodeSelector: {zone: a/b}"},
+		{"any scheduler name", "", `schedulerName: "My Scheduler"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			meta := "name: p"
+			if strings.HasPrefix(tc.meta, "name:") {
+				meta = tc.meta
+			} else if tc.meta != "" {
+				meta += "\n  " + tc.meta
+			}
+			manifest := fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  %s\n  namespace: %s\nspec:\n  containers: [{name: c, image: x}]\n", meta, f.ns)
+			if tc.spec != "" {
+				manifest += "  " + tc.spec + "\n"
+			}
+			serverErr := f.dryRunCreate(manifest)
+			code, out, stderr := f.run("place", "-f", f.file("pod.yaml", manifest))
+			switch {
+			case serverErr != nil && !apierrors.IsInvalid(serverErr):
+				t.Fatalf("the server's dry run: %v", serverErr)
+			case serverErr != nil:
+				wantOneErrorLine(t, code, out, stderr)
+			case code != cmd.ExitOK && code != cmd.ExitNo:
+				t.Errorf("the server takes it; place: exit %d (not a verdict), stderr %q", code, stderr)
 			}
 		})
 	}
