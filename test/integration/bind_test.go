@@ -200,8 +200,10 @@ func bindNote(scheduler string) string {
 // that name is bound without a warning; a pod another scheduler bound under
 // that name (here bound by hand) makes the next bind warn, and still bind.
 func TestGangBindOwnSchedulerName(t *testing.T) {
-	const scheduler = "gang-test"
 	f := newGangFixture(t, "bind-own-scheduler")
+	// A name of this test's own: the snapshot is the whole test bed, where
+	// other tests bind pods of their own scheduler names.
+	scheduler := "binder-" + f.ns
 	f.nodes(6)
 	f.ownSchedulerGang("g0", 8, scheduler)
 
@@ -447,7 +449,9 @@ func TestGangBindRereadsByVersions(t *testing.T) {
 						mu.Unlock()
 					})
 				}
-				if r.Method == http.MethodGet && (r.URL.Path == "/api/v1/pods" || r.URL.Path == "/api/v1/nodes") {
+				// A list is its first page: the test bed's cluster holds
+				// the other tests' pods too, more than one page of them.
+				if r.Method == http.MethodGet && (r.URL.Path == "/api/v1/pods" || r.URL.Path == "/api/v1/nodes") && r.URL.Query().Get("continue") == "" {
 					mu.Lock()
 					if checked {
 						kind := "objects"
