@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,6 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
-
-	kubectlgang "github.com/kubectl-gang/kubectl-gang"
 )
 
 // DefaultSchedulerName is the profile kube-scheduler uses for pods that name no scheduler.
@@ -53,10 +52,16 @@ func (e *ConfigError) Error() string { return fmt.Sprintf("%s: %v", e.Source, e.
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// defaultProfileYAML is plugins.yaml: kube-scheduler v1.37's default profile
+// as a KubeSchedulerConfiguration, embedded in the binary.
+//
+//go:embed plugins.yaml
+var defaultProfileYAML []byte
+
 // DefaultProfile returns kube-scheduler v1.37's default profile, from the
 // embedded plugins.yaml.
 func DefaultProfile() (*Profile, error) {
-	profiles, err := parseConfig("plugins.yaml", kubectlgang.DefaultProfileYAML, nil)
+	profiles, err := parseConfig("plugins.yaml", defaultProfileYAML, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -164,7 +164,7 @@ func (s *Scheduler) WithAllFilters() (*Scheduler, error) {
 // DefaultPreemption minCandidateNodesPercentage becomes 100. kube-scheduler
 // stops at a tenth of the nodes (at least 100) for speed, which is no
 // semantic: a gang's what-if wants the cheapest victims anywhere
-// (docs/design.md#explain).
+// (docs/design.md#commands).
 func (s *Scheduler) WithEveryPreemptionCandidate() (*Scheduler, error) {
 	opts := s.opts
 	p := *s.profile

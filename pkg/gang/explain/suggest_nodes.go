@@ -18,7 +18,7 @@ import (
 
 // addNodes finds the smallest node shape that, added N times where the
 // gang was placed, lets it fit, and the smallest N. Only shapes the cluster
-// has are tried (docs/design.md#explain): those of nodes the blocked member
+// has are tried (docs/design.md#commands): those of nodes the blocked member
 // could use (rejected only for want of free resources, a cordon or a node
 // condition), from the smallest, those in the gang's domain first; a node
 // from another domain is added with the domain's label. Every count is
