@@ -131,3 +131,40 @@ func TestOneVerdictPerQuestion(t *testing.T) {
 		})
 	}
 }
+
+// A Job that names a Kueue LocalQueue is not a plain yes in any verb until
+// Kueue's admission is modelled (issue #39): Kueue keeps it suspended while
+// its ClusterQueue has no quota. The same Job without the label is a yes.
+func TestKueueWorkloadIsNoPlainYes(t *testing.T) {
+	const job = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+  namespace: ml-research
+  labels: {kueue.x-k8s.io/queue-name: team-a}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: "1", nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}
+`
+	unlabelled := strings.Replace(job, "  labels: {kueue.x-k8s.io/queue-name: team-a}\n", "", 1)
+	for _, tt := range []struct{ verb, jsonpath, want, plain string }{
+		{"place", "{.verdict} {.notEvaluated[0]}", "Placed metadata.labels[kueue.x-k8s.io/queue-name] (Job finetune: LocalQueue team-a): Kueue admits the workload first", "Placed "},
+		{"explain", "{.verdict} {.notEvaluated[0]}", "Unverified metadata.labels[kueue.x-k8s.io/queue-name] (Job finetune: LocalQueue team-a): Kueue admits the workload first", "Schedulable "},
+		{"admit", "{.verdict}", "Unverified", "Admitted"},
+	} {
+		code, out, stderr := run(t, job, tt.verb, "-f", "-", "--snapshot", exampleSnapshot, "-o", "jsonpath="+tt.jsonpath)
+		if code != ExitNo || !strings.HasPrefix(out, tt.want) {
+			t.Errorf("%s: exit %d, %q (stderr %q); want 3 and %q", tt.verb, code, out, stderr, tt.want)
+		}
+		code, out, stderr = run(t, unlabelled, tt.verb, "-f", "-", "--snapshot", exampleSnapshot, "-o", "jsonpath="+tt.jsonpath)
+		if code != ExitOK || out != tt.plain {
+			t.Errorf("%s without the queue label: exit %d, %q (stderr %q); want 0 and %q", tt.verb, code, out, stderr, tt.plain)
+		}
+	}
+}

@@ -195,6 +195,9 @@ type builder struct {
 	// subGroups are the sub-groups each workload asks for (mergeSubGroups).
 	subGroups    []subGroupsOf
 	notEvaluated []gang.NotEvaluatedField
+	// kueueQueues are the LocalQueues named by workloads that wait for
+	// Kueue (noteKueue), each said once.
+	kueueQueues map[string]bool
 	// excused counts the pods workloads without a PodGroup let the gang
 	// start without (a Kubeflow job's pods beyond its
 	// schedulingPolicy.minAvailable, a Ray cluster's workers beyond its
@@ -250,6 +253,7 @@ func (m *builder) add(obj *unstructured.Unstructured) error {
 	}
 	m.names = append(m.names, name)
 	m.read = append(m.read, fmt.Sprintf("%s %s (%s)", gvk.Kind, name, gvk.GroupVersion()))
+	m.noteKueue(obj, gvk.Kind, name)
 	pods, told := len(m.pods), len(m.elasticity)
 	if err := k.add(m, obj, ns, name, what); err != nil {
 		return err

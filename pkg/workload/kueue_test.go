@@ -72,3 +72,50 @@ spec: {containers: [{name: c, image: c}]}
 		t.Errorf("mixed: %q %+v", g.TopologyKey, g.NotEvaluatedFields)
 	}
 }
+
+// A workload that names a Kueue LocalQueue and that Kueue has not admitted
+// (not created yet, or stored suspended) gets no plain yes: Kueue decides
+// before kube-scheduler and its quota is not modelled (issue #39's wrong
+// yes). A stored workload that runs was admitted; one without the label is
+// not Kueue's. The queue is said once for all the objects that name it.
+func TestKueueQueueNameIsNotEvaluated(t *testing.T) {
+	job := func(meta, spec string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train" + meta + "}\nspec:\n  parallelism: 2" + spec +
+			"\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: c}]\n"
+	}
+	pod := func(name, meta string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + meta + "}\nspec: {containers: [{name: c, image: c}]}\n"
+	}
+	const label = ", labels: {kueue.x-k8s.io/queue-name: team-a}"
+	for _, tt := range []struct {
+		name, manifests string
+		// want is the Value of the not-evaluated field; "" for none.
+		want string
+	}{
+		{"a Job to create", job(label, ""), "Job train: LocalQueue team-a"},
+		{"the legacy annotation", job(", annotations: {kueue.x-k8s.io/queue-name: team-b}", ""), "Job train: LocalQueue team-b"},
+		{"a stored suspended Job", job(label+", uid: 9f1c", "\n  suspend: true"), "Job train: LocalQueue team-a"},
+		{"a stored Job Kueue resumed", job(label+", uid: 9f1c", "\n  suspend: false"), ""},
+		{"no queue", job("", ""), ""},
+		{"pods of one queue, said once", pod("p-0", label) + "---\n" + pod("p-1", label), "Pod p-0: LocalQueue team-a"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := whatIf(t, []byte(tt.manifests), "f.yaml", nil)
+			var got []string
+			for _, f := range g.NotEvaluatedFields {
+				if f.Field == "metadata.labels[kueue.x-k8s.io/queue-name]" {
+					got = append(got, f.Value)
+					if !strings.HasPrefix(f.Reason, "Kueue admits the workload first") {
+						t.Errorf("reason %q", f.Reason)
+					}
+				}
+			}
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("not evaluated %q, want nothing", got)
+			case tt.want != "" && (len(got) != 1 || got[0] != tt.want):
+				t.Errorf("not evaluated %q, want exactly %q", got, tt.want)
+			}
+		})
+	}
+}
