@@ -28,14 +28,17 @@ var rules = []rule{
 	{pkg: "pkg/cmd", may: []string{"pkg/"}, clientGo: true},
 	{pkg: "pkg/api/", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/describe", may: []string{"pkg/gang"}},
-	{pkg: "pkg/gang/kube", may: []string{"pkg/gang"}, clientGo: true},
+	{pkg: "pkg/gang/kube", may: []string{"pkg/gang", "pkg/kubelist"}, clientGo: true},
 	{pkg: "pkg/gang/explain", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang/admit", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang/bind", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang", may: []string{"pkg/schedule", "pkg/manifest", "pkg/fields", "pkg/volcano"}},
 	{pkg: "pkg/workload", may: []string{"pkg/gang", "pkg/schedule", "pkg/manifest", "pkg/fields"}},
 	{pkg: "pkg/fields"},
-	{pkg: "pkg/snapshot", may: []string{"pkg/schedule", "pkg/manifest", "pkg/volcano"}, clientGo: true},
+	{pkg: "pkg/snapshot", may: []string{"pkg/schedule", "pkg/manifest", "pkg/volcano", "pkg/kubelist"}, clientGo: true},
+	// Reading a whole LIST through an expired continue token: the client
+	// side of both readers, nothing of ours below it.
+	{pkg: "pkg/kubelist", clientGo: true},
 	{pkg: "pkg/schedule", may: []string{"pkg/schedule", "pkg/volcano"}},
 	// Volcano's session model and configuration: read by the snapshot,
 	// held by schedule.Snapshot, used by the gang core; below it only the

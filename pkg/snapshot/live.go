@@ -32,12 +32,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/kubelist"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
 // DefaultPageSize is how many objects one LIST page asks for, kube-apiserver's
 // own default limit for paginated clients.
-const DefaultPageSize = 500
+const DefaultPageSize = kubelist.DefaultPageSize
 
 // LiveOptions tune how a live snapshot is read.
 type LiveOptions struct {
@@ -188,7 +189,7 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		if gvr.Group == schedule.VolcanoGroup && gvr.Resource == "queues" { // cluster-scoped
 			tasks = append(tasks, listTask{resource: gvr.Resource + "." + gvr.Group, each: each,
 				run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-					return dyn.Resource(gvr).List(ctx, o)
+					return listOfKind(gvr)(dyn.Resource(gvr).List(ctx, o))
 				}})
 			continue
 		}
@@ -196,7 +197,7 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 		// PodGroups there.
 		tasks = append(tasks, namespaced(gvr.Resource+"."+gvr.Group, func(ns string) lister {
 			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return dyn.Resource(gvr).Namespace(ns).List(ctx, o)
+				return listOfKind(gvr)(dyn.Resource(gvr).Namespace(ns).List(ctx, o))
 			}
 		}, each))
 	}
@@ -300,6 +301,23 @@ func listAt[V1 any, PV1 interface {
 	}
 }
 
+// listOfKind checks that a dynamic client's list is of gvr's kind (its
+// kind is the resource's, singular, and List): a dynamic client takes any
+// kind it is answered, and another kind's items would be read as PodGroups
+// or Queues.
+func listOfKind(gvr schema.GroupVersionResource) func(*unstructured.UnstructuredList, error) (runtime.Object, error) {
+	return func(list *unstructured.UnstructuredList, err error) (runtime.Object, error) {
+		if err != nil {
+			return nil, err
+		}
+		kind, ok := strings.CutSuffix(list.GetKind(), "List")
+		if !ok || !strings.EqualFold(kind+"s", gvr.Resource) || list.GroupVersionKind().Group != gvr.Group {
+			return nil, fmt.Errorf("the server answered the LIST of %s.%s with a %s of %s", gvr.Resource, gvr.Group, list.GetKind(), list.GetAPIVersion())
+		}
+		return list, nil
+	}
+}
+
 // lister is one LIST call of a typed or dynamic client.
 type lister func(context.Context, metav1.ListOptions) (runtime.Object, error)
 
@@ -394,13 +412,16 @@ type refusal struct {
 // list reads every page of one task.
 func (r *liveReader) list(task listTask) ([]runtime.Object, error) {
 	var items []runtime.Object
-	p := pager.New(pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }))
-	p.PageSize = r.pageSize
-	err := p.EachListItem(r.ctx, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
-		items = append(items, obj)
-		r.progress.Objects.Add(1)
-		return nil
-	})
+	// An expired continue token lists again in one request (kubelist.Each).
+	err := kubelist.Each(r.ctx, pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }),
+		r.pageSize, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
+			items = append(items, obj)
+			r.progress.Objects.Add(1)
+			return nil
+		}, func() {
+			r.progress.Objects.Add(-int64(len(items)))
+			items = nil
+		})
 	r.progress.ListsDone.Add(1)
 	return items, err
 }

@@ -2,11 +2,15 @@ package admit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
@@ -133,5 +137,67 @@ func TestVerdictOfTheChecks(t *testing.T) {
 		if got := verdictOf(tt.checks); got != tt.want {
 			t.Errorf("verdictOf(%v) = %s, want %s", tt.checks, got, tt.want)
 		}
+	}
+}
+
+// ungateServer is an UngateClient over a map of pods; failUpdate answers the
+// update of that pod with an error, after writing it when lost is set (the
+// answer lost, the write done).
+type ungateServer struct {
+	pods       map[string]*corev1.Pod
+	failUpdate string
+	lost       bool
+}
+
+func (s *ungateServer) GetPod(_ context.Context, ns, name string) (*corev1.Pod, error) {
+	return s.pods[ns+"/"+name].DeepCopy(), nil
+}
+
+func (s *ungateServer) UpdatePod(_ context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
+	key := pod.Namespace + "/" + pod.Name
+	if key == s.failUpdate && !s.lost {
+		return nil, errors.New("connection reset")
+	}
+	s.pods[key] = pod.DeepCopy()
+	if key == s.failUpdate {
+		return nil, errors.New("unexpected EOF")
+	}
+	return pod, nil
+}
+
+// An update whose answer is lost is settled by reading the pod back; one
+// that failed stops the release, and the error names the members released
+// before it (issue #41: a partly released gang is never hidden).
+func TestUngateSettlesWhatItCannotHear(t *testing.T) {
+	gated := func(name string) *corev1.Pod {
+		p := testutil.MakePod().Namespace("ml").Name(name).SchedulingGate("example.com/hold").Obj()
+		p.UID, p.ResourceVersion = types.UID("uid-"+name), "1"
+		return p
+	}
+	for _, tt := range []struct {
+		name        string
+		lost        bool
+		wantUngated []string
+		wantErr     string
+	}{
+		{"the answer is lost, the write done", true, []string{"ml/m-0", "ml/m-1", "ml/m-2"}, ""},
+		{"the write failed", false, []string{"ml/m-0"}, `removing gate "example.com/hold" from ml/m-1: connection reset (it still carries the gate); the gate was removed already from 1 member(s): ml/m-0`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &gang.Gang{Namespace: "ml", Name: "g"}
+			s := &ungateServer{pods: map[string]*corev1.Pod{}, failUpdate: "ml/m-1", lost: tt.lost}
+			for _, name := range []string{"m-0", "m-1", "m-2"} {
+				p := gated(name)
+				g.Members = append(g.Members, p)
+				s.pods["ml/"+name] = p.DeepCopy()
+			}
+			r, err := Ungate(context.Background(), s, g, "example.com/hold")
+			if got := fmt.Sprint(err); (tt.wantErr == "") != (err == nil) || err != nil && !strings.HasPrefix(got, tt.wantErr) {
+				t.Errorf("err %v, want %q", err, tt.wantErr)
+			}
+			if r == nil || !slices.Equal(r.Ungated, tt.wantUngated) {
+				t.Errorf("report %+v, want ungated %v", r, tt.wantUngated)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,17 +75,42 @@ func Ungate(ctx context.Context, c UngateClient, g *gang.Gang, gate string) (*Un
 	}
 	for _, pod := range todo {
 		key := pod.Namespace + "/" + pod.Name
+		uid := pod.UID
 		pod.Spec.SchedulingGates = slices.DeleteFunc(pod.Spec.SchedulingGates, hasGate)
 		if _, err := c.UpdatePod(ctx, pod); err != nil {
 			if apierrors.IsConflict(err) {
 				r.Changed = append(r.Changed, key)
 				return r, nil
 			}
-			return r, fmt.Errorf("removing gate %q from %s: %w", gate, key, err)
+			// The answer may be lost with the write done (a dropped
+			// connection, a garbled body): the pod says which, as bind
+			// settles a Binding whose answer was lost.
+			now, rerr := c.GetPod(ctx, pod.Namespace, pod.Name)
+			switch {
+			case rerr == nil && now.UID == uid && !slices.ContainsFunc(now.Spec.SchedulingGates, hasGate):
+				r.Ungated = append(r.Ungated, key)
+				continue
+			case rerr == nil:
+				err = fmt.Errorf("removing gate %q from %s: %w (it still carries the gate)", gate, key, err)
+			default:
+				err = fmt.Errorf("removing gate %q from %s: %w (whether it was removed is not known: reading it back: %v)", gate, key, err, rerr)
+			}
+			return r, r.partly(err)
 		}
 		r.Ungated = append(r.Ungated, key)
 	}
 	return r, nil
+}
+
+// partly adds to err, a failure in the middle of the release, which members
+// the gate was removed from before it: an error line that said only what
+// failed would hide a gang partly released.
+func (r *UngateReport) partly(err error) error {
+	if len(r.Ungated) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; the gate was removed already from %d member(s): %s (run the same command again to release the rest)",
+		err, len(r.Ungated), strings.Join(r.Ungated, ", "))
 }
 
 // WaitBound waits, at most timeout, for the scheduler to bind the members

@@ -8,6 +8,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/admit"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
+	"github.com/kubectl-gang/kubectl-gang/pkg/kubelist"
 )
 
 // ReportingController names kubectl-gang in the events it records.
@@ -114,17 +116,36 @@ func (c *Client) Allowed(ctx context.Context, attr authorizationv1.ResourceAttri
 
 // GetPod reads a pod; without a resourceVersion the read is consistent.
 func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
-	return c.cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	pod, err := c.cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	return answered(pod, err, "pod "+namespace+"/"+name, name)
 }
 
 // UpdatePod writes a pod with its resourceVersion as the precondition.
 func (c *Client) UpdatePod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
-	return c.cs.CoreV1().Pods(pod.Namespace).Update(ctx, pod, metav1.UpdateOptions{FieldManager: ReportingController})
+	updated, err := c.cs.CoreV1().Pods(pod.Namespace).Update(ctx, pod, metav1.UpdateOptions{FieldManager: ReportingController})
+	return answered(updated, err, "pod "+pod.Namespace+"/"+pod.Name, pod.Name)
 }
 
 // GetNode reads a node consistently.
 func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
-	return c.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	node, err := c.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	return answered(node, err, "node "+name, name)
+}
+
+// answered checks that the server's answer about what (named name) is that
+// object: a typed client answered another kind (a misrouted or broken
+// proxy) hands back the empty object it was given with no error
+// (rest.Result.Into), and an empty pod would read as one nobody bound. Every
+// object an API server returns has its name and UID.
+func answered[T metav1.Object](obj T, err error, what, name string) (T, error) {
+	if err != nil {
+		return obj, err
+	}
+	if obj.GetName() != name || obj.GetUID() == "" {
+		var none T
+		return none, fmt.Errorf("the server's answer about %s is not that object (a proxy or a server that is not kube-apiserver answered)", what)
+	}
+	return obj, nil
 }
 
 // PodsOnNode lists, consistently and page by page, the pods bound to node
@@ -151,14 +172,19 @@ func (c *Client) listPods(ctx context.Context, namespace string, sel fields.Sele
 	if sel != nil {
 		terminated = fields.AndSelectors(sel, terminated)
 	}
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return listAll(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.cs.CoreV1().Pods(namespace).List(ctx, opts)
-	})
-	var out []*corev1.Pod
-	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: terminated.String()}, func(obj runtime.Object) error {
-		out = append(out, obj.(*corev1.Pod))
-		return nil
-	})
+	}, metav1.ListOptions{FieldSelector: terminated.String()}, func(obj runtime.Object) *corev1.Pod { return obj.(*corev1.Pod) })
+}
+
+// listAll reads every item page reads, as T, page by page; a continue token
+// that expires lists again in one request (kubelist.Each), so no list mixes
+// two resource versions.
+func listAll[T any](ctx context.Context, page pager.ListPageFunc, opts metav1.ListOptions, as func(runtime.Object) T) ([]T, error) {
+	var out []T
+	err := kubelist.Each(ctx, page, kubelist.DefaultPageSize, opts,
+		func(obj runtime.Object) error { out = append(out, as(obj)); return nil },
+		func() { out = nil })
 	return out, err
 }
 
@@ -174,29 +200,19 @@ func (c *Client) NodeVersions(ctx context.Context) ([]bind.Version, error) {
 }
 
 func (c *Client) versions(ctx context.Context, gvr schema.GroupVersionResource, fieldSelector string) ([]bind.Version, error) {
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return listAll(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.md.Resource(gvr).List(ctx, opts)
-	})
-	var out []bind.Version
-	err := p.EachListItem(ctx, metav1.ListOptions{FieldSelector: fieldSelector}, func(obj runtime.Object) error {
+	}, metav1.ListOptions{FieldSelector: fieldSelector}, func(obj runtime.Object) bind.Version {
 		m := obj.(*metav1.PartialObjectMetadata)
-		out = append(out, bind.Version{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion})
-		return nil
+		return bind.Version{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion}
 	})
-	return out, err
 }
 
 // ListNodes lists every node, consistently and page by page.
 func (c *Client) ListNodes(ctx context.Context) ([]*corev1.Node, error) {
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return listAll(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.cs.CoreV1().Nodes().List(ctx, opts)
-	})
-	var out []*corev1.Node
-	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-		out = append(out, obj.(*corev1.Node))
-		return nil
-	})
-	return out, err
+	}, metav1.ListOptions{}, func(obj runtime.Object) *corev1.Node { return obj.(*corev1.Node) })
 }
 
 // Bind creates the Binding, retrying transient failures.
