@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -540,5 +541,49 @@ func TestSnapshotProtobuf(t *testing.T) {
 	code, _, stderr = run(t, bin[:len(bin)/2], "snapshot", "--snapshot", "-", "--summary")
 	if code != ExitUsage || !strings.Contains(stderr, "cut short") {
 		t.Errorf("half a file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestHelpListsEveryExitCode: the root help's exit codes are every code a
+// verb returns (issue #42: it stopped at 4).
+func TestHelpListsEveryExitCode(t *testing.T) {
+	_, out, _ := run(t, "", "--help")
+	_, codes, ok := strings.Cut(strings.Join(strings.Fields(out), " "), "Exit codes: ")
+	if !ok {
+		t.Fatalf("no exit codes in --help:\n%s", out)
+	}
+	codes, _, _ = strings.Cut(codes, "Usage:")
+	for _, code := range []int{ExitOK, ExitError, ExitUsage, ExitNo, ExitPartial, ExitUnverified} {
+		if !strings.Contains(codes, fmt.Sprintf("%d ", code)) {
+			t.Errorf("--help's exit codes %q lack %d", codes, code)
+		}
+	}
+}
+
+// TestFilenameIsADirectory: -f DIR reads the directory's .yaml, .yml and
+// .json files in name order, as kubectl does (a PodGroup in one file, its
+// pods in another); a directory without any is bad input (issue #42: it was
+// exit 1, "is a directory").
+func TestFilenameIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"a-group.yaml": "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ml-research}\nspec: {schedulingPolicy: {gang: {minCount: 2}}}\n",
+		"b-pods.json": `{"apiVersion": "v1", "kind": "List", "items": [` +
+			`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w-0", "namespace": "ml-research"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}},` +
+			`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w-1", "namespace": "ml-research"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}]}`,
+		"notes.txt": "not a manifest",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := run(t, "", "place", "-f", dir, "--snapshot", exampleSnapshot, "-o", "jsonpath={.gang.name} {.minMember} {.assignments[*].pod}")
+	if code != ExitOK || out != "pg 2 ml-research/w-0 ml-research/w-1" {
+		t.Errorf("-f DIR: exit %d, %q (stderr %q); want 0 and the PodGroup pg with its two pods", code, out, stderr)
+	}
+	empty := t.TempDir()
+	code, out, stderr = run(t, "", "place", "-f", empty, "--snapshot", exampleSnapshot)
+	if code != ExitUsage || out != "" || stderr != "error: "+empty+": a directory without .yaml, .yml or .json files\n" {
+		t.Errorf("-f of an empty directory: exit %d, %q, stderr %q; want 2 and one line", code, out, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -115,6 +116,11 @@ func checkNamespaces(objs []*unstructured.Unstructured, enforced string) error {
 // readManifests reads and decodes -f's input: a missing file or input that
 // is not manifests is reported before anything else is read.
 func readManifests(filename string, stdin io.Reader) ([]*unstructured.Unstructured, error) {
+	if filename != "-" {
+		if info, err := os.Stat(filename); err == nil && info.IsDir() {
+			return readManifestDir(filename)
+		}
+	}
 	source := manifestSource(filename)
 	var data []byte
 	var err error
@@ -130,6 +136,33 @@ func readManifests(filename string, stdin io.Reader) ([]*unstructured.Unstructur
 		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", source, err)}
 	}
 	return workload.Decode(data, source)
+}
+
+// readManifestDir reads -f DIR as kubectl does: the files of DIR (not of
+// its subdirectories) named *.yaml, *.yml or *.json, in name order, each
+// decoded as its own source. A directory without any is bad input.
+func readManifestDir(dir string) ([]*unstructured.Unstructured, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("reading %s: %w", dir, err)}
+	}
+	var objs []*unstructured.Unstructured
+	read := 0
+	for _, e := range entries { // os.ReadDir sorts by name
+		if e.IsDir() || !slices.Contains([]string{".yaml", ".yml", ".json"}, filepath.Ext(e.Name())) {
+			continue
+		}
+		more, err := readManifests(filepath.Join(dir, e.Name()), nil)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, more...)
+		read++
+	}
+	if read == 0 {
+		return nil, usageErrorf("%s: a directory without .yaml, .yml or .json files", dir)
+	}
+	return objs, nil
 }
 
 // manifestSource names -f's input in messages.

@@ -32,8 +32,9 @@ var rootLong = templates.LongDesc(`
 	Every verb reads the cluster your kubeconfig points at, or works offline on a
 	snapshot saved with 'kubectl gang snapshot' (--snapshot FILE|DIR|-).
 
-	Exit codes: 0 yes or done, 1 error, 2 bad input, 3 a clean "no",
-	4 a partial bind.`)
+	Exit codes: 0 yes or done, 1 error, 2 bad input, 3 a clean "no" or not
+	verified, 4 a partial bind, 5 a bind whose outcome is not a verified yes
+	(a node overcommitted by others, or what the server holds not read back).`)
 
 var rootExample = templates.Examples(`
 	# Why is this gang Pending, and what would make it fit?

@@ -52,7 +52,7 @@ type SubjectFlags struct {
 // AddFlags adds -l, -f and --min-member.
 func (f *SubjectFlags) AddFlags(flags *pflag.FlagSet, what string) {
 	flags.StringVarP(&f.Selector, "selector", "l", f.Selector, "Treat the pods this label selector matches as an ad hoc gang "+what+" (supports '=', '==', '!=', 'in', 'notin').")
-	flags.StringVarP(&f.Filename, "filename", "f", f.Filename, "What-if: read the gang from manifests (Pods, a PodGroup with its pods, or Jobs and other pod templates with replicas) that need not exist yet; - for stdin.")
+	flags.StringVarP(&f.Filename, "filename", "f", f.Filename, "What-if: read the gang from manifests (Pods, a PodGroup with its pods, or Jobs and other pod templates with replicas) that need not exist yet: a file, a directory of .yaml, .yml and .json files (as kubectl reads one), or - for stdin.")
 	flags.Int32Var(&f.MinMember, "min-member", f.MinMember, "The gang's minimum for -l or -f input without a PodGroup; 0 means every matched pod.")
 }
 

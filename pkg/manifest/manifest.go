@@ -70,18 +70,12 @@ func (d Document) Locate(source string, e *Error) *Error {
 func Documents(source string, data []byte) ([]Document, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		var docs []Document
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for doc := 1; ; doc++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				if err == io.EOF {
-					return docs, nil
-				}
-				return nil, &Error{Source: source, Doc: doc, Err: fmt.Errorf("invalid JSON: %w", err)}
-			}
-			docs = append(docs, Document{JSON: raw, Doc: doc})
+		docs, err := jsonDocuments(source, trimmed)
+		if err == nil || !hasSeparator(data) {
+			return docs, err
 		}
+		// JSON documents between "---" lines are a YAML stream (YAML
+		// reads JSON), as kubectl reads them.
 	}
 	var docs []Document
 	for i, d := range splitYAML(data) {
@@ -96,6 +90,25 @@ func Documents(source string, data []byte) ([]Document, error) {
 	}
 	return docs, nil
 }
+
+// jsonDocuments reads a stream of JSON documents.
+func jsonDocuments(source string, data []byte) ([]Document, error) {
+	var docs []Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for doc := 1; ; doc++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF {
+				return docs, nil
+			}
+			return nil, &Error{Source: source, Doc: doc, Err: fmt.Errorf("invalid JSON: %w", err)}
+		}
+		docs = append(docs, Document{JSON: raw, Doc: doc})
+	}
+}
+
+// hasSeparator reports whether a stream has a YAML document separator line.
+func hasSeparator(data []byte) bool { return len(splitYAML(data)) > 1 }
 
 // yamlDocument is one document of a YAML stream and the line it starts on.
 type yamlDocument struct {
