@@ -138,3 +138,21 @@ func TestExplainNamesInitContainer(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuePlaceGrammar: one entry ahead starts, two start (issue #42's
+// "1 ahead of it start first").
+func TestQueuePlaceGrammar(t *testing.T) {
+	pod := func(name string) explain.Pending {
+		return explain.Pending{Pod: testutil.MakePod().Namespace("ml").Name(name).Obj()}
+	}
+	entry := explain.Pending{Outcome: explain.OutcomeStarts}
+	entry.Position = 2
+	one := queuePlace(&explain.QueuePlace{Entry: entry, Of: 2, Ahead: []explain.Pending{pod("a")}})
+	two := queuePlace(&explain.QueuePlace{Entry: entry, Of: 3, Ahead: []explain.Pending{pod("a"), pod("b")}})
+	if want := "position 2 of 2 (1 ahead of it starts first: pod/a)"; one != want {
+		t.Errorf("one ahead: %q, want %q", one, want)
+	}
+	if want := "position 2 of 3 (2 ahead of it start first: pod/a, pod/b)"; two != want {
+		t.Errorf("two ahead: %q, want %q", two, want)
+	}
+}

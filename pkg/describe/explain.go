@@ -635,7 +635,11 @@ func queuePlace(q *explain.QueuePlace) string {
 		if len(names) > 3 {
 			names = append(names[:3], fmt.Sprintf("%d more", len(q.Ahead)-3))
 		}
-		s += fmt.Sprintf(" (%d ahead of it start first: %s)", len(q.Ahead), strings.Join(names, ", "))
+		verb := "start"
+		if len(q.Ahead) == 1 {
+			verb = "starts"
+		}
+		s += fmt.Sprintf(" (%d ahead of it %s first: %s)", len(q.Ahead), verb, strings.Join(names, ", "))
 	}
 	return s
 }

@@ -559,7 +559,7 @@ func TestGangCommit(t *testing.T) {
 			f.fail["DeletePod"] = injected
 		},
 		want: outcome{Verdict: VerdictPartiallyBound, Reason: ReasonBindFailed, MinMember: 3, BoundMembers: 2,
-			Message: "only 2 of minimum 3 members are bound; deleted the 0 pods this run bound so their controllers recreate them; 2 stay bound (no controller owns them, or deleting failed: see each)",
+			Message: "only 2 of minimum 3 members are bound; deleted none of the pods this run bound; 2 stay bound (no controller owns them, or deleting failed: see each)",
 			Members: []memberOutcome{m(0, "n-0", OutcomeBound, "bound; deleting it failed: Internal error occurred: injected"),
 				m(1, "n-1", OutcomeBound, "bound; deleting it failed: Internal error occurred: injected"),
 				m(2, "n-2", OutcomeNotBound, "Internal error occurred: injected")}},

@@ -96,7 +96,7 @@ func (b *binder) conclude(ctx context.Context, bound []int) {
 		if b.opts.OnPartial == OnPartialDelete {
 			deleted := undo(ctx, b.c, r, bound, b.opts.Parallelism)
 			r.BoundMembers -= int32(deleted)
-			r.Message += fmt.Sprintf("; deleted the %d pods this run bound so their controllers recreate them", deleted)
+			r.Message += "; " + deletedWhat(deleted)
 			if left := len(bound) - deleted; left > 0 {
 				r.Message += fmt.Sprintf("; %d stay bound (no controller owns them, or deleting failed: see each)", left)
 			}
@@ -256,4 +256,16 @@ func undo(ctx context.Context, c Client, r *Report, bound []int, workers int) in
 		mu.Unlock()
 	})
 	return deleted
+}
+
+// deletedWhat says how many of the pods this run bound --on-partial=delete
+// deleted, in words that read right for none and one.
+func deletedWhat(n int) string {
+	switch n {
+	case 0:
+		return "deleted none of the pods this run bound"
+	case 1:
+		return "deleted the 1 pod this run bound so its controller recreates it"
+	}
+	return fmt.Sprintf("deleted the %d pods this run bound so their controllers recreate them", n)
 }

@@ -79,7 +79,7 @@ func (b *binder) checkNodes(ctx context.Context, snap *schedule.Snapshot, bound 
 	if b.opts.OnPartial == OnPartialDelete {
 		deleted := undo(ctx, b.c, r, bound, b.opts.Parallelism)
 		r.BoundMembers -= int32(deleted)
-		r.Message += fmt.Sprintf("; deleted the %d pods this run bound so their controllers recreate them (--on-partial=delete)", deleted)
+		r.Message += "; " + deletedWhat(deleted) + " (--on-partial=delete)"
 	} else {
 		r.Message += "; this run's members were left bound (--on-partial=report)"
 	}

@@ -93,7 +93,7 @@ func TestGangAfterTheCommit(t *testing.T) {
 		opts:  Options{OnPartial: OnPartialDelete},
 		setup: func(f *fakeClient) { f.faults["ml/m-2"] = bindFails },
 		want: outcome{Verdict: VerdictPartiallyBound, Reason: ReasonBindFailed, MinMember: 3, BoundMembers: 2,
-			Message: "only 2 of minimum 3 members are bound; deleted the 0 pods this run bound so their controllers recreate them; " +
+			Message: "only 2 of minimum 3 members are bound; deleted none of the pods this run bound; " +
 				"2 stay bound (no controller owns them, or deleting failed: see each)",
 			Members: []memberOutcome{
 				m(0, "n-0", OutcomeBound, "bound, and left bound: no controller owns it, so deleting it would lose it (--on-partial=delete deletes only pods a controller recreates)"),
