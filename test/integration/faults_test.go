@@ -163,33 +163,40 @@ func wantAnswerOrOneLine(t *testing.T, fault readFault, code int, out, stderr st
 	}
 }
 
-func TestSnapshotUnderFaults(t *testing.T) {
-	f := newGangFixture(t, "faults-snapshot")
-	f.gang3()
-	args := []string{"snapshot", "-o", "json", "--page-size", "2", "--request-timeout", "3s"}
-	// snapshot reads every namespace: no -n.
-	code, clean, stderr := runCLI(t, "", append(args, "--kubeconfig", env.Kubeconfig)...)
-	if code != cmd.ExitOK {
-		t.Fatalf("healthy: exit %d: %s", code, stderr)
-	}
-	want := snapshotKeys(t, clean)
+// eachReadFault runs the command run makes with a kubeconfig at every
+// fault of readFaults, at every step of readSteps, and checks that it
+// answers as a healthy server lets it (same) or fails in one line.
+func eachReadFault(t *testing.T, ns string, run func(kubeconfig string) (int, string, string), same func(code int, out string) bool) {
 	for _, step := range readSteps {
 		for _, fault := range readFaults {
 			if fault.needsToken && !step.later {
 				continue
 			}
 			t.Run(step.name+"/"+fault.name, func(t *testing.T) {
-				kubeconfig, struck := faultyKubeconfig(t, f.ns, fault, step)
-				code, out, stderr := runCLI(t, "", append(args, "--kubeconfig", kubeconfig)...)
+				kubeconfig, struck := faultyKubeconfig(t, ns, fault, step)
+				code, out, stderr := run(kubeconfig)
 				if !struck.Load() {
 					t.Fatalf("the fault never struck (exit %d)", code)
 				}
-				wantAnswerOrOneLine(t, fault, code, out, stderr, func() bool {
-					return slices.Equal(snapshotKeys(t, out), want)
-				})
+				wantAnswerOrOneLine(t, fault, code, out, stderr, func() bool { return same(code, out) })
 			})
 		}
 	}
+}
+
+func TestSnapshotUnderFaults(t *testing.T) {
+	f := newGangFixture(t, "faults-snapshot")
+	f.gang3()
+	// snapshot reads every namespace: no -n.
+	run := func(kubeconfig string) (int, string, string) {
+		return runCLI(t, "", "snapshot", "-o", "json", "--page-size", "2", "--request-timeout", "3s", "--kubeconfig", kubeconfig)
+	}
+	code, clean, stderr := run(env.Kubeconfig)
+	if code != cmd.ExitOK {
+		t.Fatalf("healthy: exit %d: %s", code, stderr)
+	}
+	want := snapshotKeys(t, clean)
+	eachReadFault(t, f.ns, run, func(_ int, out string) bool { return slices.Equal(snapshotKeys(t, out), want) })
 }
 
 // explain reads the same way: its verdict under a fault is the healthy
@@ -197,26 +204,14 @@ func TestSnapshotUnderFaults(t *testing.T) {
 func TestExplainUnderFaults(t *testing.T) {
 	f := newGangFixture(t, "faults-explain")
 	f.gang3()
-	args := []string{"explain", "podgroup/trio", "--page-size", "2", "--request-timeout", "3s", "-o", "jsonpath={.verdict} {.message}"}
-	code, clean, stderr := f.runAs(env.Kubeconfig, args...)
+	run := func(kubeconfig string) (int, string, string) {
+		return f.runAs(kubeconfig, "explain", "podgroup/trio", "--page-size", "2", "--request-timeout", "3s", "-o", "jsonpath={.verdict} {.message}")
+	}
+	code, clean, stderr := run(env.Kubeconfig)
 	if code != cmd.ExitOK || !strings.HasPrefix(clean, "Schedulable ") {
 		t.Fatalf("healthy: exit %d, %q: %s", code, clean, stderr)
 	}
-	for _, step := range readSteps {
-		for _, fault := range readFaults {
-			if fault.needsToken && !step.later {
-				continue
-			}
-			t.Run(step.name+"/"+fault.name, func(t *testing.T) {
-				kubeconfig, struck := faultyKubeconfig(t, f.ns, fault, step)
-				code, out, stderr := f.runAs(kubeconfig, args...)
-				if !struck.Load() {
-					t.Fatalf("the fault never struck (exit %d)", code)
-				}
-				wantAnswerOrOneLine(t, fault, code, out, stderr, func() bool { return code == cmd.ExitOK && out == clean })
-			})
-		}
-	}
+	eachReadFault(t, f.ns, run, func(code int, out string) bool { return code == cmd.ExitOK && out == clean })
 }
 
 // bindSteps are the reads of bind's protocol a fault may strike: the
