@@ -74,8 +74,8 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 // unread is set when the group's kind could not be read (its list was
 // refused): then nobody knows whether it exists, and the reason says so.
 func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (why string, group Ref, unread bool) {
-	var first *Ref
-	var firstErr *NotFoundError
+	var first, unreadRef *Ref
+	var unreadErr *NotFoundError
 	for _, ref := range GroupsOf(pod) {
 		_, err := ResolvePodGroup(snap, ref)
 		var nf *NotFoundError
@@ -83,15 +83,19 @@ func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (why string, group R
 			return "", Ref{}, false
 		}
 		if first == nil {
-			first, firstErr = &ref, nf
+			first = &ref
+		}
+		// Any group that could not be read may exist and own the pod.
+		if unreadRef == nil && nf.Unread() {
+			unreadRef, unreadErr = &ref, nf
 		}
 	}
 	if first == nil {
 		return "", Ref{}, false
 	}
-	if firstErr.Unread() {
+	if unreadRef != nil {
 		return fmt.Sprintf("its PodGroup podgroups.%s/%s in namespace %s could not be read (the list of %s was refused), so whether it exists, and what its gang needs, are not evaluated",
-			first.Group, first.Name, first.Namespace, strings.Join(firstErr.Unreadable, ", ")), *first, true
+			unreadRef.Group, unreadRef.Name, unreadRef.Namespace, strings.Join(unreadErr.Unreadable, ", ")), *unreadRef, true
 	}
 	src, _ := SourceOfGroup(first.Group)
 	return fmt.Sprintf("%s: its PodGroup podgroups.%s/%s does not exist in namespace %s, and the pod stays pending until it is created",

@@ -29,7 +29,9 @@ const DefaultPageSize = 500
 // request. When a continue token expires, reset is called (drop what each
 // was given) and the list is read again whole in one request, once.
 func Each(ctx context.Context, page pager.ListPageFunc, pageSize int64, opts metav1.ListOptions, each func(runtime.Object) error, reset func()) error {
+	paged := false // a continue token was sent: one that may expire
 	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		paged = paged || o.Continue != ""
 		obj, err := page(ctx, o)
 		if err != nil {
 			return nil, err
@@ -37,11 +39,7 @@ func Each(ctx context.Context, page pager.ListPageFunc, pageSize int64, opts met
 		return obj, IsList(obj)
 	})
 	p.PageSize = pageSize
-	paged := false
-	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
-		paged = true
-		return each(obj)
-	})
+	err := p.EachListItem(ctx, opts, each)
 	if !apierrors.IsResourceExpired(err) || !paged {
 		// An expired first page is no stale token: nothing to restart.
 		return err

@@ -113,3 +113,23 @@ func TestEachRefusesAnAnswerThatIsNoList(t *testing.T) {
 		t.Errorf("err %v, %d items; want ErrNotAList and none", err, n)
 	}
 }
+
+// A first page with no items but a continue token (a field selector that
+// matched nothing in it) followed by an expired token still lists again.
+func TestEachRestartsAfterAnEmptyFirstPage(t *testing.T) {
+	calls := 0
+	var got int
+	err := Each(context.Background(), func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		calls++
+		switch {
+		case o.Continue != "":
+			return nil, apierrors.NewResourceExpired("too old")
+		case o.Limit > 0:
+			return &corev1.PodList{ListMeta: metav1.ListMeta{Continue: "x", ResourceVersion: "1"}}, nil
+		}
+		return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "2"}, Items: []corev1.Pod{{}, {}}}, nil
+	}, 10, metav1.ListOptions{}, func(runtime.Object) error { got++; return nil }, func() { got = 0 })
+	if err != nil || got != 2 || calls != 3 {
+		t.Errorf("err %v, %d items after %d calls; want the full list's 2 after 3", err, got, calls)
+	}
+}

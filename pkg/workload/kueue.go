@@ -28,9 +28,10 @@ const notEvaluatedKueue = "Kueue admits the workload first: where Kueue runs, it
 // workload that runs was admitted (or is not Kueue's), and its pods are
 // judged as they are.
 func (m *builder) noteKueue(obj *unstructured.Unstructured, kind, name string) {
+	field := "metadata.labels[" + KueueQueueName + "]"
 	queue := obj.GetLabels()[KueueQueueName]
 	if queue == "" {
-		queue = obj.GetAnnotations()[KueueQueueName]
+		field, queue = "metadata.annotations["+KueueQueueName+"]", obj.GetAnnotations()[KueueQueueName]
 	}
 	if queue == "" {
 		return
@@ -49,6 +50,6 @@ func (m *builder) noteKueue(obj *unstructured.Unstructured, kind, name string) {
 		m.kueueQueues = map[string]bool{}
 	}
 	m.kueueQueues[queue] = true
-	m.notEvaluated = append(m.notEvaluated, gang.NotEvaluatedField{Field: "metadata.labels[" + KueueQueueName + "]",
+	m.notEvaluated = append(m.notEvaluated, gang.NotEvaluatedField{Field: field,
 		Value: fmt.Sprintf("%s %s: LocalQueue %s", kind, name, queue), Reason: notEvaluatedKueue})
 }

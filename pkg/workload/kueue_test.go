@@ -103,7 +103,7 @@ func TestKueueQueueNameIsNotEvaluated(t *testing.T) {
 			g := whatIf(t, []byte(tt.manifests), "f.yaml", nil)
 			var got []string
 			for _, f := range g.NotEvaluatedFields {
-				if f.Field == "metadata.labels[kueue.x-k8s.io/queue-name]" {
+				if strings.HasSuffix(f.Field, "[kueue.x-k8s.io/queue-name]") {
 					got = append(got, f.Value)
 					if !strings.HasPrefix(f.Reason, "Kueue admits the workload first") {
 						t.Errorf("reason %q", f.Reason)

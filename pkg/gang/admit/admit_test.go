@@ -181,7 +181,7 @@ func TestUngateSettlesWhatItCannotHear(t *testing.T) {
 		wantErr     string
 	}{
 		{"the answer is lost, the write done", true, []string{"ml/m-0", "ml/m-1", "ml/m-2"}, ""},
-		{"the write failed", false, []string{"ml/m-0"}, `removing gate "example.com/hold" from ml/m-1: connection reset (it still carries the gate); the gate was removed already from 1 member(s): ml/m-0`},
+		{"the write failed", false, []string{"ml/m-0"}, `removing gate "example.com/hold" from ml/m-1: connection reset (it still carried the gate when read back; an update lost in flight may yet apply); the gate was removed already from 1 member(s): ml/m-0`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &gang.Gang{Namespace: "ml", Name: "g"}

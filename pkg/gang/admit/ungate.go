@@ -91,7 +91,7 @@ func Ungate(ctx context.Context, c UngateClient, g *gang.Gang, gate string) (*Un
 				r.Ungated = append(r.Ungated, key)
 				continue
 			case rerr == nil:
-				err = fmt.Errorf("removing gate %q from %s: %w (it still carries the gate)", gate, key, err)
+				err = fmt.Errorf("removing gate %q from %s: %w (it still carried the gate when read back; an update lost in flight may yet apply)", gate, key, err)
 			default:
 				err = fmt.Errorf("removing gate %q from %s: %w (whether it was removed is not known: reading it back: %v)", gate, key, err, rerr)
 			}

@@ -179,7 +179,12 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 	}
 	if l.Gang == nil && l.Group != "" {
 		l.Verdict, l.Outcome = VerdictUnschedulable, OutcomeHeld
-		l.Reason, _, _ = gang.HeldForGroup(sim.initial.snap, l.Pod)
+		var unread bool
+		l.Reason, _, unread = gang.HeldForGroup(sim.initial.snap, l.Pod)
+		if unread {
+			// Not a no: its group may exist (explain pod/ says the same).
+			l.Verdict = VerdictUnverified
+		}
 		return nil
 	}
 	source, pods := l.pendingPods()

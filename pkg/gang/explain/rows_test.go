@@ -347,3 +347,20 @@ func TestExplainPodOfUnreadPodGroup(t *testing.T) {
 		t.Errorf("read in ml: verdict %s, suggestions %v; want Unschedulable, CreatePodGroup", e.Verdict, kinds(e.Suggestions))
 	}
 }
+
+// A pod that names two groups, the first missing but readable, the second
+// of a kind that could not be read: the second may exist and own it, so the
+// answer is not evaluated (review of issue #42's fix).
+func TestExplainPodOfTwoGroupsOneUnread(t *testing.T) {
+	pod := testutil.MakePod().Namespace("ml").Name("g3-0").Req(testutil.Res{"cpu": "1"}).PodGroup("g3").Obj()
+	pod.Labels = map[string]string{gang.CoschedulingLabel: "g3"}
+	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1), Pods: []*corev1.Pod{pod},
+		Unreadable: []string{"podgroups.scheduling.x-k8s.io"}}
+	e, err := Pod(context.Background(), snap, pod, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Verdict != VerdictUnverified || len(e.NotEvaluated) != 1 || !strings.Contains(e.NotEvaluated[0], "podgroups.scheduling.x-k8s.io/g3") {
+		t.Errorf("verdict %s, not evaluated %q; want Unverified naming the coscheduling group", e.Verdict, e.NotEvaluated)
+	}
+}
