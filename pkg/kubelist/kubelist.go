@@ -3,7 +3,7 @@
 // can outlive etcd's compaction window, and the API server then answers the
 // next page 410 Gone (reason Expired). client-go's EachListItem returns that
 // error; ListPager.List would list again in one request (FullListIfExpired).
-// Each does the latter for every reader of the product (the live snapshot,
+// List does the latter for every reader of the product (the live snapshot,
 // bind's re-reads): what was read is dropped and the list is read again in
 // one request, so every object comes from one resourceVersion, never two
 // (docs/design.md#snapshot).
@@ -25,10 +25,11 @@ import (
 // pager's default and kube-apiserver's recommended chunk.
 const DefaultPageSize = 500
 
-// Each calls each on every item of the list page reads, pageSize objects a
-// request. When a continue token expires, reset is called (drop what each
-// was given) and the list is read again whole in one request, once.
-func Each(ctx context.Context, page pager.ListPageFunc, pageSize int64, opts metav1.ListOptions, each func(runtime.Object) error, reset func()) error {
+// List reads every item of the list page reads, pageSize objects a
+// request. When a continue token expires, what was read is dropped and the
+// list is read again whole in one request, once. counted, when set, is told
+// of the items as they arrive, and of those dropped (a negative count).
+func List(ctx context.Context, page pager.ListPageFunc, pageSize int64, opts metav1.ListOptions, counted func(int64)) ([]runtime.Object, error) {
 	paged := false // a continue token was sent: one that may expire
 	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		paged = paged || o.Continue != ""
@@ -38,15 +39,27 @@ func Each(ctx context.Context, page pager.ListPageFunc, pageSize int64, opts met
 		}
 		return obj, IsList(obj)
 	})
+	var items []runtime.Object
+	each := func(obj runtime.Object) error {
+		items = append(items, obj)
+		if counted != nil {
+			counted(1)
+		}
+		return nil
+	}
 	p.PageSize = pageSize
 	err := p.EachListItem(ctx, opts, each)
 	if !apierrors.IsResourceExpired(err) || !paged {
 		// An expired first page is no stale token: nothing to restart.
-		return err
+		return items, err
 	}
-	reset()
+	if counted != nil {
+		counted(-int64(len(items)))
+	}
+	items = nil
 	p.PageSize = 0 // no limit: one request, no token to expire
-	return p.EachListItem(ctx, opts, each)
+	err = p.EachListItem(ctx, opts, each)
+	return items, err
 }
 
 // ErrNotAList is an answer to a LIST that no API server gives: a list

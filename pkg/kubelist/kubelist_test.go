@@ -46,7 +46,7 @@ func (s *server) page(_ context.Context, o metav1.ListOptions) (runtime.Object, 
 	return list, nil
 }
 
-func TestEachRestartsWhenTheTokenExpires(t *testing.T) {
+func TestListRestartsWhenTheTokenExpires(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		expireAfter int
@@ -58,13 +58,22 @@ func TestEachRestartsWhenTheTokenExpires(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &server{n: 25, expireAfter: tt.expireAfter, rv: "1"}
-			var got []*corev1.Pod
-			resets := 0
-			err := Each(context.Background(), s.page, 10, metav1.ListOptions{},
-				func(obj runtime.Object) error { got = append(got, obj.(*corev1.Pod)); return nil },
-				func() { got = nil; resets++ })
+			resets, counted := 0, int64(0)
+			items, err := List(context.Background(), s.page, 10, metav1.ListOptions{}, func(n int64) {
+				counted += n
+				if n < 0 {
+					resets++
+				}
+			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			var got []*corev1.Pod
+			for _, obj := range items {
+				got = append(got, obj.(*corev1.Pod))
+			}
+			if counted != int64(len(got)) {
+				t.Errorf("counted %d items, %d read", counted, len(got))
 			}
 			if len(got) != 25 {
 				t.Fatalf("%d pods, want 25 (requests %q)", len(got), s.requests)
@@ -86,40 +95,42 @@ func TestEachRestartsWhenTheTokenExpires(t *testing.T) {
 }
 
 // Other errors are returned as they are, and nothing is read again.
-func TestEachReturnsOtherErrors(t *testing.T) {
+func TestListReturnsOtherErrors(t *testing.T) {
 	boom := errors.New("boom")
 	calls := 0
-	err := Each(context.Background(), func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	_, err := List(context.Background(), func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 		calls++
 		if calls == 1 {
 			return &corev1.PodList{ListMeta: metav1.ListMeta{Continue: "x", ResourceVersion: "1"}, Items: []corev1.Pod{{}}}, nil
 		}
 		return nil, boom
-	}, 1, metav1.ListOptions{}, func(runtime.Object) error { return nil }, func() { t.Error("reset on another error") })
+	}, 1, metav1.ListOptions{}, func(n int64) {
+		if n < 0 {
+			t.Error("reset on another error")
+		}
+	})
 	if !errors.Is(err, boom) || calls != 2 {
 		t.Errorf("err %v after %d calls, want boom after 2", err, calls)
 	}
 }
 
 // An answer of another kind reaches a typed client's caller as the empty
-// list it was given, with no error (rest.Result.Into): Each refuses it
+// list it was given, with no error (rest.Result.Into): List refuses it
 // rather than read a cluster without pods.
-func TestEachRefusesAnAnswerThatIsNoList(t *testing.T) {
-	n := 0
-	err := Each(context.Background(), func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+func TestListRefusesAnAnswerThatIsNoList(t *testing.T) {
+	items, err := List(context.Background(), func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 		return &corev1.PodList{}, nil
-	}, 10, metav1.ListOptions{}, func(runtime.Object) error { n++; return nil }, func() {})
-	if !errors.Is(err, ErrNotAList) || n != 0 {
+	}, 10, metav1.ListOptions{}, nil)
+	if n := len(items); !errors.Is(err, ErrNotAList) || n != 0 {
 		t.Errorf("err %v, %d items; want ErrNotAList and none", err, n)
 	}
 }
 
 // A first page with no items but a continue token (a field selector that
 // matched nothing in it) followed by an expired token still lists again.
-func TestEachRestartsAfterAnEmptyFirstPage(t *testing.T) {
+func TestListRestartsAfterAnEmptyFirstPage(t *testing.T) {
 	calls := 0
-	var got int
-	err := Each(context.Background(), func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+	items, err := List(context.Background(), func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		calls++
 		switch {
 		case o.Continue != "":
@@ -128,8 +139,8 @@ func TestEachRestartsAfterAnEmptyFirstPage(t *testing.T) {
 			return &corev1.PodList{ListMeta: metav1.ListMeta{Continue: "x", ResourceVersion: "1"}}, nil
 		}
 		return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "2"}, Items: []corev1.Pod{{}, {}}}, nil
-	}, 10, metav1.ListOptions{}, func(runtime.Object) error { got++; return nil }, func() { got = 0 })
-	if err != nil || got != 2 || calls != 3 {
+	}, 10, metav1.ListOptions{}, nil)
+	if got := len(items); err != nil || got != 2 || calls != 3 {
 		t.Errorf("err %v, %d items after %d calls; want the full list's 2 after 3", err, got, calls)
 	}
 }

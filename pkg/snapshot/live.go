@@ -411,17 +411,9 @@ type refusal struct {
 
 // list reads every page of one task.
 func (r *liveReader) list(task listTask) ([]runtime.Object, error) {
-	var items []runtime.Object
-	// An expired continue token lists again in one request (kubelist.Each).
-	err := kubelist.Each(r.ctx, pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }),
-		r.pageSize, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(obj runtime.Object) error {
-			items = append(items, obj)
-			r.progress.Objects.Add(1)
-			return nil
-		}, func() {
-			r.progress.Objects.Add(-int64(len(items)))
-			items = nil
-		})
+	// An expired continue token lists again in one request (kubelist.List).
+	items, err := kubelist.List(r.ctx, pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return task.run(r.ctx, o) }),
+		r.pageSize, metav1.ListOptions{FieldSelector: task.fieldSelector}, func(n int64) { r.progress.Objects.Add(n) })
 	r.progress.ListsDone.Add(1)
 	return items, err
 }

@@ -37,7 +37,7 @@ func listPods(cs kubernetes.Interface) func(context.Context, metav1.ListOptions)
 		}
 		res := cs.CoreV1().RESTClient().Get().Resource("pods").VersionedParams(&o, scheme.ParameterCodec).Timeout(timeout).Do(ctx)
 		// Error, not Raw's error: it decodes the server's Status (an
-		// expired continue token, which kubelist.Each lists again in full;
+		// expired continue token, which kubelist.List lists again in full;
 		// RBAC's message for a refusal).
 		if err := res.Error(); err != nil {
 			return nil, err

@@ -94,7 +94,7 @@ func TestDecodePodListSharesAsGenerated(t *testing.T) {
 // server that answers as API servers and proxies may: a JSON PodList is
 // decoded from the one answer (no second request), and a failure is the
 // server's Status, as the typed client returns it: an expired continue
-// token is IsResourceExpired (kubelist.Each then lists in full again), a
+// token is IsResourceExpired (kubelist.List then lists in full again), a
 // refusal keeps RBAC's message.
 func TestListPodsAnswersAsTheTypedClient(t *testing.T) {
 	var requests atomic.Int32

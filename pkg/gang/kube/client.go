@@ -178,14 +178,18 @@ func (c *Client) listPods(ctx context.Context, namespace string, sel fields.Sele
 }
 
 // listAll reads every item page reads, as T, page by page; a continue token
-// that expires lists again in one request (kubelist.Each), so no list mixes
+// that expires lists again in one request (kubelist.List), so no list mixes
 // two resource versions.
 func listAll[T any](ctx context.Context, page pager.ListPageFunc, opts metav1.ListOptions, as func(runtime.Object) T) ([]T, error) {
-	var out []T
-	err := kubelist.Each(ctx, page, kubelist.DefaultPageSize, opts,
-		func(obj runtime.Object) error { out = append(out, as(obj)); return nil },
-		func() { out = nil })
-	return out, err
+	items, err := kubelist.List(ctx, page, kubelist.DefaultPageSize, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(items))
+	for i, obj := range items {
+		out[i] = as(obj)
+	}
+	return out, nil
 }
 
 // PodVersions lists, consistently and page by page, the metadata of the
