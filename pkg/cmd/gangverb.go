@@ -306,10 +306,7 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 	pods := []*corev1.Pod{pod}
 	if g != nil {
 		pods = g.Members
-		if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source); ok {
-			// The output names the configuration once (Volcano
-			// configuration: ...); the node order it gives is for -v.
-			klog.V(1).Info(note)
+		if opts, ok := o.volcanoPlaceOptions(snap, g); ok {
 			return opts
 		}
 	}
@@ -318,12 +315,23 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 	return opts
 }
 
+// volcanoPlaceOptions are a Volcano gang's placement options
+// (SchedulerFlags.volcanoPlaceOptions), for every verb: the output names the
+// configuration once (Volcano configuration: ...); the node order it gives
+// is for -v.
+func (o *GangVerbOptions) volcanoPlaceOptions(snap *schedule.Snapshot, g *gang.Gang) (gang.PlaceOptions, bool) {
+	opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source)
+	if ok {
+		klog.V(1).Info(note)
+	}
+	return opts, ok
+}
+
 // bindPlaceOptions are placeOptions for bind (SchedulerFlags.bindPlaceOptions):
 // the note that says which profile stands in for the pods' schedulerName
 // goes to stderr once, with any warning.
 func (o *GangVerbOptions) bindPlaceOptions(snap *schedule.Snapshot, g *gang.Gang) gang.PlaceOptions {
-	if opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source); ok {
-		klog.V(1).Info(note)
+	if opts, ok := o.volcanoPlaceOptions(snap, g); ok {
 		return opts
 	}
 	opts, note, warnings := o.Scheduler.bindPlaceOptions(snap, g.Members)

@@ -31,12 +31,11 @@ type NotFoundError struct {
 func (e *NotFoundError) Unread() bool { return len(e.Unreadable) > 0 }
 
 func (e *NotFoundError) Error() string {
-	var b strings.Builder
 	if e.Unread() {
-		fmt.Fprintf(&b, "%s %q in namespace %q could not be read: the list of %s was refused, so whether it exists is unknown",
+		return fmt.Sprintf("%s %q in namespace %q could not be read: the list of %s was refused, so whether it exists is unknown",
 			e.Resource, e.Name, e.Namespace, strings.Join(e.Unreadable, ", "))
-		return b.String()
 	}
+	var b strings.Builder
 	if e.Selector != "" || e.Name == "" {
 		fmt.Fprintf(&b, "no %s match selector %q", e.Resource, e.Selector)
 	} else {

@@ -34,9 +34,8 @@ func ValidateFields(pod *corev1.Pod) field.ErrorList {
 	meta := field.NewPath("metadata")
 	if pod.Name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), "name or generateName is required"))
-	}
-	for _, msg := range apivalidation.NameIsDNSSubdomain(pod.Name, false) {
-		if pod.Name != "" {
+	} else {
+		for _, msg := range apivalidation.NameIsDNSSubdomain(pod.Name, false) {
 			errs = append(errs, field.Invalid(meta.Child("name"), pod.Name, msg))
 		}
 	}
