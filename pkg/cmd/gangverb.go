@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -109,7 +110,7 @@ func (o *GangVerbOptions) applyVolcanoConfig(snap *schedule.Snapshot) {
 // Volcano's scheduler it is judged with; nil for any other gang (or none).
 // When the configuration could not be read, a warning says why.
 func (o *GangVerbOptions) volcanoConfiguration(snap *schedule.Snapshot, g *gang.Gang) *v1alpha1.VolcanoConfiguration {
-	if g == nil || g.Source != gang.SourceVolcano {
+	if g == nil || g.Source != volcano.Source {
 		return nil
 	}
 	if snap.VolcanoConfigUnread != "" {

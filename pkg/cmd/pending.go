@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // listing says whether explain was given no subject: it then lists what
@@ -65,7 +66,7 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 		return err
 	}
 	o.applyVolcanoConfig(snap)
-	q, note, volcano := o.Scheduler.queueOptions(snap)
+	q, note, served := o.Scheduler.queueOptions(snap)
 	if o.listSelector != nil {
 		q.Selector = func(pod *corev1.Pod) bool { return o.listSelector.Matches(labels.Set(pod.Labels)) }
 	}
@@ -75,7 +76,7 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if volcano && slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceVolcano }) {
+	if served && slices.ContainsFunc(lines, func(l explain.Pending) bool { return l.Gang != nil && l.Gang.Source == volcano.Source }) {
 		// Logged once (-v 1), when a Volcano gang is listed.
 		klog.V(1).Info(note)
 	}
@@ -99,15 +100,15 @@ func (o *ExplainOptions) runListing(ctx context.Context) error {
 // volcano whether it applies), any other with the profile of its pods'
 // schedulerName, without a warning per line; a name no profile serves and
 // nothing in the snapshot shows served holds them (issue #27).
-func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueOptions, note string, volcano bool) {
-	vopts, note, volcano := f.volcanoPlaceOptions(snap, gang.SourceVolcano)
+func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueOptions, note string, served bool) {
+	vopts, note, served := f.volcanoPlaceOptions(snap, volcano.Source)
 	// A scheduler the configuration has no profile for, but which the
 	// snapshot shows running, is stood in for by a profile: its entries
 	// are not a plain yes (one profile per name, so that the simulation
 	// keeps one working copy of it).
 	standIns := map[string]*schedule.Profile{}
 	q.PlaceFor = func(source gang.Source, pods []*corev1.Pod) (gang.PlaceOptions, string) {
-		if source == gang.SourceVolcano && volcano {
+		if source == volcano.Source && served {
 			return vopts, ""
 		}
 		opts, _, standIn := f.profileFor(pods)
@@ -125,7 +126,7 @@ func (f *SchedulerFlags) queueOptions(snap *schedule.Snapshot) (q explain.QueueO
 		opts.Profile = p
 		return opts, ""
 	}
-	return q, note, volcano
+	return q, note, served
 }
 
 // queuePlace is where the explained subject stands in the queue: its line

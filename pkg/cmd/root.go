@@ -18,6 +18,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	// Every gang system kubectl-gang models (docs/design.md#gang-systems).
+	_ "github.com/kubectl-gang/kubectl-gang/pkg/systems"
 )
 
 var rootLong = templates.LongDesc(`

@@ -16,7 +16,8 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/bind"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
+	volcanomodel "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // SchedulerFlags choose the scheduling profile and the topology a gang is
@@ -30,7 +31,7 @@ type SchedulerFlags struct {
 	// configuration for Volcano gangs, a file or "-" (stdin).
 	VolcanoConfigFile string
 	// volcano is that configuration, read by GangVerbOptions.completeVolcano.
-	volcano *volcano.Config
+	volcano *volcanomodel.Config
 	// profiles are the candidate profiles: the one --profile names, else
 	// every profile of --scheduler-config, else the default profile.
 	profiles []*schedule.Profile
@@ -97,7 +98,7 @@ func (f *SchedulerFlags) Complete() error {
 // could not read the configuration, every cycle reports the node order as
 // not evaluated: no plain yes rests on a guess of it.
 func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, source gang.Source) (opts gang.PlaceOptions, note string, ok bool) {
-	if source != gang.SourceVolcano || f.ConfigFile != "" || f.Profile != "" {
+	if source != volcano.Source || f.ConfigFile != "" || f.Profile != "" {
 		return gang.PlaceOptions{}, "", false
 	}
 	cfg := snap.Volcano()

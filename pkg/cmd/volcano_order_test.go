@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // volcanoPackingSnapshot: two nodes of 32 cpu, 128Gi and 8 GPUs; node-a
@@ -70,7 +70,7 @@ func TestVolcanoGangPackedAsVolcanoPacksIt(t *testing.T) {
 		t.Errorf("Volcano's node order: exit %d, verdict %q, stderr %q; want 0, Placed, nothing on stderr", code, plan.Verdict, stderr)
 	}
 	o := &SchedulerFlags{}
-	if _, note, ok := o.volcanoPlaceOptions(&schedule.Snapshot{}, gang.SourceVolcano); !ok || !strings.Contains(note,
+	if _, note, ok := o.volcanoPlaceOptions(&schedule.Snapshot{}, volcano.Source); !ok || !strings.Contains(note,
 		"NodeResourcesFit_LeastAllocated x1, NodeResourcesBalancedAllocation x1, NodeAffinity x2, InterPodAffinity x2, TaintToleration x3, PodTopologySpread x2, ImageLocality x1, binpack x1 (cpu:1 memory:1)") {
 		t.Errorf("the -v note: %q", note)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // Explanation prints an explanation for people: the verdict first, then
@@ -199,7 +200,7 @@ func describeGang(g *gang.Gang) string {
 		return fmt.Sprintf("gang of the pods matching %q in %s", g.Name, orAll(g.Namespace))
 	case gang.SourceFile:
 		return fmt.Sprintf("gang %s from %s%s", g.Key(), readFrom(g), whatIf(g))
-	case gang.SourceKueue:
+	case kueue.Source:
 		if len(g.Read) > 0 {
 			return fmt.Sprintf("gang %s (Kueue pod group) from %s%s", g.Key(), readFrom(g), whatIf(g))
 		}

@@ -15,6 +15,9 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // Pending prints the queue simulation as kubectl get prints a list: one
@@ -110,11 +113,11 @@ func gangKind(src gang.Source) string {
 	switch src {
 	case gang.SourceNative:
 		return "native"
-	case gang.SourceVolcano:
+	case volcano.Source:
 		return "volcano"
-	case gang.SourceCoscheduling:
+	case coscheduling.Source:
 		return "coscheduling"
-	case gang.SourceKueue:
+	case kueue.Source:
 		return "kueue"
 	}
 	return string(src)

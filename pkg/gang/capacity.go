@@ -112,8 +112,8 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 		if cur, s, err = Commit(cur, s, p.Planned()); err != nil {
 			return nil, err
 		}
-		// The copy's group is there too: a Volcano queue counts the
-		// copies before it as allocated jobs.
+		// The copy's group is there too: a system's queue counts the
+		// copies before it as started gangs (Committer).
 		cur = CommitGroup(cur, c)
 	}
 	out.AtLeast = true

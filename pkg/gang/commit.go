@@ -101,19 +101,15 @@ func Commit(snap *schedule.Snapshot, s *schedule.Scheduler, plan []Assignment) (
 // CommitGroup is the snapshot a started gang's group object leaves: snap
 // with g's PodGroup in it (added for a copy or a what-if the snapshot does
 // not hold, replacing the one of that kind, namespace and name otherwise),
-// Running for a Volcano gang: Volcano's next session counts a job whose
-// tasks run as allocated, not pending (a Pending one would be enqueued and
-// reserve its minResources again: session.go's enqueue), and its queue's
-// allocation with it (proportion, capacity). snap is not changed; a gang
-// without a group object leaves it as it is.
+// as its system's controller leaves it once the gang starts (Committer).
+// snap is not changed; a gang without a group object leaves it as it is.
 func CommitGroup(snap *schedule.Snapshot, g *Gang) *schedule.Snapshot {
 	if g.PodGroup == nil {
 		return snap
 	}
 	pg := g.PodGroup
-	if g.Source == SourceVolcano {
-		pg = pg.DeepCopy()
-		_ = unstructured.SetNestedField(pg.Object, "Running", "status", "phase")
+	if c, ok := SystemOf(g.Source).(Committer); ok {
+		pg = c.Committed(pg)
 	}
 	out := *snap
 	out.PodGroups = slices.Clone(snap.PodGroups)

@@ -10,20 +10,26 @@ import (
 )
 
 // CopyLabels are the labels whose values tie a member to its own group and
-// workload, as the controllers and webhooks set them: a copy of a gang
+// workload (these, and each gang system's Rules.CopyLabels), as the controllers and webhooks set them: a copy of a gang
 // (Gang.Copy) gets its own values for them, as a second submission of the
 // workload under another name would, so that copies neither satisfy each
 // other's pod affinity nor count in each other's spread or anti-affinity
 // (docs/design.md#capacity). Labels the user wrote in a template (app: X)
 // stay as they are: a second submission carries them too.
-var CopyLabels = []string{
+func CopyLabels() []string {
+	out := slices.Clone(copyLabels)
+	for _, k := range registry.keyed {
+		out = append(out, k.rules.CopyLabels...)
+	}
+	return out
+}
+
+var copyLabels = []string{
 	"job-name", "batch.kubernetes.io/job-name", "controller-uid", "batch.kubernetes.io/controller-uid",
 	"jobset.sigs.k8s.io/jobset-name", "jobset.sigs.k8s.io/jobset-uid", "jobset.sigs.k8s.io/job-key",
 	"leaderworkerset.sigs.k8s.io/name", "leaderworkerset.sigs.k8s.io/group-key", "leaderworkerset.sigs.k8s.io/subgroup-key",
 	"leaderworkerset.sigs.k8s.io/leader-name",
-	"training.kubeflow.org/job-name", "volcano.sh/job-name", "ray.io/cluster",
-	CoschedulingLabel, "kueue.x-k8s.io/pod-group-name",
-	"statefulset.kubernetes.io/pod-name",
+	"training.kubeflow.org/job-name", "ray.io/cluster", "statefulset.kubernetes.io/pod-name",
 }
 
 // Copy is copy number i (from 1) of the gang, as if submitted again under
@@ -39,10 +45,10 @@ var CopyLabels = []string{
 // keep matching its own copy. g is not changed. Members that succeeded
 // are not copied: a copy starts from nothing.
 func (g *Gang) Copy(i int) *Gang {
-	r := renamer{suffix: fmt.Sprintf("-copy%d", i)}
+	r := renamer{suffix: fmt.Sprintf("-copy%d", i), keys: CopyLabels()}
 	r.names = append(r.names, strings.Split(g.Name, ",")...)
 	for _, m := range g.Members {
-		for _, k := range CopyLabels {
+		for _, k := range r.keys {
 			if v, ok := m.Labels[k]; ok && v != "" {
 				r.names = append(r.names, v)
 			}
@@ -77,6 +83,8 @@ func (g *Gang) Copy(i int) *Gang {
 type renamer struct {
 	suffix string
 	names  []string
+	// keys are CopyLabels().
+	keys []string
 }
 
 // rename is v in the copy.
@@ -127,7 +135,7 @@ func (r renamer) labels(in map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(in))
 	for k, v := range in {
-		if slices.Contains(CopyLabels, k) {
+		if slices.Contains(r.keys, k) {
 			v = r.rename(v)
 		}
 		out[k] = v
@@ -154,7 +162,7 @@ func (r renamer) selector(s *metav1.LabelSelector) {
 	s.MatchLabels = r.labels(s.MatchLabels)
 	for i := range s.MatchExpressions {
 		e := &s.MatchExpressions[i]
-		if !slices.Contains(CopyLabels, e.Key) {
+		if !slices.Contains(r.keys, e.Key) {
 			continue
 		}
 		for j := range e.Values {

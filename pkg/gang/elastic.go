@@ -6,7 +6,7 @@ import "strings"
 // with fewer members than they have (pkg/workload reads it; explain's
 // lower-minimum advice follows it, issue #27): an elastic workload (a
 // PyTorchJob's spec.elasticPolicy, a RayCluster with in-tree autoscaling, a
-// Volcano Job whose minAvailable is below its replicas) runs with as few as
+// batch Job whose minAvailable is below its replicas) runs with as few as
 // Min members; a fixed one (torchrun without an elastic policy, MPI, a
 // JobSet, a LeaderWorkerSet) needs every member, whatever a PodGroup's
 // minimum says.

@@ -13,10 +13,10 @@ import (
 )
 
 // GateResult is a gang scheduler's own admission decision about a gang,
-// taken before any pod is placed (each source's gate is in its
-// source_<name>.go).
+// taken before any pod is placed (each system's gate is in its wing,
+// Gater or Session).
 type GateResult struct {
-	// Gate names the check as the scheduler names it: CoschedulingPreFilter.
+	// Gate names the check as the scheduler names it (a PreFilter's name).
 	Gate string
 	// Check names it among admit's checks: MinResources.
 	Check  string
@@ -30,7 +30,7 @@ type GateResult struct {
 	// Message is what the scheduler says, worded as it words it.
 	Message string
 	// Detail says the same for people where the scheduler's words do not
-	// (coscheduling prints Go's rendering of a ResourceList): the figures
+	// (some print Go's rendering of a ResourceList): the figures
 	// compared, as kubectl prints quantities. Empty when Message is enough.
 	Detail string
 	// Fix says what would let the gate pass, when neither Message nor
@@ -48,10 +48,13 @@ type GateResult struct {
 }
 
 // SourceGate is the gate the gang's own scheduler applies before it places
-// a member (its source's row of the table); nil when the source has none.
+// a member (its system's Gate, or its session's); nil when it has none.
 func SourceGate(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult {
-	if gate := rulesOf(g.Source).gate; gate != nil {
-		return gate(snap, g, nodes)
+	switch s := SystemOf(g.Source).(type) {
+	case Opener:
+		return s.Open(snap, g, nodes).Gate()
+	case Gater:
+		return s.Gate(snap, g, nodes)
 	}
 	return nil
 }
@@ -81,13 +84,13 @@ func (p *Placement) ApplyGate(r *GateResult) {
 	p.Message = fmt.Sprintf("gang %s is held back by %s (%s): %s", p.Gang.Key(), r.Gate, r.Reason, why)
 }
 
-// needFreeShort words, per requested resource in name order, what is
+// NeedFreeShort words, per requested resource in name order, what is
 // needed, what is free and what is short, as kubectl prints quantities:
 // "cpu need 12, free 3, short 9; pods need 4, free 400".
-func needFreeShort(need, free, short corev1.ResourceList) string {
+func NeedFreeShort(need, free, short corev1.ResourceList) string {
 	var parts []string
 	for _, name := range sortedKeys(need) {
-		q, f := canonical(need[name]), canonical(free[name])
+		q, f := Canonical(need[name]), Canonical(free[name])
 		part := fmt.Sprintf("%s need %s, free %s", name, q.String(), f.String())
 		if sq, ok := short[name]; ok && sq.Sign() > 0 {
 			part += ", short " + sq.String()
@@ -112,9 +115,9 @@ func FormatResources(rl corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-// canonical returns q re-created from its value so it prints in canonical
+// Canonical returns q re-created from its value so it prints in canonical
 // form whatever arithmetic produced it.
-func canonical(q resource.Quantity) resource.Quantity {
+func Canonical(q resource.Quantity) resource.Quantity {
 	if q.MilliValue()%1000 == 0 {
 		return *resource.NewQuantity(q.Value(), q.Format)
 	}

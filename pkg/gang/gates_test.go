@@ -3,6 +3,8 @@ package gang_test
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 
@@ -41,7 +43,7 @@ func TestCoschedulingGate(t *testing.T) {
 	}
 	pending := testutil.MakePod().Namespace("ns").Name("p0").CoschedulingGroup("pg1").Obj()
 	cosched := func(minMember int32, minResources corev1.ResourceList, members ...*corev1.Pod) *gang.Gang {
-		return &gang.Gang{Source: gang.SourceCoscheduling, Namespace: "ns", Name: "pg1", MinMember: minMember,
+		return &gang.Gang{Source: coscheduling.Source, Namespace: "ns", Name: "pg1", MinMember: minMember,
 			MinResources: minResources, Members: members}
 	}
 	cpu4 := testutil.Res{"cpu": "4"}.List()
@@ -53,7 +55,7 @@ func TestCoschedulingGate(t *testing.T) {
 	}{
 		{
 			name:  "not a coscheduling gang",
-			gang:  &gang.Gang{Source: gang.SourceVolcano, MinMember: 5},
+			gang:  &gang.Gang{Source: volcano.Source, MinMember: 5},
 			nodes: nodeInfos(nodes),
 		},
 		{
@@ -109,7 +111,7 @@ func TestCoschedulingGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := gang.CoschedulingGate(tt.gang, tt.nodes)
+			got := coscheduling.PreFilter(tt.gang, tt.nodes)
 			if diff := testutil.Diff(tt.want, got); diff != "" {
 				t.Errorf("CoschedulingGate (-want +got):\n%s", diff)
 			}
@@ -150,7 +152,7 @@ func TestPlaceAppliesTheSourceGate(t *testing.T) {
 	}
 	small := testutil.MakeVolcanoQueue("q").State("").Capability(testutil.Res{"cpu": "2", "nvidia.com/gpu": "2"}).Obj()
 	p := place(small)
-	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != gang.ReasonQueueInsufficient ||
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != volcano.ReasonQueueInsufficient ||
 		len(p.BestAttempt) != 2 || !strings.Contains(p.Message, "held back by VolcanoEnqueue (QueueInsufficient)") {
 		t.Errorf("small queue: %s, gate %+v, %d fit: %s; want Unschedulable, QueueInsufficient, the plan kept", p.Verdict, p.Gate, len(p.BestAttempt), p.Message)
 	}
@@ -180,7 +182,7 @@ func TestNativeGate(t *testing.T) {
 		wantMsg    string
 		wantFix    string
 	}{
-		{name: "not a native gang", gang: &gang.Gang{Source: gang.SourceVolcano}},
+		{name: "not a native gang", gang: &gang.Gang{Source: volcano.Source}},
 		{
 			name: "members at the PodGroup's priority",
 			gang: native(&p1500, member("a").Priority("high", 1500).Obj(), member("b").Priority("high", 1500).Obj()),

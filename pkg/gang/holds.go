@@ -18,8 +18,8 @@ const VerdictGated Verdict = "Gated"
 
 // The checks a placement may be held back by, besides its source's gate.
 const (
-	// HoldValidity: the gang is not valid by its source's rules (a
-	// Volcano task below its minTaskMember), so its scheduler tries no member.
+	// HoldValidity: the gang is not valid by its source's rules (a task
+	// below its minTaskMember, Tasker), so its scheduler tries no member.
 	HoldValidity = "Validity"
 	// HoldResourceQuota: the namespace's ResourceQuota would refuse members
 	// that do not exist yet, so they would never be created.
@@ -27,8 +27,8 @@ const (
 )
 
 // applyValidity holds back a placed gang its source's validity rules
-// refuse (Volcano's gang plugin validJobFn: a task below its
-// minTaskMember; enough members in all but not of each task). Placement
+// refuse (ValidateWith: a task below its minTaskMember; enough members in
+// all but not of each task). Placement
 // already counts the members against the minimum, so only the per-task
 // rule can refuse a gang placement placed.
 func (p *Placement) applyValidity() {

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 	"strings"
 	"testing"
 
@@ -12,9 +13,9 @@ import (
 )
 
 func kueueMember(name, group, count string) *testutil.PodWrapper {
-	w := member(name, 0).Label(gang.KueuePodGroupLabel, group).Req(testutil.Res{"nvidia.com/gpu": "8"})
+	w := member(name, 0).Label(kueue.PodGroupLabel, group).Req(testutil.Res{"nvidia.com/gpu": "8"})
 	if count != "" {
-		w = w.Annotation(gang.KueueTotalCountAnnotation, count)
+		w = w.Annotation(kueue.TotalCountAnnotation, count)
 	}
 	return w
 }
@@ -27,18 +28,18 @@ func TestKueuePodGroup(t *testing.T) {
 		kueueMember("x", "other", "1").Obj()}
 	snap := snapshotOf(pods)
 	g, _, err := gang.ResolvePod(snap, "ml", "w-1")
-	if err != nil || g == nil || g.Source != gang.SourceKueue || g.Name != "train" || g.MinMember != 3 || len(g.Members) != 2 {
+	if err != nil || g == nil || g.Source != kueue.Source || g.Name != "train" || g.MinMember != 3 || len(g.Members) != 2 {
 		t.Fatalf("by a member: %+v, %v", g, err)
 	}
 	// Two of three exist: Kueue waits for the third, so the gang is invalid.
 	if v := gang.Validate(g); v.Valid {
 		t.Errorf("two of three members valid: %+v", v)
 	}
-	sel := labels.SelectorFromSet(labels.Set{gang.KueuePodGroupLabel: "train"})
-	if g, err := gang.ResolveSelector(snap, "ml", sel, 0); err != nil || g.Source != gang.SourceKueue || g.MinMember != 3 {
+	sel := labels.SelectorFromSet(labels.Set{kueue.PodGroupLabel: "train"})
+	if g, err := gang.ResolveSelector(snap, "ml", sel, 0); err != nil || g.Source != kueue.Source || g.MinMember != 3 {
 		t.Errorf("by its label: %+v, %v", g, err)
 	}
-	all, _ := labels.Parse(gang.KueuePodGroupLabel)
+	all, _ := labels.Parse(kueue.PodGroupLabel)
 	if _, err := gang.ResolveSelector(snap, "ml", all, 0); err == nil || !strings.Contains(err.Error(), "belong to Kueue pod group(s) other, train") {
 		t.Errorf("two groups: %v", err)
 	}

@@ -2,7 +2,6 @@ package gang
 
 import (
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -76,14 +75,15 @@ func (g *Gang) GatedCount() int {
 }
 
 // GatedByOthers is how many pending members have scheduling gates other
-// than their own scheduler's: Volcano removes its queue-allocation gate
-// itself when the queue has room, so a Volcano member gated only by it
-// competes for room as any other (docs/design.md#the-queue).
+// than their own scheduler's (Rules.OwnGate): a scheduler that removes its
+// gate itself when its queue has room lets a member gated only by it
+// compete for room as any other (docs/design.md#the-queue).
 func (g *Gang) GatedByOthers() int {
+	own := rulesOf(g.Source).OwnGate
 	n := 0
 	for _, pod := range g.Pending() {
 		if slices.ContainsFunc(pod.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool {
-			return g.Source != SourceVolcano || sg.Name != volcanoQueueGateName
+			return own == "" || sg.Name != own
 		}) {
 			n++
 		}
@@ -124,21 +124,16 @@ func GateNames(pods []*corev1.Pod) []string {
 	return out
 }
 
-// GateOwner says who removes a scheduling gate the projects kubectl-gang
-// knows set (issue #27: "scheduling gates and who owns them"), or "" for a
-// gate of someone else's.
+// GateOwner says who removes a scheduling gate the gang systems know
+// (issue #27: "scheduling gates and who owns them", GateKeeper), or "" for
+// a gate of someone else's.
 func GateOwner(gate string) string {
-	switch {
-	case gate == "kueue.x-k8s.io/admission":
-		return "Kueue's: it removes it once a ClusterQueue admits the workload (check the Workload's conditions)"
-	case gate == "kueue.x-k8s.io/topology":
-		return "Kueue's topology-aware scheduling: it removes it once the workload's topology is assigned"
-	case strings.HasPrefix(gate, "kueue.x-k8s.io/"):
-		return "Kueue's"
-	case gate == volcanoQueueGateName:
-		return "Volcano's: it removes it once the pod's queue has room for it"
-	case strings.HasPrefix(gate, "scheduling.volcano.sh/"):
-		return "Volcano's"
+	for _, s := range Systems() {
+		if k, ok := s.(GateKeeper); ok {
+			if o := k.GateOwner(gate); o != "" {
+				return o
+			}
+		}
 	}
 	return ""
 }

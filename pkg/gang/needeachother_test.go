@@ -43,12 +43,12 @@ func TestMembersThatNeedEachOther(t *testing.T) {
 		// launcher is placed: coscheduling tries them again then (its
 		// Permit activates the siblings), and so does the plan.
 		name:        "coscheduling, workers queued first",
-		gang:        launcherGang(SourceCoscheduling, 3, "b-launcher", "a-worker-0", "a-worker-1"),
+		gang:        launcherGang(testCoscheduling, 3, "b-launcher", "a-worker-0", "a-worker-1"),
 		wantVerdict: VerdictPlaced,
 		wantLater:   []string{"a-worker-0", "a-worker-1"},
 	}, {
 		name:        "coscheduling, launcher queued first",
-		gang:        launcherGang(SourceCoscheduling, 3, "0-launcher", "a-worker-0", "a-worker-1"),
+		gang:        launcherGang(testCoscheduling, 3, "0-launcher", "a-worker-0", "a-worker-1"),
 		wantVerdict: VerdictPlaced,
 	}, {
 		// kube-scheduler v1.37 tries a native PodGroup's members once each
@@ -72,7 +72,7 @@ func TestMembersThatNeedEachOther(t *testing.T) {
 		wantLater:   []string{"a-worker-0", "a-worker-1"},
 	}, {
 		name:        "volcano, workers queued first",
-		gang:        launcherGang(SourceVolcano, 3, "b-launcher", "a-worker-0", "a-worker-1"),
+		gang:        launcherGang(testVolcano, 3, "b-launcher", "a-worker-0", "a-worker-1"),
 		wantVerdict: VerdictUnschedulable,
 		wantLater:   []string{"a-worker-0", "a-worker-1"},
 		wantMessage: "Volcano's allocate action tries a job's tasks once each per session, in task order",
@@ -143,7 +143,7 @@ func TestVerdictDoesNotDependOnMemberOrder(t *testing.T) {
 		nodes, members, min := ne.Nodes, ne.Members, ne.Min
 		snap := &schedule.Snapshot{Nodes: nodes}
 		base := mustScheduler(t, snap)
-		for _, source := range []Source{SourceCoscheduling, SourceNative} {
+		for _, source := range []Source{testCoscheduling, SourceNative} {
 			var first *Placement
 			for range 6 {
 				order := append([]*corev1.Pod(nil), members...)

@@ -383,20 +383,8 @@ type attempt struct {
 	// follow), what happens.
 	why string
 	// budget is the source's own check of each member before it is tried
-	// (Volcano's queue share at allocation); nil for none.
-	budget memberBudget
-}
-
-// memberBudget is a gang scheduler's own check of each member during
-// placement, besides the nodes: Volcano's allocate action admits a task
-// only within its queue's share (docs/design.md#volcano). One budget
-// serves one attempt; fork makes a fresh one for another.
-type memberBudget interface {
-	fork() memberBudget
-	// admit says why pod may not be placed now, or "".
-	admit(pod *corev1.Pod) string
-	// take records pod placed.
-	take(pod *corev1.Pod)
+	// (a queue's share at allocation, Session.Budget); nil for none.
+	budget MemberBudget
 }
 
 // noteNotEvaluated adds what a cycle did not evaluate, once each.
@@ -432,29 +420,33 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // call every verb and every what-if places through, so the gate and the
 // source's validity rules always apply.
 func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
-	var vs *volcanoState
-	if g.Source == SourceVolcano {
-		vs = openVolcano(snap, g, base.NodeInfos())
+	var vs Session
+	if o, ok := SystemOf(g.Source).(Opener); ok {
+		vs = o.Open(snap, g, base.NodeInfos())
 	}
-	p, best, err := placeMembers(ctx, base, g, opts, vs.memberBudget())
+	var budget MemberBudget
+	if vs != nil {
+		budget = vs.Budget()
+	}
+	p, best, err := placeMembers(ctx, base, g, opts, budget)
 	if err != nil {
 		return nil, err
 	}
 	var hold *GateResult
 	if vs != nil && p.Verdict != VerdictPlaced {
-		if vb, ok := best.budgetOf().(*volcanoBudget); ok && len(vb.refused()) > 0 {
-			// The queue refused members: the hold says so with the figures
-			// of the placement it allowed, and the plan kept is where the
-			// members would go on the nodes alone, as for any gate.
-			hold = vs.allocateHold(p, vb.refused())
+		if hold = vs.Hold(p, best.budgetOf()); hold != nil {
+			// The session's budget refused members: the hold says so with
+			// the figures of the placement it allowed, and the plan kept is
+			// where the members would go on the nodes alone, as for any
+			// gate.
 			if p, _, err = placeMembers(ctx, base, g, opts, nil); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if vs != nil {
-		p.SourceGate = vs.gate(g)
-		if n := vs.notEvaluated; len(n) > 0 && p.SourceGate.Passed {
+		p.SourceGate = vs.Gate()
+		if n := vs.NotEvaluated(); len(n) > 0 && p.SourceGate.Passed {
 			p.NotEvaluated = append(p.NotEvaluated, n...)
 		}
 	} else {
@@ -468,13 +460,13 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 		p.ApplyGate(hold)
 	}
 	if vs != nil && p.Gate == nil {
-		vs.applyReadiness(p)
+		vs.Finish(p)
 	}
 	return p, nil
 }
 
 // budgetOf is the attempt's member budget (nil for none or no attempt).
-func (a *attempt) budgetOf() memberBudget {
+func (a *attempt) budgetOf() MemberBudget {
 	if a == nil {
 		return nil
 	}
@@ -497,9 +489,9 @@ type placing struct {
 	succeeded int
 	minMember int32
 	source    Source
-	// budget is the source's check of each member (memberBudget); each
+	// budget is the source's check of each member (MemberBudget); each
 	// attempt forks it.
-	budget memberBudget
+	budget MemberBudget
 	// classes is PlaceOptions.Classes.
 	classes *schedule.ClassStore
 }
@@ -518,7 +510,7 @@ func (pl *placing) whole() (domainsOutcome, error) {
 
 // placeMembers is the placement without the source's gate; it also
 // returns the attempt the verdict came from (nil for none).
-func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions, budget memberBudget) (*Placement, *attempt, error) {
+func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts PlaceOptions, budget MemberBudget) (*Placement, *attempt, error) {
 	// A member being deleted still holds its node, which the snapshot
 	// accounts for, but no longer counts toward the minimum, as in
 	// validity; succeeded members count as running ones do (only sources
@@ -570,11 +562,11 @@ func placeMembers(ctx context.Context, base *schedule.Scheduler, g *Gang, opts P
 // source's scheduler takes them (placeWith, placeOnePass); fresh makes
 // another scheduler like s as it is before the placement.
 func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Scheduler, error), domain string) (*attempt, error) {
-	var budget memberBudget
+	var budget MemberBudget
 	if pl.budget != nil {
-		budget = pl.budget.fork()
+		budget = pl.budget.Fork()
 	}
-	if rulesOf(pl.source).onePass != "" {
+	if rulesOf(pl.source).OnePass != "" {
 		return placeOnePass(pl.ctx, s, s.NewSequenceIn(pl.classes), fresh, domain, pl.pending, budget)
 	}
 	return placeSeq(pl.ctx, s, s.NewSequenceIn(pl.classes), domain, pl.pending, budget)
@@ -587,8 +579,8 @@ func (pl *placing) placeOn(s *schedule.Scheduler, fresh func() (*schedule.Schedu
 // names the launcher, a spread constraint among members) fits once they
 // are (docs/design.md#gangs, "members that need each other"). kube-scheduler
 // tries such a pod again once the member it needs is assumed (queueing
-// hints on assigned pods; coscheduling activates a member's siblings at
-// Permit), so the plan never depends on the names that order the queue.
+// hints on assigned pods; a gang plugin's Permit activates a member's
+// siblings), so the plan never depends on the names that order the queue.
 // Members placed on a later pass are the attempt's later.
 func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pending []*corev1.Pod) (*attempt, error) {
 	return placeSeq(ctx, s, s.NewSequence(), domain, pending, nil)
@@ -596,7 +588,7 @@ func placeWith(ctx context.Context, s *schedule.Scheduler, domain string, pendin
 
 // placeSeq is placeWith on a sequence of s, each member checked by budget
 // (nil: none) before it is tried.
-func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
+func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, domain string, pending []*corev1.Pod, budget MemberBudget) (*attempt, error) {
 	a := &attempt{domain: domain, budget: budget}
 	todo := pending
 	for pass := 0; ; pass++ {
@@ -618,7 +610,7 @@ func placeSeq(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence
 func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, todo []*corev1.Pod, later bool) (failed []*corev1.Pod, progress bool, err error) {
 	a.blocker, a.before = nil, nil
 	for _, pod := range todo {
-		if a.budget != nil && a.budget.admit(pod) != "" {
+		if a.budget != nil && a.budget.Admit(pod) != "" {
 			// The source's scheduler does not try it: no node is asked.
 			failed = append(failed, pod)
 			continue
@@ -641,7 +633,7 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 			return nil, false, err
 		}
 		if a.budget != nil {
-			a.budget.take(pod)
+			a.budget.Take(pod)
 		}
 		var claims []*resourcev1.ResourceClaim
 		if s.DRA().UsesDevices(pod) {
@@ -666,10 +658,10 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 // when the queue takes those members first, the order in which they need
 // the most (the attempt's risk). fresh makes a scheduler like s before the
 // placement, for the members whose fit alone the placement did not show.
-func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod, budget memberBudget) (*attempt, error) {
-	var worstBudget memberBudget
+func placeOnePass(ctx context.Context, s *schedule.Scheduler, seq *schedule.Sequence, fresh func() (*schedule.Scheduler, error), domain string, pending []*corev1.Pod, budget MemberBudget) (*attempt, error) {
+	var worstBudget MemberBudget
 	if budget != nil {
-		worstBudget = budget.fork()
+		worstBudget = budget.Fork()
 	}
 	a, err := placeSeq(ctx, s, seq, domain, pending, budget)
 	if err != nil || !slices.ContainsFunc(pending, mayNeedOthers) {
@@ -1086,7 +1078,7 @@ func (p *Placement) finish(best *attempt, need, running int) {
 		if r := best.risk; r != nil && len(r.worst.assignments) < need {
 			// Placed in the good order only (placeOnePass).
 			risk := &QueueOrderRisk{NeedOthers: r.needOthers, Worst: int32(running + p.Succeeded + len(r.worst.assignments)),
-				Blocker: r.worst.blocker, How: rulesOf(p.Gang.Source).onePass, placed: p.Message, unplaced: p.Unplaced}
+				Blocker: r.worst.blocker, How: rulesOf(p.Gang.Source).OnePass, placed: p.Message, unplaced: p.Unplaced}
 			p.QueueOrder = risk
 			p.Verdict = VerdictUnschedulable
 			p.BestAttempt, p.Assignments, p.Unplaced = p.Assignments, nil, nil

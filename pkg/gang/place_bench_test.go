@@ -175,7 +175,7 @@ func BenchmarkSnapshotToScheduler(b *testing.B) {
 // divide and jobs to read.
 func volcanoBench(n int) (*schedule.Snapshot, *Gang) {
 	snap := benchCluster()
-	snap.Queues = append(snap.Queues, testutil.MakeVolcanoQueue(VolcanoDefaultQueue).Obj())
+	snap.Queues = append(snap.Queues, testutil.MakeVolcanoQueue("default").Obj())
 	for q := range 20 {
 		snap.Queues = append(snap.Queues, testutil.MakeVolcanoQueue(fmt.Sprintf("q%d", q)).Obj())
 	}
@@ -190,12 +190,12 @@ func volcanoBench(n int) (*schedule.Snapshot, *Gang) {
 	}
 	members := testutil.GPUWorkers(n, "2")
 	for _, m := range members {
-		m.Annotations = map[string]string{VolcanoGroupAnnotation: "train"}
+		m.Annotations = map[string]string{"scheduling.k8s.io/group-name": "train"}
 		m.Spec.SchedulingGroup = nil
 	}
 	pg := testutil.MakeVolcanoPodGroup("ml", "train", int64(n)).Obj()
 	snap.PodGroups = append(snap.PodGroups, pg)
-	g := &Gang{Source: SourceVolcano, Namespace: "ml", Name: "train", PodGroup: pg, Queue: VolcanoDefaultQueue, MinMember: int32(n), Members: members}
+	g := &Gang{Source: testVolcano, Namespace: "ml", Name: "train", PodGroup: pg, Queue: "default", MinMember: int32(n), Members: members}
 	g.SortMembers()
 	return snap, g
 }

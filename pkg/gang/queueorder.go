@@ -11,41 +11,18 @@ import (
 // QueueKey is where a pending gang stands in its scheduler's queue: its
 // priority and the time it is taken to have entered the queue; a queue
 // takes higher priorities first, then earlier times, then namespace/name
-// (docs/design.md#the-queue).
-//
-//   - native (kube-scheduler's PodGroup entity, QueuedPodGroupInfo): the
-//     PodGroup's priority (util.PodGroupPriority), and the time its first
-//     member entered the queue, taken as the earliest pending member's
-//     creation;
-//   - coscheduling (Coscheduling.Less): the members' pod priority, then the
-//     PodGroup's creation (GetCreationTimestamp);
-//   - Volcano (Session.JobOrderFn with the priority and gang plugins: every
-//     pending job is not ready, so the gang plugin ties): the job's
-//     priority (its PodGroup's class, else the global default), then the
-//     PodGroup's creation;
-//   - Kueue pod groups and selectors (kube-scheduler, pod by pod): the
-//     first pending member's priority and the earliest pending creation.
+// (docs/design.md#the-queue). A system that orders its gangs by a key of
+// its own says so (QueueKeyer); the others (selectors, pod groups without
+// a group object) are queued by kube-scheduler pod by pod: the first
+// pending member's priority and the earliest pending creation.
 //
 // A what-if gang (nothing created yet) enters last: the time is the zero
 // time's opposite, the newest.
 func QueueKey(snap *schedule.Snapshot, g *Gang) (priority int32, since time.Time) {
 	pending := g.Pending()
 	since = earliest(pending)
-	switch g.Source {
-	case SourceNative:
-		return g.PodGroupPriorityValue(), since
-	case SourceVolcano:
-		j := volcanoJob(snap, g.PodGroup, g.Namespace, g.Name)
-		if t, err := time.Parse(time.RFC3339, j.Created); err == nil {
-			since = t
-		}
-		return j.Priority, since
-	case SourceCoscheduling:
-		if g.PodGroup != nil {
-			if ts := g.PodGroup.GetCreationTimestamp(); !ts.IsZero() {
-				since = ts.Time
-			}
-		}
+	if k, ok := SystemOf(g.Source).(QueueKeyer); ok {
+		return k.QueueKey(snap, g, since)
 	}
 	if len(pending) > 0 {
 		priority = PodPriority(pending[0])
@@ -88,4 +65,9 @@ func earliest(pods []*corev1.Pod) time.Time {
 	return out
 }
 
-var notCreatedTime, _ = time.Parse(time.RFC3339, notCreated)
+// NotCreated is the time a group or pod no API server stored (a what-if, a
+// file's group without a creation time) is taken to enter its queue: after
+// every one that exists, as its scheduler gives it the time it is created.
+const NotCreated = "9999-12-31T23:59:59Z"
+
+var notCreatedTime, _ = time.Parse(time.RFC3339, NotCreated)

@@ -79,16 +79,16 @@ func ResolvePodGroup(snap *schedule.Snapshot, ref Ref) (*Gang, error) {
 	if err := ResolvePodGroupPriority(g, snap.PriorityClasses); err != nil {
 		return nil, err
 	}
-	g.Members = membersOf(snap.Pods, g.Source, g.Namespace, g.Name)
-	if rulesOf(g.Source).countsSucceeded {
-		g.Succeeded = membersOf(snap.SucceededPods, g.Source, g.Namespace, g.Name)
+	g.Members = MembersOf(snap.Pods, g.Source, g.Namespace, g.Name)
+	if rulesOf(g.Source).CountsSucceeded {
+		g.Succeeded = MembersOf(snap.SucceededPods, g.Source, g.Namespace, g.Name)
 	}
 	g.SortMembers()
 	return g, nil
 }
 
-// membersOf returns the pods in namespace that name the PodGroup name of source src.
-func membersOf(pods []*corev1.Pod, src Source, namespace, name string) []*corev1.Pod {
+// MembersOf returns the pods in namespace that name the PodGroup name of source src.
+func MembersOf(pods []*corev1.Pod, src Source, namespace, name string) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, pod := range pods {
 		if pod.Namespace == namespace && GroupNameOf(pod, src) == name {
@@ -153,7 +153,7 @@ func podGroupHint(snap *schedule.Snapshot, ref Ref) string {
 
 func missingSourceHint(group string) string {
 	if src, ok := SourceOfGroup(group); ok {
-		return rulesOf(src).missing
+		return rulesOf(src).Missing
 	}
 	return ""
 }

@@ -2,6 +2,9 @@ package gang_test
 
 import (
 	"errors"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 	"time"
@@ -109,7 +112,7 @@ func TestResolvePodGroup(t *testing.T) {
 			pods:   pods,
 			groups: []*unstructured.Unstructured{volcanoPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train"},
-			want: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", PodGroup: volcanoPG, MinMember: 2,
+			want: &gang.Gang{Source: volcano.Source, Namespace: "ml", Name: "train", PodGroup: volcanoPG, MinMember: 2,
 				MinTaskMember: map[string]int32{"worker": 1, "ps": 1},
 				MinResources:  testutil.Res{"cpu": "4", "nvidia.com/gpu": "2"}.List(),
 				Queue:         "default", Members: []*corev1.Pod{volcano0, volcano1}},
@@ -118,7 +121,7 @@ func TestResolvePodGroup(t *testing.T) {
 			name:   "volcano without minMember has no minimum; network topology is not evaluated",
 			groups: []*unstructured.Unstructured{volcanoTopologyPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train"},
-			want: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", Queue: "research", PodGroup: volcanoTopologyPG,
+			want: &gang.Gang{Source: volcano.Source, Namespace: "ml", Name: "train", Queue: "research", PodGroup: volcanoTopologyPG,
 				NotEvaluatedFields: []gang.NotEvaluatedField{{Field: "spec.networkTopology", Value: "mode=hard highestTierAllowed=1",
 					Reason: "Volcano places network topologies on HyperNodes, which the snapshot does not hold; " +
 						"give --topology-key LABEL to keep the gang within one value of a node label instead"}}},
@@ -174,7 +177,7 @@ func TestResolvePodGroup(t *testing.T) {
 			pods:   pods,
 			groups: []*unstructured.Unstructured{coschedPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train"},
-			want: &gang.Gang{Source: gang.SourceCoscheduling, Namespace: "ml", Name: "train", PodGroup: coschedPG, MinMember: 1,
+			want: &gang.Gang{Source: coscheduling.Source, Namespace: "ml", Name: "train", PodGroup: coschedPG, MinMember: 1,
 				MinResources: testutil.Res{"memory": "1Gi"}.List(), Members: []*corev1.Pod{cosched}},
 		},
 		{
@@ -182,7 +185,7 @@ func TestResolvePodGroup(t *testing.T) {
 			pods:   pods,
 			groups: []*unstructured.Unstructured{nativePG, volcanoPG, coschedPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train", Group: "scheduling.x-k8s.io"},
-			want: &gang.Gang{Source: gang.SourceCoscheduling, Namespace: "ml", Name: "train", PodGroup: coschedPG, MinMember: 1,
+			want: &gang.Gang{Source: coscheduling.Source, Namespace: "ml", Name: "train", PodGroup: coschedPG, MinMember: 1,
 				MinResources: testutil.Res{"memory": "1Gi"}.List(), Members: []*corev1.Pod{cosched}},
 		},
 		{
@@ -219,7 +222,7 @@ func TestResolvePodGroup(t *testing.T) {
 			name:   "quantities written as numbers",
 			groups: []*unstructured.Unstructured{volcanoNumbersPG},
 			ref:    gang.Ref{Namespace: "ml", Name: "train"},
-			want: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", PodGroup: volcanoNumbersPG, MinMember: 2,
+			want: &gang.Gang{Source: volcano.Source, Namespace: "ml", Name: "train", PodGroup: volcanoNumbersPG, MinMember: 2,
 				MinResources: testutil.Res{"cpu": "4", "memory": "1.5"}.List(), Queue: "default"},
 		},
 		{
@@ -315,7 +318,7 @@ func TestResolveSelector(t *testing.T) {
 
 func TestResolvePod(t *testing.T) {
 	native := member("n-0", 0).PodGroup("train").Obj()
-	volcano := member("v-0", 0).VolcanoGroup("vc").Obj()
+	vcPod := member("v-0", 0).VolcanoGroup("vc").Obj()
 	cosched := member("c-0", 0).CoschedulingGroup("cs").Obj()
 	orphan := member("o-0", 0).CoschedulingGroup("gone").Obj()
 	// Names a native group that is missing and a Volcano one that exists.
@@ -324,7 +327,7 @@ func TestResolvePod(t *testing.T) {
 	nativePG := testutil.MakeNativePodGroup("ml", "train", 1).Obj()
 	volcanoPG := testutil.MakeVolcanoPodGroup("ml", "vc", 1).Obj()
 	coschedPG := testutil.MakeCoschedulingPodGroup("ml", "cs", 1).Obj()
-	snap := snapshotOf([]*corev1.Pod{native, volcano, cosched, orphan, both, plain}, nativePG, volcanoPG, coschedPG)
+	snap := snapshotOf([]*corev1.Pod{native, vcPod, cosched, orphan, both, plain}, nativePG, volcanoPG, coschedPG)
 
 	tests := []struct {
 		name     string
@@ -335,12 +338,12 @@ func TestResolvePod(t *testing.T) {
 	}{
 		{name: "native member", pod: "n-0", wantPod: native,
 			wantGang: &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", PodGroup: nativePG, MinMember: 1, Members: []*corev1.Pod{native}}},
-		{name: "volcano member", pod: "v-0", wantPod: volcano,
-			wantGang: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "vc", PodGroup: volcanoPG, MinMember: 1, Queue: "default", Members: []*corev1.Pod{both, volcano}}},
+		{name: "vcPod member", pod: "v-0", wantPod: vcPod,
+			wantGang: &gang.Gang{Source: volcano.Source, Namespace: "ml", Name: "vc", PodGroup: volcanoPG, MinMember: 1, Queue: "default", Members: []*corev1.Pod{both, vcPod}}},
 		{name: "coscheduling member", pod: "c-0", wantPod: cosched,
-			wantGang: &gang.Gang{Source: gang.SourceCoscheduling, Namespace: "ml", Name: "cs", PodGroup: coschedPG, MinMember: 1, Members: []*corev1.Pod{cosched}}},
+			wantGang: &gang.Gang{Source: coscheduling.Source, Namespace: "ml", Name: "cs", PodGroup: coschedPG, MinMember: 1, Members: []*corev1.Pod{cosched}}},
 		{name: "first existing group wins", pod: "b-0", wantPod: both,
-			wantGang: &gang.Gang{Source: gang.SourceVolcano, Namespace: "ml", Name: "vc", PodGroup: volcanoPG, MinMember: 1, Queue: "default", Members: []*corev1.Pod{both, volcano}}},
+			wantGang: &gang.Gang{Source: volcano.Source, Namespace: "ml", Name: "vc", PodGroup: volcanoPG, MinMember: 1, Queue: "default", Members: []*corev1.Pod{both, vcPod}}},
 		{name: "no group", pod: "p-0", wantPod: plain},
 		{name: "group missing", pod: "o-0", wantPod: orphan,
 			wantErr: `podgroups.scheduling.x-k8s.io "gone" not found in namespace "ml"; pod ml/o-0 names it; PodGroups in the snapshot: scheduling.k8s.io 1, scheduling.volcano.sh 1, scheduling.x-k8s.io 1`},
@@ -437,7 +440,7 @@ func TestResolveSelectorRefusesGroupMembers(t *testing.T) {
 // precedence order, and a lone pod is a source of its own.
 func TestSourceTable(t *testing.T) {
 	pod := member("p", 0).Obj()
-	for _, src := range []gang.Source{gang.SourceCoscheduling, gang.SourceVolcano, gang.SourceNative} {
+	for _, src := range []gang.Source{coscheduling.Source, volcano.Source, gang.SourceNative} {
 		if !src.HasPodGroup() || src.MinimumField() == "" {
 			t.Errorf("%s: no PodGroup or minimum field in the table", src)
 		}
@@ -461,7 +464,7 @@ func TestSourceTable(t *testing.T) {
 	if !lone.IsLonePod() || lone.Source.HasPodGroup() || lone.MinMember != 1 {
 		t.Errorf("LonePod: %+v", lone)
 	}
-	for _, src := range []gang.Source{gang.SourceSelector, gang.SourceFile, gang.SourceKueue} {
+	for _, src := range []gang.Source{gang.SourceSelector, gang.SourceFile, kueue.Source} {
 		if gang.SourceGate(&schedule.Snapshot{}, &gang.Gang{Source: src}, nil) != nil {
 			t.Errorf("%s has a gate", src)
 		}

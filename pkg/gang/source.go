@@ -10,28 +10,18 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/queuesort"
 )
 
-// Source says where a gang's definition comes from (docs/design.md#gangs).
-// Each source's rules live in one file, source_<name>.go, and in one row of
-// the table below; the rest of the gang core asks the table.
+// Source says where a gang's definition comes from (docs/design.md#gangs):
+// a gang system (System) registered by its wing, or one of the gang core's
+// own keyless sources below.
 type Source string
 
-// The gang sources.
+// The gang core's own sources. The gang systems' are their wings'.
 const (
 	// SourceNative is a scheduling.k8s.io PodGroup; members set spec.schedulingGroup.podGroupName.
 	SourceNative Source = "scheduling.k8s.io"
-	// SourceVolcano is a scheduling.volcano.sh PodGroup; members carry the
-	// annotation scheduling.k8s.io/group-name.
-	SourceVolcano Source = "scheduling.volcano.sh"
-	// SourceCoscheduling is a scheduling.x-k8s.io PodGroup; members carry the
-	// label scheduling.x-k8s.io/pod-group.
-	SourceCoscheduling Source = "scheduling.x-k8s.io"
-	// SourceKueue is a Kueue plain pod group: no PodGroup object; members
-	// carry the label kueue.x-k8s.io/pod-group-name (KueuePodGroupLabel).
-	SourceKueue Source = "kueue.x-k8s.io"
 	// SourceSelector is an ad hoc gang: the pods a label selector picks.
 	SourceSelector Source = "selector"
 	// SourceFile is a what-if gang from manifests given with -f.
@@ -40,72 +30,12 @@ const (
 	SourcePod Source = "pod"
 )
 
-// sourceRules is what kubectl-gang knows of one gang source, the way
-// Volcano's scheduler keeps each concern in one plugin: how a pod names its
-// group, how the group object is read, where the minimum is set, and the
-// gate the source's scheduler applies before it places a member.
-type sourceRules struct {
-	source Source
-	// group is the API group of the source's PodGroup; "" when the source
-	// has no group object.
-	group string
-	// nameOf is the group a pod names through the source's membership key,
-	// "" for none; setName makes a pod a member. Nil for sources whose
-	// members are not named by a key (selector, file, pod).
-	nameOf  func(*corev1.Pod) string
-	setName func(*corev1.Pod, string)
-	// read reads the source's PodGroup into g (minimum, topology, ...).
-	read func(*fields.Reader, *Gang) error
-	// minimumField names where the gang's minimum is set, for advice.
-	minimumField string
-	// gate is the source's own admission before placement; nil for none.
-	gate func(snap *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult
-	// missing says what to check when a snapshot holds none of the
-	// source's PodGroups.
-	missing string
-	// held is how the source's scheduler words a member whose PodGroup
-	// does not exist (name is the PodGroup's): it holds the pod pending
-	// until the group is created.
-	held func(name string) string
-	// short words a gang with fewer valid members than its minimum, as
-	// the source's scheduler says it; nil for Volcano's gang plugin's words.
-	short func(g *Gang, v Validity) string
-	// countsSucceeded: members that finished count toward the minimum.
-	countsSucceeded bool
-	// onePass, when set, says in the scheduler's terms that it tries each
-	// pending member once, in its queue's order, in one cycle for the
-	// whole group, so a member that needs another placed first fits only
-	// when the queue happens to take that one first (placeOnePass). Empty:
-	// a member is tried again once a member it needs is placed (placeWith).
-	onePass string
-}
-
-// sources is the table of gang sources. Its PodGroup sources are in the
-// order a pod's membership keys are tried (podGroupSources).
-var sources = []*sourceRules{&nativeRules, &volcanoRules, &coschedulingRules, &kueueRules, &selectorRules, &fileRules, &podRules}
-
-// podGroupSources are the sources with a PodGroup object, in precedence
-// order: a pod that names groups of several is the first's member, as
-// ResolvePod and the pending list take it. The one precedence list.
-var podGroupSources = func() []*sourceRules {
-	var out []*sourceRules
-	for _, r := range sources {
-		if r.group != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}()
-
-var (
-	selectorRules = sourceRules{source: SourceSelector, minimumField: "--min-member", short: membersMissing}
-	fileRules     = sourceRules{source: SourceFile, minimumField: "--min-member", short: membersMissing}
-	podRules      = sourceRules{source: SourcePod, minimumField: "--min-member"}
-)
-
-// membersMissing words a gang no scheduler of its own holds (a selector's,
+// MembersMissing words a gang no scheduler of its own holds (a selector's,
 // a what-if's) that is short of members: first the members that do not
-// exist, as a live workload counts the pods not created yet.
+// exist, as a live workload counts the pods not created yet. A wing whose
+// scheduler words it so returns it from Short.
+func MembersMissing(g *Gang, v Validity) string { return membersMissing(g, v) }
+
 func membersMissing(g *Gang, v Validity) string {
 	if n := g.Missing(); n > 0 {
 		return fmt.Sprintf("%d member(s) do not exist: %d of minimum %d exist", n, g.MinMember-n, g.MinMember)
@@ -120,56 +50,63 @@ func (g *Gang) Missing() int32 {
 	return max(0, g.MinMember-int32(len(g.Members)+len(g.Succeeded)))
 }
 
-// shortMessage words an invalid gang's shortfall in its source's words.
-func (r *sourceRules) shortMessage(g *Gang, v Validity) string {
-	if r.short != nil {
-		return r.short(g, v)
+// shortMessage words an invalid gang's shortfall in its system's words,
+// else in the gang core's (those of the gang plugin whose validity the
+// core's follows, ValidateWith).
+func shortMessage(g *Gang, v Validity) string {
+	if s := SystemOf(g.Source); s != nil {
+		if m := s.Short(g, v); m != "" {
+			return m
+		}
 	}
 	return fmt.Sprintf("Not enough valid tasks for gang-scheduling, valid: %d, min: %d", v.ValidCount, g.MinMember)
 }
 
-// rulesOf is src's row of the table; an unknown source has no rules.
-func rulesOf(src Source) *sourceRules {
-	for _, r := range sources {
-		if r.source == src {
-			return r
+// podGroupSystems are the registered systems with a group object, in rank
+// order: a pod that names groups of several is the first's member, as
+// ResolvePod and the pending list take it. The one precedence list.
+func podGroupSystems() []registered {
+	var out []registered
+	for _, k := range registry.keyed {
+		if k.rules.Group != "" {
+			out = append(out, k)
 		}
 	}
-	return &sourceRules{source: src}
+	return out
 }
 
 // PodGroupGroups are the API groups of the supported PodGroups, in
 // precedence order.
 func PodGroupGroups() []string {
-	out := make([]string, len(podGroupSources))
-	for i, r := range podGroupSources {
-		out[i] = r.group
+	var out []string
+	for _, k := range podGroupSystems() {
+		out = append(out, k.rules.Group)
 	}
 	return out
 }
 
 // SourceOfGroup returns the gang source whose PodGroups live in an API group.
 func SourceOfGroup(group string) (Source, bool) {
-	for _, r := range podGroupSources {
-		if r.group == group {
-			return r.source, true
+	for _, k := range podGroupSystems() {
+		if k.rules.Group == group {
+			return k.rules.Source, true
 		}
 	}
 	return "", false
 }
 
 // HasPodGroup reports whether the source's gangs are defined by a PodGroup object.
-func (s Source) HasPodGroup() bool { return rulesOf(s).group != "" }
+func (s Source) HasPodGroup() bool { return rulesOf(s).Group != "" }
 
 // MinimumField names where a gang of the source sets its minimum
 // (spec.minMember, or the --min-member flag), for advice.
-func (s Source) MinimumField() string { return rulesOf(s).minimumField }
+func (s Source) MinimumField() string { return rulesOf(s).MinimumField }
 
 // GroupNameOf returns the name of the group of source src that pod names
 // through that source's membership key, or "" when it names none.
 func GroupNameOf(pod *corev1.Pod, src Source) string {
-	if r := rulesOf(src); r.nameOf != nil {
-		return r.nameOf(pod)
+	if s := SystemOf(src); s != nil {
+		return s.NameOf(pod)
 	}
 	return ""
 }
@@ -177,8 +114,8 @@ func GroupNameOf(pod *corev1.Pod, src Source) string {
 // SetGroupName makes pod a member of the group name of source src (a
 // what-if pod of a PodGroup from the manifests); other sources have no key.
 func SetGroupName(pod *corev1.Pod, src Source, name string) {
-	if r := rulesOf(src); r.setName != nil {
-		r.setName(pod, name)
+	if s := SystemOf(src); s != nil {
+		s.SetName(pod, name)
 	}
 }
 
@@ -186,9 +123,12 @@ func SetGroupName(pod *corev1.Pod, src Source, name string) {
 // membership keys, in precedence order, as refs in the pod's namespace.
 func GroupsOf(pod *corev1.Pod) []Ref {
 	var out []Ref
-	for _, r := range podGroupSources {
-		if name := r.nameOf(pod); name != "" {
-			out = append(out, Ref{Namespace: pod.Namespace, Name: name, Group: r.group})
+	for _, k := range registry.keyed {
+		if k.rules.Group == "" {
+			continue
+		}
+		if name := k.system.NameOf(pod); name != "" {
+			out = append(out, Ref{Namespace: pod.Namespace, Name: name, Group: k.rules.Group})
 		}
 	}
 	return out
@@ -229,12 +169,20 @@ func (g *Gang) SortMembers() {
 // snapshot lacks, which is then no longer reported as notEvaluated.
 func (g *Gang) SetTopologyKey(key string) {
 	g.TopologyKey = key
-	g.NotEvaluatedFields = slices.DeleteFunc(g.NotEvaluatedFields, func(u NotEvaluatedField) bool { return slices.Contains(topologyStandIns, u.Field) })
+	g.NotEvaluatedFields = slices.DeleteFunc(g.NotEvaluatedFields, func(u NotEvaluatedField) bool { return slices.Contains(topologyStandIns(), u.Field) })
 }
 
 // topologyStandIns are the fields of group objects whose topology
 // --topology-key stands in for.
-var topologyStandIns = []string{volcanoNetworkTopology}
+func topologyStandIns() []string {
+	var out []string
+	for _, k := range registry.keyed {
+		if f := k.rules.TopologyStandIn; f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // podGroupRef names a PodGroup in errors and listings: podgroups.<group>/<name>.
 func podGroupRef(u *unstructured.Unstructured) string {
@@ -250,7 +198,7 @@ func FromPodGroup(u *unstructured.Unstructured) (*Gang, error) {
 		return nil, fmt.Errorf("%s %s/%s is not a PodGroup of a supported gang source", gvk.Kind, u.GetNamespace(), u.GetName())
 	}
 	g := &Gang{Source: src, Namespace: u.GetNamespace(), Name: u.GetName(), PodGroup: u}
-	if err := rulesOf(src).read(fields.New(u), g); err != nil {
+	if err := SystemOf(src).Read(fields.New(u), g); err != nil {
 		return nil, err
 	}
 	return g, nil

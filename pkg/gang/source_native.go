@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"math"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -12,50 +13,69 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
-// nativeRules: a scheduling.k8s.io PodGroup (v1beta1 in Kubernetes 1.37);
-// members name it in spec.schedulingGroup.podGroupName. Its gate is
-// kube-scheduler's validatePodGroup (NativeGate), which fails every cycle of
-// a group whose members disagree with it or with each other.
-var nativeRules = sourceRules{
-	source: SourceNative,
-	group:  schedule.NativeGroup,
-	nameOf: func(pod *corev1.Pod) string {
-		if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
-			return *sg.PodGroupName
-		}
-		return ""
-	},
-	setName: func(pod *corev1.Pod, name string) {
-		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
-	},
-	read: readNative,
-	// podGroupSchedulingDefaultAlgorithm (schedule_one_podgroup.go) runs
-	// every queued member once, ordered by PodGroupMemberPodsOrderingFunc
-	// (priority, attempts, queue time, name), reverting the whole cycle
-	// when fewer than minCount fit; the group waits for a cluster event
-	// before its next cycle. Seen on the test bed (test/conformance
-	// TestGangMembersThatNeedEachOther).
-	onePass:      "kube-scheduler v1.37 tries the members of a PodGroup once each, in its queue's order (priority, attempts, the time each entered the queue), in one cycle for the whole group",
-	minimumField: "spec.schedulingPolicy.gang.minCount",
-	gate: func(_ *schedule.Snapshot, g *Gang, _ []*framework.NodeInfo) *GateResult {
-		return NativeGate(g)
-	},
-	missing: "native PodGroups need the GenericWorkload feature, off by default in Kubernetes v1.37",
-	// kube-scheduler v1.37's GangScheduling PreEnqueue keeps the pod out of
-	// the queue until its PodGroup exists.
-	held: func(name string) string {
-		return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
-	},
-	// The same PreEnqueue keeps every member out while fewer than minCount
-	// pods of the group exist; when they exist but too few can count,
-	// PlacementFeasible ends the group's cycle (gangscheduling.go).
-	short: func(g *Gang, v Validity) string {
-		if n := g.Missing(); n > 0 {
-			return fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) exist, %d do not)",
-				g.MinMember, g.MinMember-n, n)
-		}
-		return fmt.Sprintf("minCount (%d) cannot be satisfied: %d member(s) can count (the others failed or are being deleted)", g.MinMember, v.ValidCount)
-	},
+// native is kube-scheduler's own gang system: a scheduling.k8s.io
+// PodGroup (v1beta1 in Kubernetes 1.37); members name it in
+// spec.schedulingGroup.podGroupName. Its gate is kube-scheduler's
+// validatePodGroup (NativeGate), which fails every cycle of a group whose
+// members disagree with it or with each other.
+type native struct{}
+
+func init() { Register(native{}) }
+
+func (native) Rules() Rules {
+	return Rules{Source: SourceNative, Rank: 0, Group: schedule.NativeGroup,
+		// podGroupSchedulingDefaultAlgorithm (schedule_one_podgroup.go) runs
+		// every queued member once, ordered by PodGroupMemberPodsOrderingFunc
+		// (priority, attempts, queue time, name), reverting the whole cycle
+		// when fewer than minCount fit; the group waits for a cluster event
+		// before its next cycle. Seen on the test bed (test/conformance
+		// TestGangMembersThatNeedEachOther).
+		OnePass:      "kube-scheduler v1.37 tries the members of a PodGroup once each, in its queue's order (priority, attempts, the time each entered the queue), in one cycle for the whole group",
+		MinimumField: "spec.schedulingPolicy.gang.minCount",
+		Missing:      "native PodGroups need the GenericWorkload feature, off by default in Kubernetes v1.37",
+	}
+}
+
+func (native) NameOf(pod *corev1.Pod) string {
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+		return *sg.PodGroupName
+	}
+	return ""
+}
+
+func (native) SetName(pod *corev1.Pod, name string) {
+	pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+}
+
+func (native) Read(p *fields.Reader, g *Gang) error { return readNative(p, g) }
+
+func (native) Gate(_ *schedule.Snapshot, g *Gang, _ []*framework.NodeInfo) *GateResult {
+	return NativeGate(g)
+}
+
+// Held: kube-scheduler v1.37's GangScheduling PreEnqueue keeps the pod out
+// of the queue until its PodGroup exists.
+func (native) Held(name string) string {
+	return fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+}
+
+// Short: the same PreEnqueue keeps every member out while fewer than
+// minCount pods of the group exist; when they exist but too few can count,
+// PlacementFeasible ends the group's cycle (gangscheduling.go).
+func (native) Short(g *Gang, v Validity) string {
+	if n := g.Missing(); n > 0 {
+		return fmt.Sprintf("waiting for minCount pods from a gang to appear in scheduling queue (minCount %d, %d member(s) exist, %d do not)",
+			g.MinMember, g.MinMember-n, n)
+	}
+	return fmt.Sprintf("minCount (%d) cannot be satisfied: %d member(s) can count (the others failed or are being deleted)", g.MinMember, v.ValidCount)
+}
+
+// QueueKey: kube-scheduler's PodGroup entity (QueuedPodGroupInfo) is
+// ordered by the PodGroup's priority (util.PodGroupPriority), and the time
+// its first member entered the queue, taken as the earliest pending
+// member's creation.
+func (native) QueueKey(_ *schedule.Snapshot, g *Gang, since time.Time) (int32, time.Time) {
+	return g.PodGroupPriorityValue(), since
 }
 
 // readNative reads a scheduling.k8s.io PodGroup. A group with the basic
@@ -308,7 +328,7 @@ func NativeGroupsOf(snap *schedule.Snapshot) NativeGroups {
 
 // Of returns the native PodGroup pod belongs to, if it names one that exists.
 func (n NativeGroups) Of(pod *corev1.Pod) (NativeGroup, string, bool) {
-	name := nativeRules.nameOf(pod)
+	name := native{}.NameOf(pod)
 	if name == "" {
 		return NativeGroup{}, "", false
 	}

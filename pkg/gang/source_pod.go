@@ -14,7 +14,7 @@ import (
 // ResolvePod returns the pod namespace/name and the gang it belongs to
 // through any source's membership key (in the sources' precedence order,
 // GroupsOf, taking the first whose PodGroup the snapshot holds; then a
-// Kueue pod group). The gang is nil when the pod names no
+// group of pods without a group object, GroupResolver). The gang is nil when the pod names no
 // group. When it names one the snapshot does not hold, the pod is returned
 // with a nil gang and a *NotFoundError, since every gang scheduler holds such
 // a pod back. A pod the snapshot does not hold is a *NotFoundError.
@@ -58,9 +58,12 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 		return g, pod, nil
 	}
 	if firstMissing == nil {
-		if name := GroupNameOf(pod, SourceKueue); name != "" {
-			g, err := ResolveKueueGroup(snap, namespace, name)
-			return g, pod, err
+		for _, s := range Systems() {
+			r, ok := s.(GroupResolver)
+			if name := s.NameOf(pod); ok && name != "" {
+				g, err := r.ResolveGroup(snap, namespace, name)
+				return g, pod, err
+			}
 		}
 	}
 	return nil, pod, firstMissing
@@ -70,7 +73,8 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 // in the words of the scheduler of the group's source, with the group it
 // waits for; "" when the pod names no PodGroup or one that exists. Each gang scheduler holds such a pod
 // until the group is created (kube-scheduler's GangScheduling at PreEnqueue,
-// Coscheduling at Permit): a verdict, not bad input (docs/design.md#gangs).
+// others at Permit, System.Held): a verdict, not bad input
+// (docs/design.md#gangs).
 // unread is set when the group's kind could not be read (its list was
 // refused): then nobody knows whether it exists, and the reason says so.
 func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (why string, group Ref, unread bool) {
@@ -99,7 +103,7 @@ func HeldForGroup(snap *schedule.Snapshot, pod *corev1.Pod) (why string, group R
 	}
 	src, _ := SourceOfGroup(first.Group)
 	return fmt.Sprintf("%s: its PodGroup podgroups.%s/%s does not exist in namespace %s, and the pod stays pending until it is created",
-		rulesOf(src).held(first.Name), first.Group, first.Name, first.Namespace), *first, false
+		SystemOf(src).Held(first.Name), first.Group, first.Name, first.Namespace), *first, false
 }
 
 func joinHints(hints ...string) string {

@@ -49,23 +49,45 @@ func ResolveSelector(snap *schedule.Snapshot, namespace string, sel labels.Selec
 		return nil, fmt.Errorf("the pods matching %q belong to %s: name the group instead, so that its minimum and topology apply",
 			sel.String(), strings.Join(groups, ", "))
 	}
-	// The pods of one Kueue pod group, all of them, are that group (its
-	// total count the minimum); some of them, or of several, are refused
-	// as PodGroups' are.
-	if kg := kueueGroupsOf(g.Members); len(kg) > 0 {
-		if name := KueueGroupOfAll(g.Members); name != "" && namespace != "" && minMember == 0 {
-			if kueue, err := ResolveKueueGroup(snap, namespace, name); err != nil || len(kueue.Members) == len(g.Members) {
-				return kueue, err
+	// The pods of one group of pods (GroupResolver), all of them, are that
+	// group (its total count the minimum); some of them, or of several,
+	// are refused as PodGroups' are.
+	for _, s := range Systems() {
+		r, ok := s.(GroupResolver)
+		if !ok {
+			continue
+		}
+		var names []string
+		all := true
+		for _, pod := range g.Members {
+			n := s.NameOf(pod)
+			all = all && n != ""
+			if n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
 			}
 		}
-		return nil, fmt.Errorf("the pods matching %q belong to Kueue pod group(s) %s: select all of one group with -l %s=NAME, or name a member (pod/NAME), so that its total count applies",
-			sel.String(), strings.Join(kg, ", "), KueuePodGroupLabel)
+		if len(names) == 0 {
+			continue
+		}
+		slices.Sort(names)
+		if all && len(names) == 1 && namespace != "" && minMember == 0 {
+			if grp, err := r.ResolveGroup(snap, namespace, names[0]); err != nil || len(grp.Members) == len(g.Members) {
+				return grp, err
+			}
+		}
+		rules := s.Rules()
+		return nil, fmt.Errorf("the pods matching %q belong to %s(s) %s: select all of one group with -l %s=NAME, or name a member (pod/NAME), so that its total count applies",
+			sel.String(), rules.Noun, strings.Join(names, ", "), rules.Key)
 	}
 	g.SortMembers()
 	g.MinMember = minMember
 	if minMember == 0 {
 		g.MinMember = int32(len(g.Members))
 	}
-	g.ReadKueueTopology()
+	for _, s := range Systems() {
+		if r, ok := s.(GroupResolver); ok {
+			r.ReadMembers(g)
+		}
+	}
 	return g, nil
 }

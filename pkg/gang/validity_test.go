@@ -1,12 +1,14 @@
 package gang_test
 
 import (
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // The cases of Volcano's getTaskStatus.
@@ -90,7 +92,7 @@ func TestValidate(t *testing.T) {
 		},
 		{
 			name: "a coscheduling gang short of members, in Coscheduling's words",
-			gang: &gang.Gang{Source: gang.SourceCoscheduling, MinMember: 3, Members: []*corev1.Pod{pending("a").Obj()}},
+			gang: &gang.Gang{Source: coscheduling.Source, MinMember: 3, Members: []*corev1.Pod{pending("a").Obj()}},
 			want: gang.Validity{Reason: "NotEnoughPods", ValidCount: 1, MinMember: 3,
 				Message: "pre-filter pod a cannot find enough sibling pods, current pods number: 1, minMember of group: 3"},
 		},
@@ -101,7 +103,7 @@ func TestValidate(t *testing.T) {
 		},
 		{
 			name: "a task below its minimum",
-			gang: &gang.Gang{MinMember: 3, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
+			gang: &gang.Gang{Source: volcano.Source, MinMember: 3, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
 				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj(),
 					pending("w2").VolcanoTask("worker").Obj(), pending("p0").VolcanoTask("ps").Phase(corev1.PodFailed).Obj()}},
 			want: gang.Validity{Reason: "NotEnoughPodsOfTask", Message: "Not enough valid pods of each task for gang-scheduling",
@@ -110,21 +112,21 @@ func TestValidate(t *testing.T) {
 		},
 		{
 			name: "tasks named by label; a task minimum of 0 is not checked",
-			gang: &gang.Gang{MinMember: 2, MinTaskMember: map[string]int32{"ps": 0, "worker": 2},
+			gang: &gang.Gang{Source: volcano.Source, MinMember: 2, MinTaskMember: map[string]int32{"ps": 0, "worker": 2},
 				Members: []*corev1.Pod{pending("w0").Label("volcano.sh/task-spec", "worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
 			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2, TasksChecked: true,
 				Tasks: []gang.TaskValidity{{Name: "ps", Min: 0}, {Name: "worker", Valid: 2, Min: 2}}},
 		},
 		{
 			name: "the task check is skipped when minMember is below the task minimums' sum",
-			gang: &gang.Gang{MinMember: 2, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
+			gang: &gang.Gang{Source: volcano.Source, MinMember: 2, MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
 				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
 			want: gang.Validity{Valid: true, ValidCount: 2, MinMember: 2,
 				Tasks: []gang.TaskValidity{{Name: "ps", Min: 1}, {Name: "worker", Valid: 2, Min: 2}}},
 		},
 		{
 			name: "tasks pass but the gang is short",
-			gang: &gang.Gang{MinMember: 4, MinTaskMember: map[string]int32{"worker": 2},
+			gang: &gang.Gang{Source: volcano.Source, MinMember: 4, MinTaskMember: map[string]int32{"worker": 2},
 				Members: []*corev1.Pod{pending("w0").VolcanoTask("worker").Obj(), pending("w1").VolcanoTask("worker").Obj()}},
 			want: gang.Validity{Reason: "NotEnoughPods", Message: "Not enough valid tasks for gang-scheduling, valid: 2, min: 4",
 				ValidCount: 2, MinMember: 4, TasksChecked: true, Tasks: []gang.TaskValidity{{Name: "worker", Valid: 2, Min: 2}}},

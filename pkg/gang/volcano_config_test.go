@@ -3,6 +3,7 @@ package gang_test
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+	volcanomodel "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // volcanoPlace places the Volcano gang ml/train of snap under the
@@ -23,7 +24,7 @@ func volcanoPlace(t *testing.T, snap *schedule.Snapshot, conf string) *gang.Plac
 	t.Helper()
 	s := *snap
 	if conf != "" {
-		c, err := volcano.Parse([]byte(conf), "test")
+		c, err := volcanomodel.Parse([]byte(conf), "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,16 +97,16 @@ tiers:
 		gate    string
 		checked bool // a plain answer, everything evaluated
 	}{
-		{"proportion divides the cluster between queues", shares, "", gang.VerdictUnschedulable, gang.GateVolcanoAllocate, true},
+		{"proportion divides the cluster between queues", shares, "", gang.VerdictUnschedulable, volcano.GateAllocate, true},
 		{"capacity lets the queue up to its capability", shares, capacity, gang.VerdictPlaced, "", true},
 		{"overcommit-factor 1.2 (default)", overcommit, "", gang.VerdictPlaced, "", true},
-		{"overcommit-factor 1.0", overcommit, strings.Replace(volcano.ChartDefault, "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.0\n", 1),
-			gang.VerdictUnschedulable, gang.GateVolcanoEnqueue, true},
-		{"without the enqueue action", overcommit, strings.Replace(strings.Replace(volcano.ChartDefault, "enqueue, ", "", 1), "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.0\n", 1),
+		{"overcommit-factor 1.0", overcommit, strings.Replace(volcanomodel.ChartDefault, "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.0\n", 1),
+			gang.VerdictUnschedulable, volcano.GateEnqueue, true},
+		{"without the enqueue action", overcommit, strings.Replace(strings.Replace(volcanomodel.ChartDefault, "enqueue, ", "", 1), "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.0\n", 1),
 			gang.VerdictPlaced, "", true},
-		{"a gang plugin without JobReady", overcommit, strings.Replace(volcano.ChartDefault, "  - name: gang\n", "  - name: gang\n    enableJobReady: false\n", 1),
+		{"a gang plugin without JobReady", overcommit, strings.Replace(volcanomodel.ChartDefault, "  - name: gang\n", "  - name: gang\n    enableJobReady: false\n", 1),
 			gang.VerdictPlaced, "", false},
-		{"an enqueue plugin this build does not run", overcommit, strings.Replace(volcano.ChartDefault, "  - name: overcommit\n", "  - name: overcommit\n  - name: resourcequota\n", 1),
+		{"an enqueue plugin this build does not run", overcommit, strings.Replace(volcanomodel.ChartDefault, "  - name: overcommit\n", "  - name: overcommit\n  - name: resourcequota\n", 1),
 			gang.VerdictPlaced, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +138,7 @@ func TestVolcanoGuarantee(t *testing.T) {
 		}, Pods: append(volcanoMembers("train", 4, testutil.Res{"nvidia.com/gpu": "8"}), volcanoMembers("wide", 4, testutil.Res{"nvidia.com/gpu": "8"})...)}
 	}
 	p := volcanoPlace(t, snap(testutil.MakeVolcanoQueue("a").Obj()), "")
-	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Gate != gang.GateVolcanoAllocate || p.Gate.Figures["queueDeserved"] != "nvidia.com/gpu=8, pods=4" {
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Gate != volcano.GateAllocate || p.Gate.Figures["queueDeserved"] != "nvidia.com/gpu=8, pods=4" {
 		t.Errorf("without guarantee: %s (%s), figures %v; want held by VolcanoAllocate, deserved 8 GPUs", p.Verdict, p.Message, p.Gate)
 	}
 	p = volcanoPlace(t, snap(testutil.MakeVolcanoQueue("a").Guarantee(testutil.Res{"nvidia.com/gpu": "32"}).Obj()), "")
@@ -159,7 +160,7 @@ func TestVolcanoWhatIfIsNewest(t *testing.T) {
 		PodGroups: []*unstructured.Unstructured{older, ours},
 		Pods:      append(volcanoMembers("train", 1, testutil.Res{"cpu": "2"}), volcanoMembers("older", 1, testutil.Res{"cpu": "3"})...)}
 	p := volcanoPlace(t, snap, "")
-	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != gang.ReasonQueueInsufficient || !strings.Contains(p.Gate.Detail, "ml/older") {
+	if p.Verdict != gang.VerdictUnschedulable || p.Gate == nil || p.Gate.Reason != volcano.ReasonQueueInsufficient || !strings.Contains(p.Gate.Detail, "ml/older") {
 		t.Errorf("%s (%s), gate %+v; want held: ml/older is enqueued first", p.Verdict, p.Message, p.Gate)
 	}
 }

@@ -29,6 +29,8 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // The labels and annotations controllers put on the pods they create, which
@@ -65,7 +67,7 @@ const (
 // With a PodGroup (given or from a Volcano Job), every pod becomes its member
 // through the source's membership key; a pod naming another group is an
 // error. Without one the gang's source is gang.SourceFile and all its pods must
-// run, unless they are the pods of one Kueue pod group (gang.SourceKueue, its
+// run, unless they are the pods of one Kueue pod group (kueue.Source, its
 // total count the minimum). A minMember above 0 overrides the minimum in
 // any case. Kueue's topology annotations on the pods set the gang's
 // topology keys (readKueueTopology).
@@ -117,13 +119,13 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 					pod.Namespace, pod.Name, podGroupResource(g.Source), name, g.Name)
 			}
 		}
-	} else if name := gang.KueueGroupOfAll(m.pods); name != "" {
+	} else if name := kueue.GroupOfAll(m.pods); name != "" {
 		// Pods of one Kueue pod group: its total count is the minimum.
-		count, err := gang.KueueTotalCount(m.pods, name)
+		count, err := kueue.TotalCount(m.pods, name)
 		if err != nil {
 			return nil, err
 		}
-		g = &gang.Gang{Source: gang.SourceKueue, Namespace: m.namespace, Name: name, MinMember: count}
+		g = &gang.Gang{Source: kueue.Source, Namespace: m.namespace, Name: name, MinMember: count}
 	} else {
 		g = &gang.Gang{Source: gang.SourceFile, Namespace: m.namespace, Name: strings.Join(m.names, ","), MinMember: int32(len(m.pods))}
 		g.MinMember -= min(m.excused, g.MinMember)
@@ -149,7 +151,7 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 		g.MinMember = minMember
 	}
 	g.SortMembers()
-	g.ReadKueueTopology()
+	kueue.ReadTopology(g)
 	return g, nil
 }
 
@@ -647,7 +649,7 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 		return err
 	}
 	if queue == "" {
-		queue = gang.VolcanoDefaultQueue
+		queue = volcano.DefaultQueue
 	}
 	priorityClass, err := p.String("spec", "priorityClassName")
 	if err != nil {
@@ -703,12 +705,12 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 				pod.Spec.PriorityClassName = priorityClass
 			}
 			index := strconv.Itoa(i)
-			pod.Annotations[gang.VolcanoTaskAnnotation] = t.name
-			pod.Annotations[gang.VolcanoGroupAnnotation] = name
+			pod.Annotations[volcano.TaskAnnotation] = t.name
+			pod.Annotations[volcano.GroupAnnotation] = name
 			pod.Annotations[volcanoJobNameKey] = name
 			pod.Annotations[volcanoQueueNameKey] = queue
 			pod.Annotations[volcanoTaskIndexKey] = index
-			pod.Labels[gang.VolcanoTaskAnnotation] = t.name
+			pod.Labels[volcano.TaskAnnotation] = t.name
 			pod.Labels[volcanoJobNameKey] = name
 			pod.Labels[volcanoJobNamespace] = ns
 			pod.Labels[volcanoQueueNameKey] = queue

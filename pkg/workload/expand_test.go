@@ -10,6 +10,8 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
@@ -228,7 +230,7 @@ metadata: {name: train}
 spec:
   parallelism: 2
   template:` + podTemplate,
-			want: &gangSummary{Source: gang.SourceCoscheduling, Namespace: "ml", Name: "pg", HasPodGroup: true, MinMember: 2,
+			want: &gangSummary{Source: coscheduling.Source, Namespace: "ml", Name: "pg", HasPodGroup: true, MinMember: 2,
 				MinResources: testutil.Res{"cpu": "4"}.List(), Members: []memberSummary{
 					{Name: "train-0", Namespace: "ml", Labels: trainLabels("batch.kubernetes.io/job-name", "train", "job-name", "train",
 						"scheduling.x-k8s.io/pod-group", "pg"), Annotations: map[string]string{}, Phase: corev1.PodPending, Requests: cpu2},
@@ -265,7 +267,7 @@ kind: Pod
 metadata: {name: a}
 spec: {containers: [{name: c, image: i}]}
 `,
-			want: &gangSummary{Source: gang.SourceVolcano, Namespace: "ml", Name: "pg", HasPodGroup: true, MinMember: 1, Queue: "research",
+			want: &gangSummary{Source: volcano.Source, Namespace: "ml", Name: "pg", HasPodGroup: true, MinMember: 1, Queue: "research",
 				Members: []memberSummary{{Name: "a", Namespace: "ml", Phase: corev1.PodPending,
 					Annotations: map[string]string{"scheduling.k8s.io/group-name": "pg"}}}},
 		},
@@ -291,7 +293,7 @@ spec:
       spec:
         containers: [{name: c, image: i, resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
 `,
-			want: &gangSummary{Source: gang.SourceVolcano, Namespace: "ml", Name: "train", HasPodGroup: true, MinMember: 3,
+			want: &gangSummary{Source: volcano.Source, Namespace: "ml", Name: "train", HasPodGroup: true, MinMember: 3,
 				MinTaskMember: map[string]int32{"ps": 1, "worker": 2},
 				MinResources:  testutil.Res{"cpu": "5", "nvidia.com/gpu": "2", "pods": "3"}.List(), Queue: "default",
 				NotEvaluatedFields: []string{"spec.networkTopology: mode=hard highestTierAllowed=2"},

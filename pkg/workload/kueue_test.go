@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // Pods of one Kueue pod group from -f are that group, its total count the
@@ -22,7 +23,7 @@ kind: Pod
 metadata: {name: p-1, labels: {kueue.x-k8s.io/pod-group-name: pg}, annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}}
 spec: {containers: [{name: c, image: c}]}
 `), "pods.yaml", nil)
-	if g.Source != gang.SourceKueue || g.Name != "pg" || g.MinMember != 2 {
+	if g.Source != kueue.Source || g.Name != "pg" || g.MinMember != 2 {
 		t.Errorf("from -f: %s %s min %d", g.Source, g.Name, g.MinMember)
 	}
 }
@@ -43,7 +44,7 @@ spec:
       containers: [{name: c, image: c, resources: {limits: {nvidia.com/gpu: "8"}}}]
 `), "job.yaml", nil)
 	}
-	g := job(gang.KueueRequiredTopology)
+	g := job(kueue.RequiredTopology)
 	if g.TopologyKey != block {
 		t.Fatalf("required: topology key %q", g.TopologyKey)
 	}
@@ -53,7 +54,7 @@ spec:
 	if err != nil || p.Verdict != gang.VerdictPlaced || p.Domain != "b" {
 		t.Errorf("required: %v %s in %q: %v", p.Verdict, p.Message, p.Domain, err)
 	}
-	g = job(gang.KueuePreferredTopology)
+	g = job(kueue.PreferredTopology)
 	if g.TopologyKey != "" || g.PreferredTopologyKey != block {
 		t.Errorf("preferred: %q %q", g.TopologyKey, g.PreferredTopologyKey)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // The labels that tell which of a workload's pods a real pod is, where the
@@ -243,7 +244,7 @@ func DropFinished(g *gang.Gang, live, succeeded []*corev1.Pod) *gang.Gang {
 		}
 		used[done] = true
 		out.Finished++
-		if g.Source == gang.SourceVolcano {
+		if g.Source == volcano.Source {
 			out.Succeeded = append(out.Succeeded, done)
 		} else if out.MinMember > 0 {
 			out.MinMember--

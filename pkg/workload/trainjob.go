@@ -18,7 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // TrainerGroup is the API group of Kubeflow Trainer v2 (kubeflow/trainer);
@@ -454,9 +455,9 @@ func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (in
 			upsertTrainerPort(c)
 		}
 	}
-	var coscheduling, volcano bool
+	var byCoscheduling, byVolcano bool
 	if pg := tr.Spec.PodGroupPolicy; pg != nil {
-		coscheduling, volcano = pg.Coscheduling != nil, pg.Volcano != nil
+		byCoscheduling, byVolcano = pg.Coscheduling != nil, pg.Volcano != nil
 	}
 	minMember := int32(0)
 	for i, tmpl := range templates {
@@ -468,11 +469,11 @@ func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (in
 			rj["replicas"] = int64(1)
 		}
 		pod := &tmpl.Spec.Template
-		if coscheduling {
-			pod.Labels = merged(pod.Labels, map[string]string{gang.CoschedulingLabel: j.name})
+		if byCoscheduling {
+			pod.Labels = merged(pod.Labels, map[string]string{coscheduling.Label: j.name})
 		}
-		if volcano {
-			pod.Annotations = merged(pod.Annotations, map[string]string{gang.VolcanoGroupAnnotation: j.name})
+		if byVolcano {
+			pod.Annotations = merged(pod.Annotations, map[string]string{volcano.GroupAnnotation: j.name})
 		}
 		out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tmpl)
 		if err != nil {
@@ -491,7 +492,7 @@ func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (in
 	if err := m.addJobSet(js, j.ns, j.name, jsWhat); err != nil {
 		return 0, err
 	}
-	if !coscheduling && !volcano {
+	if !byCoscheduling && !byVolcano {
 		return -1, nil
 	}
 	return minMember, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
@@ -251,7 +252,7 @@ func TestTrainJobNamespaceReadAndPort(t *testing.T) {
 		t.Fatalf("%d members", len(g.Members))
 	}
 	pod := g.Members[0]
-	if pod.Name != "t-node-0-0" || pod.Labels[gang.CoschedulingLabel] != "t" {
+	if pod.Name != "t-node-0-0" || pod.Labels[coscheduling.Label] != "t" {
 		t.Errorf("pod %s, labels %v", pod.Name, pod.Labels)
 	}
 	want := []corev1.ContainerPort{

@@ -88,8 +88,8 @@ const (
 )
 
 // Gang decides whether the gang may start: it is valid, its source's own
-// gate passes (gang.SourceGate; a check named by the source: coscheduling's
-// MinResources, a queue's), new members fit the namespace's
+// gate passes (gang.SourceGate; a check named by the source: a minimum of
+// resources, a queue's), new members fit the namespace's
 // ResourceQuotas, and the whole gang can be placed. Every check runs, so the
 // answer lists every reason at once.
 func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.PlaceOptions) (*Admission, error) {
@@ -123,8 +123,8 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 		a.Checks = append(a.Checks, gateCheck(gate.Check, gate))
 	}
 	if hold := p.Gate; hold != nil && hold != p.SourceGate && hold.Gate != gang.HoldValidity && hold.Gate != gang.HoldResourceQuota {
-		// A hold of the source's own after placement (Volcano's queue
-		// share at allocation, its task readiness): a check of its own.
+		// A hold of the source's own after placement (a queue's share at
+		// allocation, a task readiness: Session): a check of its own.
 		a.Checks = append(a.Checks, gateCheck(hold.Gate, hold))
 	}
 	a.Checks = append(a.Checks, quotaCheck(gang.Quota(snap, g)))

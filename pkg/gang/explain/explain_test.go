@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // lowPod is a running pod of priority 10 taking all 8 GPUs of a node.
@@ -94,7 +95,7 @@ func TestExplainGang(t *testing.T) {
 	}
 	g := gangOf(3, highWorkers(3))
 	g.TopologyKey = zoneKey
-	g.NotEvaluatedFields = []gang.NotEvaluatedField{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: gang.NotEvaluatedSubGroupPolicy}}
+	g.NotEvaluatedFields = []gang.NotEvaluatedField{{Field: "spec.subGroupPolicy", Value: "2 sub-groups", Reason: volcano.NotEvaluatedSubGroupPolicy}}
 
 	e, err := Gang(context.Background(), snap, g, Options{})
 	if err != nil {
@@ -145,7 +146,7 @@ func TestExplainGang(t *testing.T) {
 	if !e.Validity.Valid || e.Placement.MaxPlaceable != 1 {
 		t.Errorf("validity %+v, max placeable %d", e.Validity, e.Placement.MaxPlaceable)
 	}
-	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + gang.NotEvaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
+	if want := []string{"spec.subGroupPolicy (2 sub-groups): " + volcano.NotEvaluatedSubGroupPolicy}; !cmp.Equal(want, e.NotEvaluated) {
 		t.Errorf("not evaluated %q, want %q", e.NotEvaluated, want)
 	}
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // Pending is one line of `explain` without a subject: a gang with pending
@@ -123,7 +125,7 @@ func (p *Pending) Name() string {
 	switch {
 	case p.Gang == nil:
 		return "pod/" + p.Pod.Name
-	case p.Gang.Source == gang.SourceKueue:
+	case p.Gang.Source == kueue.Source:
 		// No object names a Kueue pod group: explain takes it by a member.
 		for _, pod := range p.Gang.Members {
 			if gang.StateOf(pod) == gang.MemberPending {
@@ -303,10 +305,10 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 			g = found
 			break
 		}
-		if name := gang.GroupNameOf(pod, gang.SourceKueue); g == nil && group == "" && name != "" {
-			key := groupKey{string(gang.SourceKueue), pod.Namespace, name}
+		if name := gang.GroupNameOf(pod, kueue.Source); g == nil && group == "" && name != "" {
+			key := groupKey{string(kueue.Source), pod.Namespace, name}
 			if g = gangs[key]; g == nil {
-				found, err := gang.ResolveKueueGroup(snap, pod.Namespace, name)
+				found, err := kueue.ResolveGroup(snap, pod.Namespace, name)
 				if err != nil {
 					// Kueue's webhook refuses such a pod; say why.
 					out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, PendingMembers: 1, Members: 1,
@@ -346,7 +348,7 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		switch {
 		case l.Gang == nil:
 			l.tie = l.Pod.Namespace + "/" + l.Pod.Name
-		case l.Gang.Source == gang.SourceCoscheduling && len(pods) > 0:
+		case l.Gang.Source == coscheduling.Source && len(pods) > 0:
 			l.tie = pods[0].Namespace + "/" + pods[0].Name
 		default:
 			l.tie = l.Gang.Namespace + "/" + l.Gang.Name

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // defaultQueue places every entry with the default profile.
@@ -49,9 +50,9 @@ func TestListPending(t *testing.T) {
 			pod("ml", "waiting").SchedulingGate("example.com/hold").Obj(),
 			pod("ml", "running").BoundTo("zone-a-1").Obj(),
 			pod("other", "elsewhere").Obj(),
-			pod("ml", "kq-0").Label(gang.KueuePodGroupLabel, "kq").Annotation(gang.KueueTotalCountAnnotation, "2").Obj(),
-			pod("ml", "kq-1").Label(gang.KueuePodGroupLabel, "kq").Annotation(gang.KueueTotalCountAnnotation, "2").Obj(),
-			pod("ml", "kq-bad").Label(gang.KueuePodGroupLabel, "bad").Obj(),
+			pod("ml", "kq-0").Label(kueue.PodGroupLabel, "kq").Annotation(kueue.TotalCountAnnotation, "2").Obj(),
+			pod("ml", "kq-1").Label(kueue.PodGroupLabel, "kq").Annotation(kueue.TotalCountAnnotation, "2").Obj(),
+			pod("ml", "kq-bad").Label(kueue.PodGroupLabel, "bad").Obj(),
 		},
 		PodGroups: []*unstructured.Unstructured{
 			testutil.MakeNativePodGroup("ml", "big", 4).Obj(),

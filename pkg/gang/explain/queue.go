@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // queueSim is the queue simulation's state (ListPending): the cluster as
@@ -222,7 +224,7 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		return sim.start(l, p.Planned(), opts.Profile, p.Verified(), p.AllNotEvaluated())
 	}
 	l.short, l.shortOther = insufficient(p.Blocker)
-	if coscheduling(l) && p.Gate == nil {
+	if isCoscheduling(l) && p.Gate == nil {
 		// Its members that fit are assumed and wait at Permit until one
 		// does not and PostFilter rejects them (markUnsettled): on any
 		// node where one passes, since equal scores tie by an order no
@@ -358,7 +360,7 @@ func (sim *queueSim) start(l *Pending, plan []gang.Assignment, p *schedule.Profi
 	if err := sim.commit(plan, p); err != nil {
 		return err
 	}
-	if g := l.Gang; g != nil && g.Source == gang.SourceVolcano {
+	if g := l.Gang; g != nil && g.Source == volcano.Source {
 		// Volcano's session counts a job whose tasks run as allocated
 		// (gang.CommitGroup).
 		sim.cur.snap = gang.CommitGroup(sim.cur.snap, g)
@@ -433,7 +435,7 @@ func race(a, l *Pending) string {
 		return ""
 	case a.Priority != l.Priority:
 		return ""
-	case coscheduling(a) && coscheduling(l):
+	case isCoscheduling(a) && isCoscheduling(l):
 		return ""
 	case volcanoGang(a) && volcanoGang(l) && !a.Since.Equal(l.Since):
 		return ""
@@ -469,7 +471,7 @@ func (sim *queueSim) volcanoNext(entries []Pending, i int) error {
 	if err != nil {
 		return err
 	}
-	order := gang.VolcanoQueueOrder(sim.cur.snap, g, s.NodeInfos())
+	order := volcano.QueueOrder(sim.cur.snap, g, s.NodeInfos())
 	best := heads[0]
 	for _, j := range heads[1:] {
 		if order(entries[j].Queue, entries[best].Queue) < 0 {
@@ -492,12 +494,12 @@ func (sim *queueSim) volcanoNext(entries []Pending, i int) error {
 }
 
 // volcanoGang reports whether the entry is a Volcano gang.
-func volcanoGang(l *Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceVolcano }
+func volcanoGang(l *Pending) bool { return l.Gang != nil && l.Gang.Source == volcano.Source }
 
-// coscheduling reports whether the entry is a Coscheduling gang, whose
+// isCoscheduling reports whether the entry is a Coscheduling gang, whose
 // queue orders equal priorities by the PodGroup's creation
 // (Coscheduling.Less), which the snapshot holds.
-func coscheduling(l *Pending) bool { return l.Gang != nil && l.Gang.Source == gang.SourceCoscheduling }
+func isCoscheduling(l *Pending) bool { return l.Gang != nil && l.Gang.Source == coscheduling.Source }
 
 // nodeSet is the set of plan's nodes.
 func nodeSet(plan []gang.Assignment) map[string]bool {
@@ -564,7 +566,7 @@ func markPreemption(snap *schedule.Snapshot, lines []Pending) {
 // pending pods: not Volcano's, and a preemptionPolicy other than Never.
 func mayPreempt(l *Pending) bool {
 	source, pods := l.pendingPods()
-	if source == gang.SourceVolcano {
+	if source == volcano.Source {
 		return false
 	}
 	for _, pod := range pods {
@@ -628,19 +630,19 @@ func requestsAny(l *Pending, names []corev1.ResourceName) bool {
 // queue line says so without changing the verdict.
 func (e *Explanation) SetQueue(q *QueuePlace) {
 	e.Queue = q
-	if q == nil || e.Gang == nil || e.Gang.Source != gang.SourceVolcano || q.Entry.Outcome != OutcomeWaits || e.Verdict != VerdictSchedulable {
+	if q == nil || e.Gang == nil || e.Gang.Source != volcano.Source || q.Entry.Outcome != OutcomeWaits || e.Verdict != VerdictSchedulable {
 		return
 	}
-	var volcano []string
+	var held []string
 	for _, a := range q.Ahead {
-		if a.Gang != nil && a.Gang.Source == gang.SourceVolcano && slices.Contains(q.Entry.Behind, qualifiedName(&a, q.Entry.Namespace)) {
-			volcano = append(volcano, qualifiedName(&a, q.Entry.Namespace))
+		if a.Gang != nil && a.Gang.Source == volcano.Source && slices.Contains(q.Entry.Behind, qualifiedName(&a, q.Entry.Namespace)) {
+			held = append(held, qualifiedName(&a, q.Entry.Namespace))
 		}
 	}
-	if len(volcano) == 0 {
+	if len(held) == 0 {
 		return
 	}
-	e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("Volcano's allocate takes the jobs ahead of it in the same session first, and %s take(s) the room it would use", listSome(volcano, 3)))
+	e.NotEvaluated = append(e.NotEvaluated, fmt.Sprintf("Volcano's allocate takes the jobs ahead of it in the same session first, and %s take(s) the room it would use", listSome(held, 3)))
 	e.unverified()
 }
 
@@ -744,7 +746,7 @@ func (sim *queueSim) markUnsettled(ctx context.Context, lines []Pending) error {
 						l.unsettled, by = fmt.Sprintf("%s, ahead of it, may hold %s at Permit while Coscheduling tries it (until its PostFilter rejects the members that wait)", qualifiedName(h, l.Namespace), listSome(on, 3)), h
 						break
 					}
-					if by == nil && coscheduling(l) && l.Gang.MinResources != nil {
+					if by == nil && isCoscheduling(l) && l.Gang.MinResources != nil {
 						by = h
 					}
 				}

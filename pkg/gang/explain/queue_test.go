@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
@@ -647,7 +648,7 @@ func TestQueueFeasibleIsWhereAnEntryMayGo(t *testing.T) {
 	} {
 		l := &Pending{Pod: tc.pods[0]}
 		if tc.gang {
-			l = &Pending{Gang: &gang.Gang{Source: gang.SourceCoscheduling, Members: tc.pods}}
+			l = &Pending{Gang: &gang.Gang{Source: coscheduling.Source, Members: tc.pods}}
 		}
 		f, err := sim.feasible(context.Background(), l)
 		if err != nil {
@@ -667,7 +668,7 @@ func TestQueueFeasibleIsWhereAnEntryMayGo(t *testing.T) {
 		many = append(many, p)
 		sameClass = append(sameClass, pod(fmt.Sprintf("q%d", i), "zone-a", i+1))
 	}
-	opts, _ := defaultQueue(t).PlaceFor(gang.SourceCoscheduling, many)
+	opts, _ := defaultQueue(t).PlaceFor(coscheduling.Source, many)
 	s, err := sim.initial.scheduler(opts.Profile)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 )
 
 // rowsDevicePlugin: g0 and g1 full of running 8-GPU pods, g2 with a device
@@ -353,7 +354,7 @@ func TestExplainPodOfUnreadPodGroup(t *testing.T) {
 // answer is not evaluated (review of issue #42's fix).
 func TestExplainPodOfTwoGroupsOneUnread(t *testing.T) {
 	pod := testutil.MakePod().Namespace("ml").Name("g3-0").Req(testutil.Res{"cpu": "1"}).PodGroup("g3").Obj()
-	pod.Labels = map[string]string{gang.CoschedulingLabel: "g3"}
+	pod.Labels = map[string]string{coscheduling.Label: "g3"}
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 1), Pods: []*corev1.Pod{pod},
 		Unreadable: []string{"podgroups.scheduling.x-k8s.io"}}
 	e, err := Pod(context.Background(), snap, pod, Options{})

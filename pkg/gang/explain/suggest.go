@@ -11,6 +11,8 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // SuggestionKind names what a suggestion is about.
@@ -439,13 +441,13 @@ func verdictOf(n *Node, plugin string) framework.Code {
 // gateAdvice is what makes a gate without a fix of its own pass, by reason.
 func gateAdvice(g *gang.Gang, reason string) string {
 	switch reason {
-	case gang.ReasonResourceGap:
+	case coscheduling.ReasonResourceGap:
 		return ": lower spec.minResources to what the nodes have free, or free the shortfall"
-	case gang.ReasonNotEnoughSiblings:
+	case coscheduling.ReasonNotEnoughSiblings:
 		return ": create the missing member pods, or lower spec.minMember"
-	case gang.ReasonQueueInsufficient, gang.ReasonClusterOverused:
+	case volcano.ReasonQueueInsufficient, volcano.ReasonClusterOverused:
 		return fmt.Sprintf(": room in queue %q (its capability, or what its other groups use) or in the cluster", g.Queue)
-	case gang.ReasonQueueNotFound, gang.ReasonQueueNotOpen:
+	case volcano.ReasonQueueNotFound, volcano.ReasonQueueNotOpen:
 		return fmt.Sprintf(": create or open queue %q", g.Queue)
 	case gang.ReasonNotEnoughPodsOfTask:
 		return ": create the missing pods of the task, or lower its spec.minTaskMember"

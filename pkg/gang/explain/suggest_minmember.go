@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // lowerMinMember proves that the gang would start with its minimum lowered
@@ -98,8 +99,8 @@ func creatorOf(g *gang.Gang) string {
 			return fmt.Sprintf(" by their %s %s/%s", ref.Kind, pod.Namespace, ref.Name)
 		}
 	}
-	if g.Source == gang.SourceKueue {
-		return fmt.Sprintf(" (Kueue admits a pod group once all %d of its pods, its %s, exist)", g.MinMember, gang.KueueTotalCountAnnotation)
+	if g.Source == kueue.Source {
+		return fmt.Sprintf(" (Kueue admits a pod group once all %d of its pods, its %s, exist)", g.MinMember, kueue.TotalCountAnnotation)
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // addNodes finds the smallest node shape that, added N times where the
@@ -186,7 +187,7 @@ func (x *explainer) nodesTooSmall(pod *corev1.Pod, req *framework.Resource) *Sug
 // hold them.
 func (x *explainer) roomAddsUp(ctx context.Context, g *gang.Gang, p *gang.Placement) bool {
 	pending := g.Pending()
-	if p.TopologyKey != "" || p.PreferredTopologyKey != "" || g.SubGroups != nil || g.Source == gang.SourceVolcano ||
+	if p.TopologyKey != "" || p.PreferredTopologyKey != "" || g.SubGroups != nil || g.Source == volcano.Source ||
 		len(g.Running()) > 0 || len(g.Succeeded) > 0 || int(g.MinMember) != len(pending) {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // SuggestVolcanoQueue: changing the Volcano queue that holds the gang back
@@ -29,7 +30,7 @@ const maxWeightDoublings = 6
 // is offered.
 func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Placement) (*Suggestion, error) {
 	r := p.Gate
-	if g.Source != gang.SourceVolcano || r == nil || (r.Gate != gang.GateVolcanoAllocate && r.Gate != gang.GateVolcanoEnqueue) {
+	if g.Source != volcano.Source || r == nil || (r.Gate != volcano.GateAllocate && r.Gate != volcano.GateEnqueue) {
 		return nil, nil
 	}
 	name := g.Queue
@@ -58,17 +59,17 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 		return &Suggestion{Kind: SuggestVolcanoQueue, Verified: true, Message: fmt.Sprintf("%s; %s", words, fitsThen(g, then))}, nil
 	}
 	switch {
-	case r.Reason == gang.ReasonQueueNotOpen:
+	case r.Reason == volcano.ReasonQueueNotOpen:
 		return try(func(q *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(q.Object, "Open", "status", "state")
 		},
 			fmt.Sprintf("opening queue %s (vcctl queue operate -n %s -a open) lets Volcano allocate the gang", name, name))
-	case r.Reason != gang.ReasonQueueInsufficient && r.Reason != gang.ReasonQueueOverused:
+	case r.Reason != volcano.ReasonQueueInsufficient && r.Reason != volcano.ReasonQueueOverused:
 		return nil, nil
 	}
 	// The enqueue step and the capacity plugin compare with the queue's
 	// capability; proportion's allocation with its deserved share.
-	if r.Gate == gang.GateVolcanoEnqueue || r.Figures["queueDeserved"] == "" {
+	if r.Gate == volcano.GateEnqueue || r.Figures["queueDeserved"] == "" {
 		if len(r.Shortfall) == 0 {
 			return nil, nil
 		}

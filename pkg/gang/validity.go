@@ -116,15 +116,19 @@ func Validate(g *Gang) Validity {
 func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 	v := Validity{Valid: true, MinMember: g.MinMember}
 	perTask := map[string]int32{}
+	taskOf := func(*corev1.Pod) string { return "" }
+	if t, ok := SystemOf(g.Source).(Tasker); ok {
+		taskOf = t.TaskOf
+	}
 	for _, pod := range g.Members {
 		if status(pod).countsAsValid() {
 			v.ValidCount++
-			perTask[TaskOf(pod)]++
+			perTask[taskOf(pod)]++
 		}
 	}
 	for _, pod := range g.Succeeded {
 		v.ValidCount++
-		perTask[TaskOf(pod)]++
+		perTask[taskOf(pod)]++
 	}
 	var taskMinTotal int32
 	for _, name := range sortedKeys(g.MinTaskMember) {
@@ -147,7 +151,7 @@ func ValidateWith(g *Gang, status func(*corev1.Pod) TaskStatus) Validity {
 	if v.ValidCount < g.MinMember {
 		v.Valid = false
 		v.Reason = ReasonNotEnoughPods
-		v.Message = rulesOf(g.Source).shortMessage(g, v)
+		v.Message = shortMessage(g, v)
 	}
 	return v
 }

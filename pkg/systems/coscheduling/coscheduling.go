@@ -1,22 +1,31 @@
-package gang
+// Package coscheduling is the gang system of scheduler-plugins'
+// Coscheduling (v0.33): a scheduling.x-k8s.io PodGroup whose members carry
+// Label, its PreFilter the gate (docs/design.md#gangs). It registers itself
+// with the gang core.
+package coscheduling
 
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
 
-// CoschedulingLabel names a member's scheduling.x-k8s.io PodGroup.
-const CoschedulingLabel = "scheduling.x-k8s.io/pod-group"
+// Source is the system's name among the gang sources.
+const Source gang.Source = "scheduling.x-k8s.io"
 
-// GateCoscheduling names coscheduling's PreFilter among the gates.
-const GateCoscheduling = "CoschedulingPreFilter"
+// Label names a member's scheduling.x-k8s.io PodGroup.
+const Label = "scheduling.x-k8s.io/pod-group"
+
+// Gate names coscheduling's PreFilter among the gates.
+const Gate = "CoschedulingPreFilter"
 
 // The reasons coscheduling's PreFilter holds a gang back. Coscheduling words
 // these only in its messages; the reasons are kubectl-gang's.
@@ -27,41 +36,62 @@ const (
 	ReasonResourceGap = "ResourceGap"
 )
 
-// coschedulingRules: a scheduling.x-k8s.io PodGroup of scheduler-plugins;
-// members carry CoschedulingLabel; its PreFilter is the gate.
-var coschedulingRules = sourceRules{
-	source: SourceCoscheduling,
-	group:  schedule.CoschedulingGroup,
-	nameOf: func(pod *corev1.Pod) string { return pod.Labels[CoschedulingLabel] },
-	setName: func(pod *corev1.Pod, name string) {
-		if pod.Labels == nil {
-			pod.Labels = map[string]string{}
+type system struct{}
+
+func init() { gang.Register(system{}) }
+
+func (system) Rules() gang.Rules {
+	return gang.Rules{Source: Source, Rank: 2, Group: schedule.CoschedulingGroup, MinimumField: "spec.minMember",
+		Missing: "is the scheduler-plugins coscheduling controller installed?"}
+}
+
+func (system) NameOf(pod *corev1.Pod) string { return pod.Labels[Label] }
+
+func (system) SetName(pod *corev1.Pod, name string) {
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[Label] = name
+}
+
+func (system) Read(p *fields.Reader, g *gang.Gang) error { return readCoscheduling(p, g) }
+
+func (system) Gate(_ *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *gang.GateResult {
+	return PreFilter(g, nodes)
+}
+
+// Held: coscheduling's Permit denies a pod whose PodGroup it cannot find.
+func (system) Held(string) string { return "PodGroup not found" }
+
+// Short: coscheduling's PreFilter refuses every member while fewer than
+// minMember pods carry the group's label.
+func (system) Short(g *gang.Gang, _ gang.Validity) string {
+	pod := "of the group"
+	if len(g.Members) > 0 {
+		pod = g.Members[0].Name
+	}
+	return fmt.Sprintf("pre-filter pod %s cannot find enough sibling pods, current pods number: %d, minMember of group: %d",
+		pod, len(g.Members), g.MinMember)
+}
+
+// QueueKey is Coscheduling.Less: the members' pod priority, then the
+// PodGroup's creation (GetCreationTimestamp).
+func (system) QueueKey(_ *schedule.Snapshot, g *gang.Gang, since time.Time) (int32, time.Time) {
+	if g.PodGroup != nil {
+		if ts := g.PodGroup.GetCreationTimestamp(); !ts.IsZero() {
+			since = ts.Time
 		}
-		pod.Labels[CoschedulingLabel] = name
-	},
-	read:         readCoscheduling,
-	minimumField: "spec.minMember",
-	gate: func(_ *schedule.Snapshot, g *Gang, nodes []*framework.NodeInfo) *GateResult {
-		return CoschedulingGate(g, nodes)
-	},
-	missing: "is the scheduler-plugins coscheduling controller installed?",
-	// Coscheduling's Permit denies a pod whose PodGroup it cannot find.
-	held: func(string) string { return "PodGroup not found" },
-	// Coscheduling's PreFilter refuses every member while fewer than
-	// minMember pods carry the group's label.
-	short: func(g *Gang, v Validity) string {
-		pod := "of the group"
-		if len(g.Members) > 0 {
-			pod = g.Members[0].Name
-		}
-		return fmt.Sprintf("pre-filter pod %s cannot find enough sibling pods, current pods number: %d, minMember of group: %d",
-			pod, len(g.Members), g.MinMember)
-	},
+	}
+	var priority int32
+	if pending := g.Pending(); len(pending) > 0 {
+		priority = gang.PodPriority(pending[0])
+	}
+	return priority, since
 }
 
 // readCoscheduling reads a scheduling.x-k8s.io PodGroup. An absent minMember
 // is 0, which coscheduling treats as no minimum.
-func readCoscheduling(p *fields.Reader, g *Gang) error {
+func readCoscheduling(p *fields.Reader, g *gang.Gang) error {
 	var err error
 	if g.MinMember, _, err = p.Int32(0, 0, "spec", "minMember"); err != nil {
 		return err
@@ -70,7 +100,7 @@ func readCoscheduling(p *fields.Reader, g *Gang) error {
 	return err
 }
 
-// CoschedulingGate is scheduler-plugins coscheduling's PreFilter check
+// PreFilter is scheduler-plugins coscheduling's PreFilter check
 // (v0.33, core.PodGroupManager.PreFilter) for a gang of that source; nil for
 // gangs of other sources. It refuses a group with fewer member pods than
 // minMember, and a group whose minResources, plus minMember pods, exceed the
@@ -82,11 +112,11 @@ func readCoscheduling(p *fields.Reader, g *Gang) error {
 // Coscheduling counts member pods of every phase; a live snapshot holds no
 // finished pods, so finished members are not counted here. Its backoff of
 // groups that failed recently is not modelled.
-func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
-	if g.Source != SourceCoscheduling {
+func PreFilter(g *gang.Gang, nodes []*framework.NodeInfo) *gang.GateResult {
+	if g.Source != Source {
 		return nil
 	}
-	res := &GateResult{Gate: GateCoscheduling, Check: "MinResources", Passed: true, Figures: map[string]string{
+	res := &gang.GateResult{Gate: Gate, Check: "MinResources", Passed: true, Figures: map[string]string{
 		"members":   strconv.Itoa(len(g.Members)),
 		"minMember": strconv.Itoa(int(g.MinMember)),
 	}}
@@ -102,7 +132,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	}
 	request := g.MinResources.DeepCopy()
 	request[corev1.ResourcePods] = *resource.NewQuantity(int64(g.MinMember), resource.DecimalSI)
-	res.Figures["requested"] = FormatResources(request)
+	res.Figures["requested"] = gang.FormatResources(request)
 
 	var frees []corev1.ResourceList // per node, in node order
 	free := corev1.ResourceList{}
@@ -120,7 +150,7 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 			}
 		}
 	}
-	res.Figures["free"] = FormatResources(free)
+	res.Figures["free"] = gang.FormatResources(free)
 
 	need := request.DeepCopy() // the gap is worked out in request itself
 	gap := coschedulingResourceGap(frees, request)
@@ -132,16 +162,16 @@ func CoschedulingGate(g *Gang, nodes []*framework.NodeInfo) *GateResult {
 	res.Message = fmt.Sprintf("resource gap: %v", gap)
 	res.Shortfall = corev1.ResourceList{}
 	for name, q := range gap {
-		res.Shortfall[name] = canonical(q)
+		res.Shortfall[name] = gang.Canonical(q)
 	}
 	res.Detail = fmt.Sprintf("minResources plus %d member pod(s) exceed the free capacity of the nodes: %s",
-		g.MinMember, needFreeShort(need, free, res.Shortfall))
+		g.MinMember, gang.NeedFreeShort(need, free, res.Shortfall))
 	return res
 }
 
 // schedulingMember is the pod coscheduling's PreFilter message names: the
 // first member in queue order that waits for a node.
-func schedulingMember(g *Gang) string {
+func schedulingMember(g *gang.Gang) string {
 	for _, pod := range g.Members {
 		if pod.Spec.NodeName == "" {
 			return pod.Name
@@ -181,7 +211,7 @@ func coschedulingNodeFree(ni *framework.NodeInfo, namespace, name string) corev1
 	requested := ni.Requested.Clone()
 	pods := len(ni.Pods)
 	for _, pi := range ni.Pods {
-		if pi.Pod.Namespace != namespace || pi.Pod.Labels[CoschedulingLabel] != name {
+		if pi.Pod.Namespace != namespace || pi.Pod.Labels[Label] != name {
 			continue
 		}
 		pods--
