@@ -102,7 +102,7 @@ func (o *GangVerbOptions) completeVolcano() error {
 // configuration the snapshot carries, and over why that could not be read.
 func (o *GangVerbOptions) applyVolcanoConfig(snap *schedule.Snapshot) {
 	if c := o.Scheduler.volcano; c != nil {
-		snap.VolcanoConfig, snap.VolcanoConfigUnread = c, ""
+		volcano.SetConfig(snap, c)
 	}
 }
 
@@ -113,11 +113,12 @@ func (o *GangVerbOptions) volcanoConfiguration(snap *schedule.Snapshot, g *gang.
 	if g == nil || g.Source != volcano.Source {
 		return nil
 	}
-	if snap.VolcanoConfigUnread != "" {
-		o.warn([]string{snap.VolcanoConfigUnread})
-		return &v1alpha1.VolcanoConfiguration{Unread: snap.VolcanoConfigUnread}
+	cfg, unread := volcano.ConfigOf(snap)
+	if unread != "" {
+		o.warn([]string{unread})
+		return &v1alpha1.VolcanoConfiguration{Unread: unread}
 	}
-	return &v1alpha1.VolcanoConfiguration{Source: snap.Volcano().Source}
+	return &v1alpha1.VolcanoConfiguration{Source: cfg.Source}
 }
 
 // volcanoLine is what describe prints of v: the source, or that it is unknown.

@@ -93,7 +93,7 @@ func (f *SchedulerFlags) Complete() error {
 
 // volcanoPlaceOptions are the placement options for a Volcano gang when the
 // user chose no profile (no --scheduler-config, no --profile): Volcano's
-// node choice under the scheduler's configuration (snap.Volcano()), and
+// node choice under the scheduler's configuration (volcano.ConfigOf), and
 // the line that says so; ok is false for other gangs. Where the live read
 // could not read the configuration, every cycle reports the node order as
 // not evaluated: no plain yes rests on a guess of it.
@@ -101,16 +101,16 @@ func (f *SchedulerFlags) volcanoPlaceOptions(snap *schedule.Snapshot, source gan
 	if source != volcano.Source || f.ConfigFile != "" || f.Profile != "" {
 		return gang.PlaceOptions{}, "", false
 	}
-	cfg := snap.Volcano()
-	p := schedule.VolcanoProfile(cfg)
+	cfg, unread := volcano.ConfigOf(snap)
+	p := volcano.Profile(cfg)
 	from := cfg.Source
-	if snap.VolcanoConfigUnread != "" {
-		p = p.WithNotEvaluated("Volcano's node order: its configuration could not be read (" + snap.VolcanoConfigUnread + "); Volcano's default stands in")
-		from = fmt.Sprintf("%s, standing in for the configuration that could not be read (%s)", cfg.Source, snap.VolcanoConfigUnread)
+	if unread != "" {
+		p = p.WithNotEvaluated("Volcano's node order: its configuration could not be read (" + unread + "); Volcano's default stands in")
+		from = fmt.Sprintf("%s, standing in for the configuration that could not be read (%s)", cfg.Source, unread)
 	}
 	opts = gang.PlaceOptions{Profile: p, TopologyKey: f.TopologyKey, PreferredTopologyKey: f.PreferTopologyKey}
 	note = fmt.Sprintf("Volcano gang: nodes filtered and ordered as Volcano's allocate does under %s: %s (--scheduler-config or --profile places it with a kube-scheduler profile)",
-		from, p.VolcanoNodeOrder())
+		from, p.NodeOrder().Describe())
 	return opts, note, true
 }
 

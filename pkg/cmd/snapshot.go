@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 var snapshotLong = templates.LongDesc(`
@@ -148,7 +149,7 @@ func (o *SnapshotOptions) Run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if why := snap.VolcanoConfigUnread; why != "" {
+	if _, why := volcano.ConfigOf(snap); why != "" {
 		// The file records it too (docs/design.md#volcanos-configuration).
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", why)
 	}
@@ -254,7 +255,7 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 		switch {
 		case standIn:
 			row("configmaps", 0, name+": Volcano's scheduler configuration, not readable")
-		case s.VolcanoConfigUnread != "":
+		case configUnread(s):
 			row("configmaps", 1, name+": Volcano's scheduler configuration, invalid")
 		default:
 			row("configmaps", 1, name+": Volcano's scheduler configuration")
@@ -301,4 +302,11 @@ func (o *SnapshotOptions) stream(snap *schedule.Snapshot) (bool, error) {
 		return true, fmt.Errorf("printing the snapshot: %w", err)
 	}
 	return true, nil
+}
+
+// configUnread reports whether the Volcano scheduler's configuration on s
+// could not be read.
+func configUnread(s *schedule.Snapshot) bool {
+	_, why := volcano.ConfigOf(s)
+	return why != ""
 }

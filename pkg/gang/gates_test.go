@@ -3,8 +3,6 @@ package gang_test
 import (
 	"context"
 	"fmt"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 
@@ -16,6 +14,8 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // nodeInfos puts each pod on the node its spec names.

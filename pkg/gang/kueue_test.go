@@ -1,7 +1,6 @@
 package gang_test
 
 import (
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 func kueueMember(name, group, count string) *testutil.PodWrapper {

@@ -2,9 +2,6 @@ package gang_test
 
 import (
 	"errors"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,9 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -1,13 +1,13 @@
 package gang_test
 
 import (
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
 	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 

@@ -3,7 +3,6 @@ package gang_test
 import (
 	"context"
 	"fmt"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	volcanomodel "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
@@ -28,7 +28,7 @@ func volcanoPlace(t *testing.T, snap *schedule.Snapshot, conf string) *gang.Plac
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.VolcanoConfig = c
+		volcano.SetConfig(&s, c)
 	}
 	g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train", Group: schedule.VolcanoGroup})
 	if err != nil {

@@ -70,7 +70,7 @@ func (s *Scheduler) NewSequenceIn(store *ClassStore) *Sequence { return &Sequenc
 
 // lendable reports whether classes of s may be kept or lent.
 func (st *ClassStore) lendable(s *Scheduler) bool {
-	return st != nil && s.allowed == nil && s.volcano == nil && len(s.fw.nominator.byNode) == 0
+	return st != nil && s.allowed == nil && s.order == nil && len(s.fw.nominator.byNode) == 0
 }
 
 // keep keeps c, a class just found on s's nodes, live and as a stable

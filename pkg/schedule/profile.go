@@ -32,9 +32,9 @@ type Profile struct {
 	// notEvaluated is what every cycle in this profile reports as not
 	// evaluated: the out-of-tree plugins nothing models.
 	notEvaluated string
-	// volcano, when set, replaces kube-scheduler's scoring and choice of
-	// node with Volcano's allocate action's (VolcanoProfile).
-	volcano *volcanoNodeOrder
+	// order, when set, replaces kube-scheduler's scoring and choice of
+	// node with another scheduler's (NodeOrder).
+	order NodeOrder
 }
 
 // NotEvaluated words the plugins of the profile the pipeline does not run

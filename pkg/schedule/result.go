@@ -87,16 +87,21 @@ type Result struct {
 	// NotEvaluated lists what the pipeline did not evaluate for this pod
 	// (dynamic resource claims, unbound volumes, ...), one sentence each.
 	NotEvaluated []string
-	// exact are the float scores of a Volcano profile's cycle, by node
-	// (as Nodes), which the choice compares; nil otherwise.
+	// exact are the float scores of a cycle of a profile with a
+	// NodeOrder, by node (as Nodes), which the choice compares; nil
+	// otherwise.
 	exact []float64
 }
+
+// ExactScores are the float scores of a cycle of a profile with a
+// NodeOrder, by node (as Nodes); nil otherwise.
+func (r *Result) ExactScores() []float64 { return r.exact }
 
 // TopNodes returns the feasible nodes that share the highest score.
 func (r *Result) TopNodes() []string {
 	if r.exact != nil {
-		// Volcano's util.SelectBestNodeAndScore: the highest float.
-		best := volcanoBest(r.exact, r.Nodes)
+		// The highest float, as the NodeOrder's scheduler takes it.
+		best := bestExact(r.exact, r.Nodes)
 		var top []string
 		for i, n := range r.Nodes {
 			if n.Feasible && r.exact[i] == best {

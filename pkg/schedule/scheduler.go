@@ -66,14 +66,15 @@ type Scheduler struct {
 	// partial is Snapshot.Partial, the not-evaluated reason every cycle
 	// reports: no verdict on a partial snapshot is a plain yes.
 	partial string
-	// volcano scores and picks nodes as Volcano does, for a Volcano
-	// profile; nil otherwise.
-	volcano *volcanoScorers
-	// volcanoTie is the last cycle's tie Volcano would break at random
-	// among nodes that differ; volcanoTies are those of the pods reserved
-	// since, which every later cycle reports as not evaluated (volcanoTie).
-	volcanoTie  *volcanoTieNote
-	volcanoTies []volcanoTieNote
+	// order scores the nodes for a profile with a NodeOrder of another
+	// scheduler's; nil otherwise.
+	order NodeScorer
+	// orderTie is the last cycle's tie that order's scheduler would break
+	// at random among nodes that differ; orderTies are those of the pods
+	// reserved since, which every later cycle reports as not evaluated
+	// (noteOrderTie).
+	orderTie  *tieNote
+	orderTies []tieNote
 	// affinityNodeKeys are the node label keys the (anti-)affinity terms
 	// of pods on nodes read, found on first use; reserving a pod with such
 	// terms drops them (readsNodeLabels). Never changed once built.
@@ -139,8 +140,8 @@ func newSchedulerOn(h *framework.SnapshotHandle, infos []*framework.NodeInfo, by
 	}
 	fw.nominator = nom
 	s := &Scheduler{fw: fw, handle: h, objects: objects, dra: dra, nodes: infos, byName: byName, opts: opts, profile: opts.Profile, numNodes: len(infos), partial: partial}
-	if o := opts.Profile.volcano; o != nil {
-		if s.volcano, err = newVolcanoScorers(o, fw); err != nil {
+	if o := opts.Profile.order; o != nil {
+		if s.order, err = o.Build(orderHandle{fw}); err != nil {
 			return nil, err
 		}
 	}
@@ -191,7 +192,7 @@ func (s *Scheduler) fork(opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	f.allowed, f.labelKeys = s.allowed, s.labelKeys
-	f.volcanoTie, f.volcanoTies, f.affinityNodeKeys = s.volcanoTie, slices.Clip(s.volcanoTies), s.affinityNodeKeys
+	f.orderTie, f.orderTies, f.affinityNodeKeys = s.orderTie, slices.Clip(s.orderTies), s.affinityNodeKeys
 	return f, nil
 }
 
@@ -215,7 +216,7 @@ func (s *Scheduler) WithNodes(nodes []*corev1.Node, pods []*corev1.Pod, resource
 	if err != nil {
 		return nil, err
 	}
-	f.volcanoTie, f.volcanoTies = s.volcanoTie, slices.Clip(s.volcanoTies)
+	f.orderTie, f.orderTies = s.orderTie, slices.Clip(s.orderTies)
 	return f, nil
 }
 
@@ -290,10 +291,10 @@ func (s *Scheduler) reserveOwned(pod, assumed *corev1.Pod, nodeName string, like
 	if af := pod.Spec.Affinity; af != nil && (af.PodAffinity != nil || af.PodAntiAffinity != nil) {
 		s.affinityNodeKeys = nil
 	}
-	if t := s.volcanoTie; t != nil && t.pod.Namespace == pod.Namespace && t.pod.Name == pod.Name && t.node == nodeName {
+	if t := s.orderTie; t != nil && t.pod.Namespace == pod.Namespace && t.pod.Name == pod.Name && t.node == nodeName {
 		// The coin toss now shapes the working copy.
-		s.volcanoTies = append(slices.Clip(s.volcanoTies), *t)
-		s.volcanoTie = nil
+		s.orderTies = append(slices.Clip(s.orderTies), *t)
+		s.orderTie = nil
 	}
 	i, ok := s.byName[nodeName]
 	if !ok {
@@ -389,7 +390,7 @@ func (s *Scheduler) cycleNotEvaluated(pod *corev1.Pod) []string {
 	if s.partial != "" {
 		out = append(out, s.partial)
 	}
-	out = append(out, s.volcanoTiesFor(pod)...)
+	out = append(out, s.orderTiesFor(pod)...)
 	if m := s.profile.NotEvaluated(); m != "" {
 		out = append(out, m)
 	}
@@ -434,8 +435,8 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		}
 		return res, filter, nil
 	}
-	if s.volcano != nil {
-		err = s.volcanoPrioritize(ctx, state, pod, feasible, res)
+	if s.order != nil {
+		err = s.orderPrioritize(ctx, state, pod, feasible, res)
 	} else {
 		err = s.prioritizeNodes(ctx, state, pod, feasible, res)
 	}
@@ -444,8 +445,8 @@ func (s *Scheduler) scheduleOne(ctx context.Context, pod *corev1.Pod, memo *defa
 		return res, nil, err
 	}
 	s.selectHost(res)
-	if s.volcano != nil {
-		s.noteVolcanoTie(pod, res)
+	if s.order != nil {
+		s.noteOrderTie(pod, res)
 	}
 	for _, pl := range s.fw.preBindCheck {
 		if st := pl.PreBindCheck(ctx, state, pod, res.SelectedNode); !st.IsSuccess() {

@@ -369,9 +369,9 @@ func (q *Sequence) Schedule(ctx context.Context, pod *corev1.Pod) (*Result, erro
 			q.failed.statusVersion = filter.statusVersion
 		}
 	}
-	// Volcano's node order is not followed incrementally: every member
+	// A profile's NodeOrder is not followed incrementally: every member
 	// gets a full cycle.
-	if ok && res.Verdict == VerdictScheduled && q.s.volcano == nil {
+	if ok && res.Verdict == VerdictScheduled && q.s.order == nil {
 		q.class, err = q.newClass(ctx, classKey, pod)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,6 @@
 package schedule
 
 import (
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
-
 	"cmp"
 	"slices"
 
@@ -95,16 +93,11 @@ type Snapshot struct {
 	PodGroups []*unstructured.Unstructured
 	// Queues holds Volcano Queues.
 	Queues []*unstructured.Unstructured
-	// VolcanoConfig is the configuration Volcano's scheduler runs with
-	// (--volcano-config, else the scheduler's ConfigMap a live read found);
-	// nil: Volcano's default configuration (volcano.Default) applies
-	// (docs/design.md#volcano). VolcanoConfigUnread, when set, says why the
-	// live read could not read the ConfigMap (no permission), or why what
-	// it holds is not what Volcano runs (a configuration Volcano would not
-	// load, docs/design.md#volcanos-configuration): the configuration is
-	// then unknown, and no Volcano verdict is a plain yes.
-	VolcanoConfig       *volcano.Config
-	VolcanoConfigUnread string
+	// Systems holds what the gang systems' wings read besides objects (a
+	// scheduler's parsed configuration), by a key of the system's own;
+	// pkg/schedule reads none of it (docs/design.md#gang-systems). Set a
+	// key on a new map: copies of a snapshot share it.
+	Systems map[string]any
 	// VolcanoConfigMap is the scheduler's ConfigMap as the live read found
 	// it (or a stand-in that records why it could not be read), kept so that
 	// a snapshot file carries it; nothing in the pipeline reads it.
@@ -125,15 +118,6 @@ type Snapshot struct {
 	// a deleted node are orphans kube-scheduler ignores too. Not written to
 	// snapshot files.
 	Partial string
-}
-
-// Volcano is the Volcano scheduler's configuration: VolcanoConfig, else
-// Volcano's default.
-func (s *Snapshot) Volcano() *volcano.Config {
-	if s.VolcanoConfig != nil {
-		return s.VolcanoConfig
-	}
-	return volcano.Default()
 }
 
 // IsUnreadable reports whether the live read could not list resource.

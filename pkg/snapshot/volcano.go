@@ -129,7 +129,8 @@ func flatten(msg string) string {
 // VolcanoConfig, or, when it cannot be used, VolcanoConfigUnread saying why.
 func setVolcanoConfig(snap *schedule.Snapshot, cm *corev1.ConfigMap, source string) {
 	snap.VolcanoConfigMap = cm
-	snap.VolcanoConfig, snap.VolcanoConfigUnread = volcanoConfigOf(cm, source)
+	cfg, unread := volcanoConfigOf(cm, source)
+	volcano.SetConfigIn(&snap.Systems, cfg, unread)
 }
 
 // volcanoConfigOf is the configuration cm holds, or why it cannot be known.

@@ -182,19 +182,19 @@ func TestReadVolcanoConfigLive(t *testing.T) {
 			}
 			snap := r.b.snapshot()
 			source := ""
-			if snap.VolcanoConfig != nil {
-				source = snap.VolcanoConfig.Source
-				if f := overcommitFactor(t, snap.VolcanoConfig); f != 1.0 {
+			if configSet(snap) != nil {
+				source = configSet(snap).Source
+				if f := overcommitFactor(t, configSet(snap)); f != 1.0 {
 					t.Errorf("overcommit-factor %v, want 1.0", f)
 				}
 			}
-			if source != tt.wantSource || snap.VolcanoConfigUnread != tt.wantUnread {
-				t.Errorf("source %q, unread %q; want %q, %q", source, snap.VolcanoConfigUnread, tt.wantSource, tt.wantUnread)
+			if source != tt.wantSource || configUnread(snap) != tt.wantUnread {
+				t.Errorf("source %q, unread %q; want %q, %q", source, configUnread(snap), tt.wantSource, tt.wantUnread)
 			}
 			if (snap.VolcanoConfigMap != nil) != tt.wantCM {
 				t.Errorf("ConfigMap kept: %v, want %v", snap.VolcanoConfigMap != nil, tt.wantCM)
 			}
-			if snap.VolcanoConfig == nil && tt.wantUnread == "" && snap.Volcano() != volcano.Default() {
+			if configSet(snap) == nil && tt.wantUnread == "" && configIn(snap) != volcano.Default() {
 				t.Error("no ConfigMap, but Volcano() is not the default configuration")
 			}
 		})
@@ -254,15 +254,15 @@ func TestVolcanoConfigRoundTrip(t *testing.T) {
 				}
 				if tt.wantUnread != "" {
 					wantUnread := strings.Replace(tt.wantUnread, "PATH", path, 1)
-					if back.VolcanoConfig != nil || !strings.HasPrefix(back.VolcanoConfigUnread, wantUnread) {
-						t.Errorf("read back: config %v, unread %q; want none, %q", back.VolcanoConfig, back.VolcanoConfigUnread, wantUnread)
+					if configSet(back) != nil || !strings.HasPrefix(configUnread(back), wantUnread) {
+						t.Errorf("read back: config %v, unread %q; want none, %q", configSet(back), configUnread(back), wantUnread)
 					}
 				} else {
 					want := "ConfigMap volcano-system/volcano-scheduler-configmap (from the snapshot " + path + ")"
-					if back.VolcanoConfig == nil || back.VolcanoConfig.Source != want || back.VolcanoConfigUnread != "" {
-						t.Fatalf("read back: config %+v, unread %q; want source %q", back.VolcanoConfig, back.VolcanoConfigUnread, want)
+					if configSet(back) == nil || configSet(back).Source != want || configUnread(back) != "" {
+						t.Fatalf("read back: config %+v, unread %q; want source %q", configSet(back), configUnread(back), want)
 					}
-					if f := overcommitFactor(t, back.VolcanoConfig); f != tt.wantFactor {
+					if f := overcommitFactor(t, configSet(back)); f != tt.wantFactor {
 						t.Errorf("overcommit-factor %v, want %v", f, tt.wantFactor)
 					}
 				}
@@ -296,8 +296,8 @@ func TestVolcanoConfigMapInFile(t *testing.T) {
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if snap.VolcanoConfig != nil || snap.VolcanoConfigMap != nil || snap.Volcano() != volcano.Default() {
-		t.Errorf("configuration %+v, want Volcano's default", snap.VolcanoConfig)
+	if configSet(snap) != nil || snap.VolcanoConfigMap != nil || configIn(snap) != volcano.Default() {
+		t.Errorf("configuration %+v, want Volcano's default", configSet(snap))
 	}
 
 	snap, warnings, err = LoadFilesWith(path, nil, FileOptions{VolcanoConfigMap: types.NamespacedName{Namespace: "volcano", Name: "sched"}})
@@ -307,7 +307,27 @@ func TestVolcanoConfigMapInFile(t *testing.T) {
 	if diff := cmp.Diff([]string{"ignored 1 object(s) of kinds the scheduler does not read: 1 ConfigMap"}, warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if snap.VolcanoConfig == nil || snap.VolcanoConfig.Source != "ConfigMap volcano/sched (from the snapshot "+path+")" || !snap.VolcanoConfig.HasAction("enqueue") {
-		t.Errorf("configuration %+v, want volcano/sched's", snap.VolcanoConfig)
+	if configSet(snap) == nil || configSet(snap).Source != "ConfigMap volcano/sched (from the snapshot "+path+")" || !configSet(snap).HasAction("enqueue") {
+		t.Errorf("configuration %+v, want volcano/sched's", configSet(snap))
 	}
+}
+
+// configSet is the configuration set on snap, nil for none.
+func configSet(snap *schedule.Snapshot) *volcano.Config {
+	if sc, ok := snap.Systems[volcano.SystemsKey].(*volcano.SchedulerConfig); ok {
+		return sc.Config
+	}
+	return nil
+}
+
+// configUnread is why the configuration could not be read.
+func configUnread(snap *schedule.Snapshot) string {
+	_, why := volcano.ConfigIn(snap.Systems)
+	return why
+}
+
+// configIn is the configuration Volcano runs with on snap.
+func configIn(snap *schedule.Snapshot) *volcano.Config {
+	c, _ := volcano.ConfigIn(snap.Systems)
+	return c
 }

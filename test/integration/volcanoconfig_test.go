@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/cmd"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
+	vcwing "github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
@@ -97,10 +98,11 @@ func TestVolcanoConfigFromTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	factor := func(s *schedule.Snapshot) float64 {
-		return s.Volcano().PluginArguments("overcommit").Float64("overcommit-factor", -1)
+		c, _ := vcwing.ConfigOf(s)
+		return c.PluginArguments("overcommit").Float64("overcommit-factor", -1)
 	}
-	if got := snap.Volcano(); got.Source != fromCluster || factor(snap) != 1.0 || snap.VolcanoConfigUnread != "" {
-		t.Errorf("Volcano() from %q, overcommit-factor %v, unread %q; want %q, 1.0", got.Source, factor(snap), snap.VolcanoConfigUnread, fromCluster)
+	if got, unread := vcwing.ConfigOf(snap); got.Source != fromCluster || factor(snap) != 1.0 || unread != "" {
+		t.Errorf("configuration from %q, overcommit-factor %v, unread %q; want %q, 1.0", got.Source, factor(snap), unread, fromCluster)
 	}
 
 	for _, verb := range []string{"place", "explain", "admit"} {

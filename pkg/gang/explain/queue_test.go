@@ -352,7 +352,7 @@ func TestQueueVolcanoQueueOrderOfTheConfiguration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap.VolcanoConfig = c
+		volcano.SetConfigIn(&snap.Systems, c, "")
 		snap.Sort()
 		return snap
 	}

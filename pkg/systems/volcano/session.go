@@ -57,16 +57,16 @@ func QueueOrder(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeIn
 // open opens the session Volcano's scheduler would run on snap for
 // g: every Volcano PodGroup in the snapshot is a job (g's own taken from
 // g, which may be a what-if), its pods the tasks, the Queues as listed,
-// the configuration snap.Volcano(). Queues the snapshot lacks (a file
+// the configuration snap holds (model.ConfigIn). Queues the snapshot lacks (a file
 // without them, a user who may not list them) leave the queue's state and
 // figures unknown: the session then stands in an Open queue without limits
 // for the gang's, so what needs no Queue (overcommit) is still checked, and
 // says so in notEvaluated.
 func open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *state {
-	cfg := snap.Volcano()
+	cfg, unread := model.ConfigIn(snap.Systems)
 	st := &state{g: g}
-	if snap.VolcanoConfigUnread != "" {
-		st.notEvaluated = append(st.notEvaluated, "Volcano's scheduler configuration: "+snap.VolcanoConfigUnread)
+	if unread != "" {
+		st.notEvaluated = append(st.notEvaluated, "Volcano's scheduler configuration: "+unread)
 	}
 	var queues []*model.Queue
 	const listed = "queues." + schedule.VolcanoGroup

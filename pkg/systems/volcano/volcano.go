@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
+	model "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // Source is the system's name among the gang sources.
@@ -113,6 +114,20 @@ func (system) Committed(pg *unstructured.Unstructured) *unstructured.Unstructure
 	pg = pg.DeepCopy()
 	_ = unstructured.SetNestedField(pg.Object, "Running", "status", "phase")
 	return pg
+}
+
+// ConfigOf is the configuration Volcano's scheduler runs with on snap
+// (its default when the snapshot holds none), and why the one the cluster
+// runs could not be read ("" when it was).
+func ConfigOf(snap *schedule.Snapshot) (*model.Config, string) { return model.ConfigIn(snap.Systems) }
+
+// SetConfig makes c the configuration on snap (--volcano-config), over the
+// one it holds and over why that could not be read.
+func SetConfig(snap *schedule.Snapshot, c *model.Config) { model.SetConfigIn(&snap.Systems, c, "") }
+
+func config(snap *schedule.Snapshot) *model.Config {
+	c, _ := ConfigOf(snap)
+	return c
 }
 
 func (system) TaskOf(pod *corev1.Pod) string { return TaskOf(pod) }

@@ -1,4 +1,4 @@
-package gang
+package volcano
 
 import (
 	"context"
@@ -9,9 +9,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+	model "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
+
+// gangOf is a native gang of members in ml/train: the node order is the
+// profile's, whatever the gang's source.
+func gangOf(min int32, members []*corev1.Pod) *gang.Gang {
+	return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
+}
+
+func assignments(p *gang.Placement) []string {
+	var out []string
+	for _, a := range p.Assignments {
+		out = append(out, a.Pod.Name+"->"+a.Node)
+	}
+	return out
+}
 
 // TestPlaceWithVolcanosNodeOrder: three 2-GPU members then two 4-GPU ones
 // on three nodes of 32 cpu, 128Gi and 8 GPUs with 2, 4 and 8 GPUs free
@@ -61,7 +76,7 @@ tiers:
       binpack.resources: nvidia.com/gpu
       binpack.resources.nvidia.com/gpu: 2
 `
-	cfg, err := volcano.Parse([]byte(conf), "test")
+	cfg, err := model.Parse([]byte(conf), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,16 +87,16 @@ tiers:
 	tests := []struct {
 		name            string
 		profile         *schedule.Profile
-		wantVerdict     Verdict
+		wantVerdict     gang.Verdict
 		wantAssignments []string
 	}{
-		{"Volcano's node order packs", schedule.VolcanoProfile(cfg), VerdictPlaced,
+		{"Volcano's node order packs", Profile(cfg), gang.VerdictPlaced,
 			[]string{"w-0->n1", "w-1->n2", "w-2->n2", "w-3->n3", "w-4->n3"}},
-		{"kube-scheduler's spreads", kube, VerdictUnschedulable, nil},
+		{"kube-scheduler's spreads", kube, gang.VerdictUnschedulable, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Place(context.Background(), snap, gangOf(5, members), PlaceOptions{Profile: tt.profile})
+			p, err := gang.Place(context.Background(), snap, gangOf(5, members), gang.PlaceOptions{Profile: tt.profile})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +128,7 @@ func TestPlaceWithVolcanosCoinToss(t *testing.T) {
 		testutil.MakePod().Namespace("ml").Name("w-0").Req(testutil.Res{"cpu": "6"}).Obj(),
 		testutil.MakePod().Namespace("ml").Name("w-1").Req(testutil.Res{"cpu": "4", "nvidia.com/gpu": "6"}).Obj(),
 	}
-	p, err := Place(context.Background(), snap, gangOf(2, members), PlaceOptions{Profile: schedule.VolcanoProfile(volcano.Default())})
+	p, err := gang.Place(context.Background(), snap, gangOf(2, members), gang.PlaceOptions{Profile: Profile(model.Default())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +136,7 @@ func TestPlaceWithVolcanosCoinToss(t *testing.T) {
 		t.Errorf("assignments (-want +got):\n%s", diff)
 	}
 	want := []string{"Volcano picks at random among nodes of equal score for ml/w-0 (a, b), which differ: the plan took a, and the members placed after it may fit differently on another pick"}
-	if p.Verdict != VerdictPlaced || p.Verified() || !cmp.Equal(want, p.NotEvaluated) {
+	if p.Verdict != gang.VerdictPlaced || p.Verified() || !cmp.Equal(want, p.NotEvaluated) {
 		t.Errorf("verdict %s, verified %v, not evaluated %q; want Placed, not verified, %q", p.Verdict, p.Verified(), p.NotEvaluated, want)
 	}
 }

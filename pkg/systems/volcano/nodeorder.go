@@ -1,21 +1,19 @@
-package schedule
+package volcano
 
 import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
-	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/binpack"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/defaultbinder"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/dynamicresources"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/imagelocality"
@@ -31,13 +29,14 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/tainttoleration"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/volumebinding"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/plugins/volumezone"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano/binpack"
+	model "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
-// VolcanoSchedulerName is the schedulerName Volcano's scheduler serves
-// unless its --scheduler-name says otherwise, and the name of the profile
-// VolcanoProfile builds.
-const VolcanoSchedulerName = "volcano"
+// SchedulerName is the schedulerName Volcano's scheduler serves unless
+// its --scheduler-name says otherwise, and the name of the profile Profile
+// builds.
+const SchedulerName = "volcano"
 
 // nodeorder's arguments (nodeorder.go) and their defaults (calculateWeight).
 const (
@@ -53,7 +52,7 @@ const (
 
 // volcanoNodeOrder is how Volcano's allocate action orders the nodes that
 // pass its predicates, as a volcano-scheduler.conf configures it
-// (docs/design.md#volcanos-node-order).
+// (docs/design.md#volcanos-node-order): a schedule.NodeOrder.
 type volcanoNodeOrder struct {
 	// source says where the configuration came from.
 	source string
@@ -77,12 +76,12 @@ type volcanoNodeOrder struct {
 // label (nodeorder's key for it), factory, arguments and weight.
 type volcanoScorer struct {
 	label   string
-	factory PluginFactory
+	factory schedule.PluginFactory
 	args    runtime.Object
 	weight  int64
 }
 
-// VolcanoProfile is the profile that places pods as Volcano's allocate
+// Profile is the profile that places pods as Volcano's allocate
 // action does under cfg (docs/design.md#volcanos-node-order):
 //
 //   - Filter: allocate's own resource check (InitResreq against the
@@ -95,9 +94,9 @@ type volcanoScorer struct {
 //     score, binpack's own formula and the predicates plugin's
 //     DynamicResources score, summed in float as util.PrioritizeNodes sums
 //     them; nodes are not scored when one passes (prioritizeNodes).
-func VolcanoProfile(cfg *volcano.Config) *Profile {
+func Profile(cfg *model.Config) *schedule.Profile {
 	filters := []string{noderesources.Name}
-	if cfg.Enabled("predicates", volcano.PointPredicate) {
+	if cfg.Enabled("predicates", model.PointPredicate) {
 		args := cfg.PluginArguments("predicates")
 		filters = append(filters, nodeunschedulable.Name)
 		for _, f := range []struct{ arg, plugin string }{
@@ -130,8 +129,12 @@ func VolcanoProfile(cfg *volcano.Config) *Profile {
 		PreScore: none,
 		Score:    none,
 	}
-	return &Profile{Name: VolcanoSchedulerName, Plugins: plugins, Args: map[string]runtime.Object{},
-		volcano: volcanoOrder(cfg, slices.Contains(filters, dynamicresources.Name)), notEvaluated: volcanoUnmodelled(cfg)}
+	p := &schedule.Profile{Name: SchedulerName, Plugins: plugins, Args: map[string]runtime.Object{}}
+	p = p.WithNodeOrder(volcanoOrder(cfg, slices.Contains(filters, dynamicresources.Name)))
+	if why := volcanoUnmodelled(cfg); why != "" {
+		p = p.WithNotEvaluated(why)
+	}
+	return p
 }
 
 // volcanoNodePlugins are Volcano's plugins, other than predicates,
@@ -145,10 +148,10 @@ var volcanoNodePlugins = []string{"deviceshare", "extender", "network-topology-a
 // volcanoUnmodelled words the plugins of cfg that take part in the node
 // choice and are not modelled, for every cycle's NotEvaluated; "" when
 // there are none.
-func volcanoUnmodelled(cfg *volcano.Config) string {
+func volcanoUnmodelled(cfg *model.Config) string {
 	var names []string
 	for _, name := range volcanoNodePlugins {
-		if cfg.Enabled(name, volcano.PointPredicate) || cfg.Enabled(name, volcano.PointNodeOrder) || cfg.Enabled(name, volcano.PointBestNode) {
+		if cfg.Enabled(name, model.PointPredicate) || cfg.Enabled(name, model.PointNodeOrder) || cfg.Enabled(name, model.PointBestNode) {
 			names = append(names, name)
 		}
 	}
@@ -162,8 +165,8 @@ func volcanoUnmodelled(cfg *volcano.Config) string {
 // weights (calculateWeight, InitPlugin), binpack's (binpack.New) and which
 // of them the session calls (Session.NodeOrderMapFn, BatchNodeOrderFn:
 // the plugin configured with its node order point on).
-func volcanoOrder(cfg *volcano.Config, dra bool) *volcanoNodeOrder {
-	o := &volcanoNodeOrder{source: cfg.Source, draScore: dra && cfg.Enabled("predicates", volcano.PointNodeOrder)}
+func volcanoOrder(cfg *model.Config, dra bool) *volcanoNodeOrder {
+	o := &volcanoNodeOrder{source: cfg.Source, draScore: dra && cfg.Enabled("predicates", model.PointNodeOrder)}
 	for _, t := range cfg.Tiers {
 		for _, p := range t.Plugins {
 			if p.EnabledNodeOrder == nil || !*p.EnabledNodeOrder || slices.Contains(o.mapOrder, p.Name) {
@@ -187,7 +190,7 @@ func volcanoOrder(cfg *volcano.Config, dra bool) *volcanoNodeOrder {
 // nodeorderScorers are the score plugins nodeorder's InitPlugin builds,
 // with the arguments it gives them, for the weights that are not 0; and
 // ImageLocality's weight.
-func nodeorderScorers(args volcano.Arguments) ([]volcanoScorer, int64) {
+func nodeorderScorers(args model.Arguments) ([]volcanoScorer, int64) {
 	w := func(key string, def int) int64 { return int64(args.Int(key, def)) }
 	resources := func(weight int64, names ...string) []configv1.ResourceSpec {
 		var out []configv1.ResourceSpec
@@ -221,17 +224,9 @@ func nodeorderScorers(args volcano.Arguments) ([]volcanoScorer, int64) {
 	return out, w(volcanoImageLocalityWeight, 1)
 }
 
-// IsVolcano reports whether the profile places pods as Volcano's allocate
-// action does (VolcanoProfile).
-func (p *Profile) IsVolcano() bool { return p.volcano != nil }
-
-// VolcanoNodeOrder words the node order of a Volcano profile, with the
-// weights that decide it, for the output: "" for other profiles.
-func (p *Profile) VolcanoNodeOrder() string {
-	o := p.volcano
-	if o == nil {
-		return ""
-	}
+// Describe words the node order, with the weights that decide it, for
+// the output.
+func (o *volcanoNodeOrder) Describe() string {
 	var parts []string
 	for _, s := range o.batch {
 		parts = append(parts, fmt.Sprintf("%s x%d", s.label, s.weight))
@@ -252,6 +247,17 @@ func (p *Profile) VolcanoNodeOrder() string {
 	return strings.Join(parts, ", ")
 }
 
+// Ties: util.SelectBestNodeAndScore picks at random among the nodes of
+// the highest score.
+func (o *volcanoNodeOrder) Ties() string {
+	return "Volcano picks at random among nodes of equal score"
+}
+
+// Build instantiates the node order's plugins on one scheduler.
+func (o *volcanoNodeOrder) Build(h schedule.NodeOrderHandle) (schedule.NodeScorer, error) {
+	return newVolcanoScorers(o, h)
+}
+
 // volcanoScorers are a Volcano node order's plugins, instantiated on one
 // snapshot.
 type volcanoScorers struct {
@@ -264,10 +270,10 @@ type volcanoScorers struct {
 	dra         framework.ScorePlugin
 }
 
-func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers, error) {
+func newVolcanoScorers(o *volcanoNodeOrder, h schedule.NodeOrderHandle) (*volcanoScorers, error) {
 	v := &volcanoScorers{order: o}
 	for _, s := range o.batch {
-		pl, err := s.factory(s.args, fw.handle)
+		pl, err := s.factory(s.args, h.Handle())
 		if err != nil {
 			return nil, fmt.Errorf("volcano nodeorder %s: %w", s.label, err)
 		}
@@ -276,7 +282,7 @@ func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers,
 		v.batchLabels = append(v.batchLabels, "nodeorder/"+s.label)
 	}
 	if o.imageLocalityWeight != 0 && slices.Contains(o.mapOrder, "nodeorder") {
-		pl, err := imagelocality.New(nil, fw.handle)
+		pl, err := imagelocality.New(nil, h.Handle())
 		if err != nil {
 			return nil, err
 		}
@@ -285,33 +291,25 @@ func newVolcanoScorers(o *volcanoNodeOrder, fw *frameworkImpl) (*volcanoScorers,
 	if o.draScore {
 		// The instance that filtered: its score reads the allocations its
 		// Filter found, from the cycle's state.
-		for _, pl := range fw.filter {
-			if sp, ok := pl.(framework.ScorePlugin); ok && pl.Name() == dynamicresources.Name {
-				v.dra = sp
-			}
+		if sp, ok := h.Filter(dynamicresources.Name).(framework.ScorePlugin); ok {
+			v.dra = sp
 		}
 	}
 	return v, nil
 }
 
-// volcanoPrioritize scores the feasible nodes as Volcano's allocate does
-// (prioritizeNodes, util.PrioritizeNodes): one node is taken unscored;
-// otherwise each node's score is, in float, 0 + its node order functions
+// Score scores the feasible nodes as Volcano's allocate does
+// (prioritizeNodes, util.PrioritizeNodes; the scheduler takes one node
+// unscored): each node's score is, in float, 0 + its node order functions
 // in the tiers' order (nodeorder's ImageLocality x weight, binpack) + the
 // batch scores (predicates' DynamicResources, nodeorder's kube plugins,
-// each normalized and weighted). res.exact keeps the float sums, which
-// selectHost compares; the node results show each plugin's part and the
-// total, truncated to integers.
-func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo, res *Result) error {
-	if len(feasible) == 1 {
-		return nil
-	}
-	v := s.volcano
+// each normalized and weighted); the parts are each plugin's.
+func (v *volcanoScorers) Score(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, feasible []*framework.NodeInfo) ([][]schedule.PluginScore, []float64, error) {
 	n := len(feasible)
 	// Every node's scores share one backing array (one slot per scorer).
 	slots := len(v.order.mapOrder) + len(v.batch) + 1
-	backing := make([]PluginScore, 0, n*slots)
-	parts := make([][]PluginScore, n)
+	backing := make([]schedule.PluginScore, 0, n*slots)
+	parts := make([][]schedule.PluginScore, n)
 	for i := range parts {
 		parts[i] = backing[i*slots : i*slots : (i+1)*slots]
 	}
@@ -327,15 +325,15 @@ func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.Cycl
 				// NodeOrderFn: the raw score x weight.
 				raw, st := v.image.Score(ctx, imageState, pod, ni)
 				if !st.IsSuccess() {
-					return fmt.Errorf("running Volcano nodeorder %s: %w", imagelocality.Name, st.AsError())
+					return nil, nil, fmt.Errorf("running Volcano nodeorder %s: %w", imagelocality.Name, st.AsError())
 				}
 				w := float64(raw) * float64(v.order.imageLocalityWeight)
 				orderScore[i] += w
-				parts[i] = append(parts[i], PluginScore{Plugin: imageLabel, Score: int64(w)})
+				parts[i] = append(parts[i], schedule.PluginScore{Plugin: imageLabel, Score: int64(w)})
 			case fn == binpack.Name:
 				b := v.order.binpack.Score(pod, ni)
 				orderScore[i] += b
-				parts[i] = append(parts[i], PluginScore{Plugin: binpack.Name, Score: int64(b)})
+				parts[i] = append(parts[i], schedule.PluginScore{Plugin: binpack.Name, Score: int64(b)})
 			}
 		}
 	}
@@ -368,259 +366,26 @@ func (s *Scheduler) volcanoPrioritize(ctx context.Context, state *framework.Cycl
 				return fmt.Errorf("volcano %s returns an invalid score %d for node %s", label, list[i].Score, list[i].Name)
 			}
 			batch[i] += list[i].Score * weight
-			parts[i] = append(parts[i], PluginScore{Plugin: label, Score: list[i].Score * weight})
+			parts[i] = append(parts[i], schedule.PluginScore{Plugin: label, Score: list[i].Score * weight})
 		}
 		return nil
 	}
 	if v.dra != nil {
 		// predicates' BatchNodeOrderFn, on the task's cycle state.
 		if err := run("predicates/"+dynamicresources.Name, v.dra, 1, state); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	// nodeorder's BatchNodeOrderFn: one fresh cycle state for its plugins.
 	nodeorderState := framework.NewCycleState()
 	for j, pl := range v.batch {
 		if err := run(v.batchLabels[j], pl, v.weights[j], nodeorderState); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	res.exact = make([]float64, len(res.Nodes))
-	for i, ni := range feasible {
-		total := 0.0
-		total += orderScore[i]
-		total += float64(batch[i])
-		k := s.byName[ni.Name()]
-		res.exact[k] = total
-		res.Nodes[k].Scores = parts[i]
-		res.Nodes[k].Score = int64(total)
+	totals := make([]float64, n)
+	for i := range feasible {
+		totals[i] = 0.0 + orderScore[i] + float64(batch[i])
 	}
-	return nil
-}
-
-// volcanoTieNote is a tie Volcano breaks at random among nodes that
-// differ: the pod, the node the plan took, and the words.
-type volcanoTieNote struct {
-	pod  *corev1.Pod
-	node string
-	text string
-	// labelsOnly: the tied nodes differ only in the node labels keys
-	// names; a later pod is shaped by the toss only if a selector, an
-	// affinity or a topology of it or of a pod on a node reads one.
-	labelsOnly bool
-	keys       []string
-}
-
-// noteVolcanoTie remembers the cycle's tie that Volcano would break at
-// random (util.SelectBestNodeAndScore) among nodes that are not alike.
-// Once the pod is reserved on the node the plan took, every later cycle on
-// this working copy reports the tie as not evaluated: the gang's later
-// members fit as they do because of a coin toss. A tie of the last pod
-// placed, or among nodes alike in everything a placement reads
-// (allocatable, what their pods request, the pod count, labels but the
-// hostname, taints, cordon), shapes nothing and is not reported.
-func (s *Scheduler) noteVolcanoTie(pod *corev1.Pod, res *Result) {
-	s.volcanoTie = nil
-	top := res.TopNodes()
-	if len(top) < 2 {
-		return
-	}
-	first := s.nodes[s.byName[top[0]]]
-	var keys []string
-	labelsOnly := true
-	for _, name := range top[1:] {
-		alike, differ := alikeNodes(first, s.nodes[s.byName[name]])
-		if !alike {
-			labelsOnly, keys = false, nil
-			break
-		}
-		for _, k := range differ {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	if labelsOnly && len(keys) == 0 {
-		return
-	}
-	s.volcanoTie = &volcanoTieNote{pod: pod, node: res.SelectedNode, labelsOnly: labelsOnly, keys: keys, text: fmt.Sprintf(
-		"Volcano picks at random among nodes of equal score for %s/%s (%s), which differ: the plan took %s, and the members placed after it may fit differently on another pick",
-		pod.Namespace, pod.Name, abbreviateNodes(top, 5), res.SelectedNode)}
-}
-
-// volcanoTiesFor are the ties reserved on this working copy that may
-// shape pod's cycle: every tie among nodes that differ in more than
-// labels, and a tie among nodes that differ only in labels when pod, or a
-// pod with an affinity on a node, reads one of those label keys (a
-// selector, a node affinity, a topology key), or pod has volumes or claims
-// (whose topology reads labels the snapshot does not name) or default
-// spreading may apply to it (defaultSpreadingMayApply).
-func (s *Scheduler) volcanoTiesFor(pod *corev1.Pod) []string {
-	// The first tie that applies is enough: the cycle is not verified.
-	var read map[string]bool
-	for _, t := range s.volcanoTies {
-		if !t.labelsOnly {
-			return []string{t.text}
-		}
-		if read == nil {
-			if len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0 || s.defaultSpreadingMayApply(pod) {
-				return []string{t.text}
-			}
-			read = podNodeLabelKeys(pod)
-		}
-		for _, k := range t.keys {
-			if read[k] || s.affinityKeys()[k] {
-				return []string{t.text}
-			}
-		}
-	}
-	return nil
-}
-
-// affinityKeys are the node label keys the (anti-)affinity terms of the
-// pods on nodes read (affinityNodeKeys).
-func (s *Scheduler) affinityKeys() map[string]bool {
-	if s.affinityNodeKeys == nil {
-		keys := map[string]bool{}
-		for _, ni := range s.nodes {
-			for _, pi := range ni.PodsWithAffinity {
-				for k := range podNodeLabelKeys(pi.Pod) {
-					keys[k] = true
-				}
-			}
-		}
-		s.affinityNodeKeys = keys
-	}
-	return s.affinityNodeKeys
-}
-
-// defaultSpreadingMayApply: pod has no spread constraints of its own and a
-// Service, ReplicationController, ReplicaSet or StatefulSet selects it (or
-// those kinds could not be read), so PodTopologySpread's default
-// constraints, which read the zone and the hostname, score it.
-func (s *Scheduler) defaultSpreadingMayApply(pod *corev1.Pod) bool {
-	if len(pod.Spec.TopologySpreadConstraints) > 0 {
-		return false
-	}
-	return !s.handle.DefaultSelector(pod).Empty() || len(s.handle.UnreadableSelectorKinds(pod.Namespace)) > 0
-}
-
-// podNodeLabelKeys are the node label keys pod's scheduling reads: its
-// node selector, its node affinity's expressions, and the topology keys
-// of its spread constraints and pod (anti-)affinity terms.
-func podNodeLabelKeys(pod *corev1.Pod) map[string]bool {
-	out := map[string]bool{}
-	for k := range pod.Spec.NodeSelector {
-		out[k] = true
-	}
-	terms := func(ts []corev1.NodeSelectorTerm) {
-		for _, t := range ts {
-			for _, e := range t.MatchExpressions {
-				out[e.Key] = true
-			}
-		}
-	}
-	for _, c := range pod.Spec.TopologySpreadConstraints {
-		out[c.TopologyKey] = true
-	}
-	af := pod.Spec.Affinity
-	if af == nil {
-		return out
-	}
-	if na := af.NodeAffinity; na != nil {
-		if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
-			terms(r.NodeSelectorTerms)
-		}
-		for _, p := range na.PreferredDuringSchedulingIgnoredDuringExecution {
-			terms([]corev1.NodeSelectorTerm{p.Preference})
-		}
-	}
-	podTerms := func(req []corev1.PodAffinityTerm, pref []corev1.WeightedPodAffinityTerm) {
-		for _, t := range req {
-			out[t.TopologyKey] = true
-		}
-		for _, t := range pref {
-			out[t.PodAffinityTerm.TopologyKey] = true
-		}
-	}
-	if pa := af.PodAffinity; pa != nil {
-		podTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	if pa := af.PodAntiAffinity; pa != nil {
-		podTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	return out
-}
-
-func abbreviateNodes(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
-}
-
-// alikeNodes reports whether two nodes are interchangeable for a placement
-// but for their labels (allocatable, what their pods request, the pod
-// count, taints, cordon), and the label keys (the hostname aside) whose
-// values differ.
-func alikeNodes(a, b *framework.NodeInfo) (bool, []string) {
-	if !sameResource(a.Allocatable, b.Allocatable) || !sameResource(a.Requested, b.Requested) || len(a.Pods) != len(b.Pods) {
-		return false, nil
-	}
-	na, nb := a.Node(), b.Node()
-	if na.Spec.Unschedulable != nb.Spec.Unschedulable || !equality.Semantic.DeepEqual(na.Spec.Taints, nb.Spec.Taints) {
-		return false, nil
-	}
-	var keys []string
-	for k, v := range na.Labels {
-		if w, ok := nb.Labels[k]; (!ok || w != v) && k != corev1.LabelHostname {
-			keys = append(keys, k)
-		}
-	}
-	for k := range nb.Labels {
-		if _, ok := na.Labels[k]; !ok && k != corev1.LabelHostname {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return true, keys
-}
-
-func sameResource(a, b *framework.Resource) bool {
-	if a.MilliCPU != b.MilliCPU || a.Memory != b.Memory || a.EphemeralStorage != b.EphemeralStorage || a.AllowedPodNumber != b.AllowedPodNumber {
-		return false
-	}
-	for k, v := range a.ScalarResources {
-		if b.ScalarResources[k] != v {
-			return false
-		}
-	}
-	for k, v := range b.ScalarResources {
-		if a.ScalarResources[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// volcanoBest is the highest float score among exact, NaN never.
-func volcanoBest(exact []float64, nodes []NodeResult) float64 {
-	best := math.Inf(-1)
-	for i, n := range nodes {
-		if n.Feasible && exact[i] > best {
-			best = exact[i]
-		}
-	}
-	return best
-}
-
-// WithNotEvaluated returns a copy of the profile whose every cycle also
-// reports why as not evaluated.
-func (p *Profile) WithNotEvaluated(why string) *Profile {
-	c := *p
-	if c.notEvaluated != "" {
-		why = c.notEvaluated + "; " + why
-	}
-	c.notEvaluated = why
-	return &c
+	return parts, totals, nil
 }

@@ -1,4 +1,4 @@
-package schedule
+package volcano
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
-	"github.com/kubectl-gang/kubectl-gang/pkg/volcano"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	model "github.com/kubectl-gang/kubectl-gang/pkg/volcano"
 )
 
 // TestVolcanoNodeScores checks Volcano's node scores, derived by hand from
@@ -28,7 +29,7 @@ func TestVolcanoNodeScores(t *testing.T) {
 	node := func(name string) *corev1.Node {
 		return testutil.MakeNode().Name(name).Capacity(testutil.Res{"cpu": "16", "memory": "64Gi", gpu: "8", "pods": "110"}).Obj()
 	}
-	snap := &Snapshot{
+	snap := &schedule.Snapshot{
 		Nodes: []*corev1.Node{node("n1"), node("n2"), node("n3")},
 		Pods: []*corev1.Pod{
 			testutil.MakePod().Namespace("other").Name("used-1").Req(testutil.Res{"cpu": "8", "memory": "16Gi", gpu: "4"}).Node("n1").Obj(),
@@ -41,7 +42,7 @@ func TestVolcanoNodeScores(t *testing.T) {
 		name   string
 		conf   string // a volcano-scheduler.conf; "" is the chart's
 		want   map[string]float64
-		parts  map[string][]PluginScore
+		parts  map[string][]schedule.PluginScore
 		chosen string
 	}{
 		{
@@ -65,9 +66,9 @@ func TestVolcanoNodeScores(t *testing.T) {
 			// binpack cancel out, and n3 wins by rounding.
 			name: "chart default",
 			want: map[string]float64{"n1": 474.5, "n2": 474.5, "n3": 475},
-			parts: map[string][]PluginScore{
-				"n1": {{"nodeorder/ImageLocality", 0}, {"binpack", 62}, {"predicates/DynamicResources", 0}, {"nodeorder/NodeResourcesFit_LeastAllocated", 37},
-					{"nodeorder/NodeResourcesBalancedAllocation", 75}, {"nodeorder/TaintToleration", 300}},
+			parts: map[string][]schedule.PluginScore{
+				"n1": {{Plugin: "nodeorder/ImageLocality", Score: 0}, {Plugin: "binpack", Score: 62}, {Plugin: "predicates/DynamicResources", Score: 0}, {Plugin: "nodeorder/NodeResourcesFit_LeastAllocated", Score: 37},
+					{Plugin: "nodeorder/NodeResourcesBalancedAllocation", Score: 75}, {Plugin: "nodeorder/TaintToleration", Score: 300}},
 			},
 			chosen: "n3",
 		},
@@ -131,14 +132,14 @@ tiers:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := volcano.Default()
+			cfg := model.Default()
 			if tt.conf != "" {
 				var err error
-				if cfg, err = volcano.Parse([]byte(tt.conf), "test"); err != nil {
+				if cfg, err = model.Parse([]byte(tt.conf), "test"); err != nil {
 					t.Fatal(err)
 				}
 			}
-			s, err := NewScheduler(snap, Options{Profile: VolcanoProfile(cfg)})
+			s, err := schedule.NewScheduler(snap, schedule.Options{Profile: Profile(cfg)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,14 +148,21 @@ tiers:
 				t.Fatal(err)
 			}
 			got := map[string]float64{}
+			exact := res.ExactScores()
 			for i, n := range res.Nodes {
-				got[n.Name] = res.exact[i]
+				got[n.Name] = exact[i]
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("scores (-want +got):\n%s", diff)
 			}
 			for name, want := range tt.parts {
-				if diff := cmp.Diff(want, res.Nodes[s.byName[name]].Scores); diff != "" {
+				var parts []schedule.PluginScore
+				for _, n := range res.Nodes {
+					if n.Name == name {
+						parts = n.Scores
+					}
+				}
+				if diff := cmp.Diff(want, parts); diff != "" {
 					t.Errorf("%s's parts (-want +got):\n%s", name, diff)
 				}
 			}
@@ -222,7 +230,7 @@ func TestVolcanoTies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := NewScheduler(&Snapshot{Nodes: tt.nodes}, Options{Profile: VolcanoProfile(volcano.Default())})
+			s, err := schedule.NewScheduler(&schedule.Snapshot{Nodes: tt.nodes}, schedule.Options{Profile: Profile(model.Default())})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,14 +293,14 @@ func TestVolcanoPredicates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := volcano.Default()
+			cfg := model.Default()
 			if tt.conf != "" {
 				var err error
-				if cfg, err = volcano.Parse([]byte(tt.conf), "test"); err != nil {
+				if cfg, err = model.Parse([]byte(tt.conf), "test"); err != nil {
 					t.Fatal(err)
 				}
 			}
-			s, err := NewScheduler(&Snapshot{Nodes: nodes}, Options{Profile: VolcanoProfile(cfg)})
+			s, err := schedule.NewScheduler(&schedule.Snapshot{Nodes: nodes}, schedule.Options{Profile: Profile(cfg)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,11 +335,11 @@ func TestVolcanoUnmodelledPlugins(t *testing.T) {
 		{"numa-aware, points off", "actions: allocate\ntiers:\n- plugins:\n  - name: numa-aware\n    enablePredicate: false\n    enableNodeOrder: false\n    enableBestNode: false\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := volcano.Parse([]byte(tt.conf), "test")
+			cfg, err := model.Parse([]byte(tt.conf), "test")
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := NewScheduler(&Snapshot{Nodes: []*corev1.Node{node}}, Options{Profile: VolcanoProfile(cfg)})
+			s, err := schedule.NewScheduler(&schedule.Snapshot{Nodes: []*corev1.Node{node}}, schedule.Options{Profile: Profile(cfg)})
 			if err != nil {
 				t.Fatal(err)
 			}
