@@ -172,8 +172,8 @@ func servedBy(snap *schedule.Snapshot, name string, notOurs bool) string {
 	if snap == nil {
 		return ""
 	}
-	if name == "volcano" && (len(snap.Queues) > 0 || slices.ContainsFunc(snap.PodGroups, func(u *unstructured.Unstructured) bool {
-		return u.GroupVersionKind().Group == schedule.VolcanoGroup
+	if name == volcano.SchedulerName && (len(snap.ObjectsOf(volcano.Group, "Queue")) > 0 || slices.ContainsFunc(snap.PodGroups, func(u *unstructured.Unstructured) bool {
+		return u.GroupVersionKind().Group == volcano.Group
 	})) {
 		return "the cluster serves Volcano: it has Volcano's Queues or PodGroups"
 	}

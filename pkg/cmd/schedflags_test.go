@@ -213,7 +213,7 @@ func TestBindIsTheSchedulerOfItsPods(t *testing.T) {
 		return p
 	}
 	volcanoQueue := &unstructured.Unstructured{}
-	volcanoQueue.SetAPIVersion(schedule.VolcanoGroup + "/v1beta1")
+	volcanoQueue.SetAPIVersion("scheduling.volcano.sh" + "/v1beta1")
 	volcanoQueue.SetKind("Queue")
 	const note = `no profile of the built-in configuration (kube-scheduler's default profile) is named after the pods' schedulerName %q: bind is their scheduler and places them with profile "default-scheduler" (--profile chooses another)`
 	for _, tt := range []struct {
@@ -229,7 +229,7 @@ func TestBindIsTheSchedulerOfItsPods(t *testing.T) {
 		{"a pod another scheduler bound", &schedule.Snapshot{Pods: []*corev1.Pod{onNode("earlier", "gang-test", true), onNode("theirs", "gang-test", false)}}, pending("gang-test"),
 			fmt.Sprintf(note, "gang-test"), `another scheduler may serve schedulerName "gang-test" (pod ml/theirs on node node-1 names it and was not bound by kubectl-gang)`},
 		{"another name's pods do not count", &schedule.Snapshot{Pods: []*corev1.Pod{onNode("theirs", "other", false)}}, pending("gang-test"), fmt.Sprintf(note, "gang-test"), ""},
-		{"Volcano's name where Volcano runs", &schedule.Snapshot{Queues: []*unstructured.Unstructured{volcanoQueue}}, pending("volcano"),
+		{"Volcano's name where Volcano runs", &schedule.Snapshot{Objects: []*unstructured.Unstructured{volcanoQueue}}, pending("volcano"),
 			fmt.Sprintf(note, "volcano"), `another scheduler may serve schedulerName "volcano" (the cluster serves Volcano`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -238,16 +238,28 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 		gvk := pg.GroupVersionKind()
 		byGroup[gvk.Group] = append(byGroup[gvk.Group], pg.GetNamespace()+"/"+pg.GetName())
 	}
-	for _, group := range []string{schedule.NativeGroup, schedule.VolcanoGroup, schedule.CoschedulingGroup} {
-		names := byGroup[group]
-		row("podgroups."+group, len(names), abbreviate(names, 3))
-	}
-	if len(s.Queues) > 0 {
-		names := make([]string, len(s.Queues))
-		for i, q := range s.Queues {
-			names[i] = q.GetName()
+	for _, k := range schedule.ObjectKinds() {
+		if k.IsPodGroup() {
+			names := byGroup[k.Group]
+			row(k.String(), len(names), abbreviate(names, 3))
 		}
-		row("queues."+schedule.VolcanoGroup, len(s.Queues), abbreviate(names, 3))
+	}
+	// The gang systems' other objects, where the snapshot holds some.
+	for _, k := range schedule.ObjectKinds() {
+		if k.IsPodGroup() {
+			continue
+		}
+		var names []string
+		for _, u := range s.ObjectsOf(k.Group, k.Kind) {
+			name := u.GetName()
+			if ns := u.GetNamespace(); ns != "" {
+				name = ns + "/" + name
+			}
+			names = append(names, name)
+		}
+		if len(names) > 0 {
+			row(k.String(), len(names), abbreviate(names, 3))
+		}
 	}
 	if cm := s.VolcanoConfigMap; cm != nil {
 		name := cm.Namespace + "/" + cm.Name

@@ -151,7 +151,7 @@ func TestCapacityVolcanoQueue(t *testing.T) {
 	}
 	pg := testutil.MakeVolcanoPodGroup("ml", "train", 2).Queue("q").MinResources(testutil.Res{"cpu": "4"}).Phase("Running").Obj()
 	snap := &schedule.Snapshot{Nodes: nodes, PodGroups: []*unstructured.Unstructured{pg},
-		Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "12"}).Obj()}}
+		Objects: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "12"}).Obj()}}
 	for i := range 2 {
 		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("train-%d", i)).
 			Req(testutil.Res{"cpu": "2"}).VolcanoGroup("train").Node("n0").Phase(corev1.PodRunning).Obj())

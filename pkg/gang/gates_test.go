@@ -136,7 +136,7 @@ func TestPlaceAppliesTheSourceGate(t *testing.T) {
 	}
 	place := func(queues ...*unstructured.Unstructured) *gang.Placement {
 		s := *snap
-		s.Queues = queues
+		s.Objects = queues
 		g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train"})
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestPlaceAppliesTheSourceGate(t *testing.T) {
 		return p
 	}
 	if p := place(); p.Verdict != gang.VerdictPlaced || p.Gate != nil || p.Verified() {
-		t.Errorf("no Queues: %s, gate %+v, verified %v; want Placed, not verified", p.Verdict, p.Gate, p.Verified())
+		t.Errorf("no Objects: %s, gate %+v, verified %v; want Placed, not verified", p.Verdict, p.Gate, p.Verified())
 	}
 	small := testutil.MakeVolcanoQueue("q").State("").Capability(testutil.Res{"cpu": "2", "nvidia.com/gpu": "2"}).Obj()
 	p := place(small)

@@ -30,7 +30,7 @@ func volcanoPlace(t *testing.T, snap *schedule.Snapshot, conf string) *gang.Plac
 		}
 		volcano.SetConfig(&s, c)
 	}
-	g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train", Group: schedule.VolcanoGroup})
+	g, err := gang.ResolvePodGroup(&s, gang.Ref{Namespace: "ml", Name: "train", Group: "scheduling.volcano.sh"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestVolcanoConfiguration(t *testing.T) {
 	// asking 16 CPUs. Proportion gives each queue 8 CPUs (weights 1:1):
 	// 4 of 6 members get in. Capacity lets a task in up to the queue's
 	// real capability (the cluster's 16): all 6 fit the nodes.
-	shares := &schedule.Snapshot{Nodes: nodes, Queues: queues, PodGroups: []*unstructured.Unstructured{
+	shares := &schedule.Snapshot{Nodes: nodes, Objects: queues, PodGroups: []*unstructured.Unstructured{
 		testutil.MakeVolcanoPodGroup("ml", "train", 6).Queue("a").Obj(),
 		testutil.MakeVolcanoPodGroup("ml", "wide", 2).Queue("b").Obj(),
 	}, Pods: append(volcanoMembers("train", 6, testutil.Res{"cpu": "2"}), volcanoMembers("wide", 2, testutil.Res{"cpu": "8"})...)}
@@ -74,7 +74,7 @@ func TestVolcanoConfiguration(t *testing.T) {
 	// 32 x 1.2 - 8 = 30.4 takes it, 32 x 1.0 - 8 = 24 does not (proportion
 	// takes it either way: 28 <= the queue's real capability 32).
 	other := testutil.MakePod().Namespace("web").Name("inference").Req(testutil.Res{"nvidia.com/gpu": "8"}).Node("n1").Obj()
-	overcommit := &schedule.Snapshot{Nodes: nodes, Queues: queues, PodGroups: []*unstructured.Unstructured{
+	overcommit := &schedule.Snapshot{Nodes: nodes, Objects: queues, PodGroups: []*unstructured.Unstructured{
 		testutil.MakeVolcanoPodGroup("ml", "train", 2).Queue("a").MinResources(testutil.Res{"nvidia.com/gpu": "28"}).Obj(),
 	}, Pods: append(volcanoMembers("train", 2, testutil.Res{"nvidia.com/gpu": "8"}), other)}
 	const capacity = `actions: "enqueue, allocate, backfill"
@@ -132,7 +132,7 @@ func TestVolcanoGuarantee(t *testing.T) {
 	qb := testutil.MakeVolcanoQueue("b").Obj()
 	_ = unstructured.SetNestedField(qb.Object, int64(3), "spec", "weight")
 	snap := func(qa *unstructured.Unstructured) *schedule.Snapshot {
-		return &schedule.Snapshot{Nodes: testutil.GPUNodes("z", 4), Queues: []*unstructured.Unstructured{qa, qb}, PodGroups: []*unstructured.Unstructured{
+		return &schedule.Snapshot{Nodes: testutil.GPUNodes("z", 4), Objects: []*unstructured.Unstructured{qa, qb}, PodGroups: []*unstructured.Unstructured{
 			testutil.MakeVolcanoPodGroup("ml", "train", 4).Queue("a").Obj(),
 			testutil.MakeVolcanoPodGroup("ml", "wide", 4).Queue("b").Obj(),
 		}, Pods: append(volcanoMembers("train", 4, testutil.Res{"nvidia.com/gpu": "8"}), volcanoMembers("wide", 4, testutil.Res{"nvidia.com/gpu": "8"})...)}
@@ -156,7 +156,7 @@ func TestVolcanoWhatIfIsNewest(t *testing.T) {
 	older.SetCreationTimestamp(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	ours := testutil.MakeVolcanoPodGroup("ml", "train", 1).Queue("q").MinResources(testutil.Res{"cpu": "2"}).Obj()
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("z", 1),
-		Queues:    []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "4"}).Obj()},
+		Objects:   []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"cpu": "4"}).Obj()},
 		PodGroups: []*unstructured.Unstructured{older, ours},
 		Pods:      append(volcanoMembers("train", 1, testutil.Res{"cpu": "2"}), volcanoMembers("older", 1, testutil.Res{"cpu": "3"})...)}
 	p := volcanoPlace(t, snap, "")

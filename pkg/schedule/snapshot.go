@@ -12,24 +12,15 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// The API groups of the PodGroup kinds a gang can be resolved from.
-const (
-	// NativeGroup is the Kubernetes scheduling.k8s.io group (PodGroup in v1beta1 from v1.37, alpha before).
-	NativeGroup = "scheduling.k8s.io"
-	// VolcanoGroup is Volcano's group; its PodGroup and Queue are served at v1beta1.
-	VolcanoGroup = "scheduling.volcano.sh"
-	// CoschedulingGroup is the scheduler-plugins coscheduling group; its PodGroup is served at v1alpha1.
-	CoschedulingGroup = "scheduling.x-k8s.io"
-)
+// NativeGroup is the Kubernetes scheduling.k8s.io group (PodGroup in
+// v1beta1 from v1.37, alpha before): kube-scheduler's own gangs. The gang
+// systems' groups are their wings' (ObjectKind).
+const NativeGroup = "scheduling.k8s.io"
 
 // PodGroupKind is the kind every supported gang source calls its group object.
 const PodGroupKind = "PodGroup"
-
-// VolcanoQueueGVK is the kind of a Volcano Queue, whose capability bounds the gangs admitted into it.
-var VolcanoQueueGVK = schema.GroupVersionKind{Group: VolcanoGroup, Version: "v1beta1", Kind: "Queue"}
 
 // The namespaced kinds a live read falls back to listing namespace by
 // namespace when the cluster-wide list is refused, named as Unreadable and
@@ -86,13 +77,14 @@ type Snapshot struct {
 	ReplicationControllers []*corev1.ReplicationController
 	ReplicaSets            []*appsv1.ReplicaSet
 	StatefulSets           []*appsv1.StatefulSet
-	// PodGroups holds the PodGroups of every source (native, Volcano,
-	// coscheduling) as read, told apart by their GroupVersionKind. They stay
-	// unstructured so that versions and fields this build does not know survive
-	// a round trip through a snapshot file.
+	// PodGroups holds the PodGroups of every gang system as read, told
+	// apart by their GroupVersionKind (ObjectKind). They stay unstructured
+	// so that versions and fields this build does not know survive a round
+	// trip through a snapshot file.
 	PodGroups []*unstructured.Unstructured
-	// Queues holds Volcano Queues.
-	Queues []*unstructured.Unstructured
+	// Objects holds the gang systems' other objects (a scheduler's queues:
+	// ObjectKind), as read, told apart by their GroupVersionKind.
+	Objects []*unstructured.Unstructured
 	// Systems holds what the gang systems' wings read besides objects (a
 	// scheduler's parsed configuration), by a key of the system's own;
 	// pkg/schedule reads none of it (docs/design.md#gang-systems). Set a
@@ -174,15 +166,26 @@ func (s *Snapshot) Sort() {
 	sortNamespaced(s.ReplicaSets)
 	sortNamespaced(s.StatefulSets)
 	slices.SortFunc(s.PodGroups, CompareGroupObjects)
-	slices.SortFunc(s.Queues, CompareGroupObjects)
+	slices.SortFunc(s.Objects, CompareGroupObjects)
 }
 
-// CompareGroupObjects is the order Sort keeps PodGroups and Queues in:
-// API group, namespace, name, then version.
+// CompareGroupObjects is the order Sort keeps PodGroups and Objects in:
+// API group, kind, namespace, name, then version.
 func CompareGroupObjects(a, b *unstructured.Unstructured) int {
 	ga, gb := a.GroupVersionKind(), b.GroupVersionKind()
-	return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
+	return cmp.Or(cmp.Compare(ga.Group, gb.Group), cmp.Compare(ga.Kind, gb.Kind), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
 		cmp.Compare(a.GetName(), b.GetName()), cmp.Compare(ga.Version, gb.Version))
+}
+
+// ObjectsOf are the snapshot's Objects of a group and kind.
+func (s *Snapshot) ObjectsOf(group, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, u := range s.Objects {
+		if gvk := u.GroupVersionKind(); gvk.Group == group && gvk.Kind == kind {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // sortNamespaced orders objects by namespace, then name.
@@ -196,16 +199,4 @@ func sortNamespaced[T metav1.Object](objs []T) {
 // node resources, so kube-scheduler ignores them and so does the snapshot.
 func IsTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
-}
-
-// IsPodGroup reports whether gvk is a PodGroup of one of the supported gang sources.
-func IsPodGroup(gvk schema.GroupVersionKind) bool {
-	if gvk.Kind != PodGroupKind {
-		return false
-	}
-	switch gvk.Group {
-	case NativeGroup, VolcanoGroup, CoschedulingGroup:
-		return true
-	}
-	return false
 }

@@ -18,7 +18,8 @@ import (
 // The binary snapshot file (docs/design.md#the-snapshot-file): the objects
 // of the List that WriteJSON writes, in the same order, each in the API
 // server's own protobuf encoding (the Marshal of its k8s.io/api type), or,
-// for PodGroups and Queues (custom resources, which have none), as JSON.
+// for PodGroups and the gang systems' other objects (custom resources,
+// which have none), as JSON.
 //
 //	file    = magic version record* end
 //	magic   = "\x89KGSNAP\n"

@@ -45,7 +45,7 @@ func binarySnapshots(t *testing.T) map[string]*schedule.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dra.PodGroups) != 1 || len(dra.Queues) != 1 || len(dra.SucceededPods) != 1 || len(dra.ResourceClaims) != 1 {
+	if len(dra.PodGroups) != 1 || len(dra.Objects) != 1 || len(dra.SucceededPods) != 1 || len(dra.ResourceClaims) != 1 {
 		t.Fatalf("the snapshot of every kind lacks some: %+v", countsOf(dra))
 	}
 	return map[string]*schedule.Snapshot{"example": example, "generated": gen, "every kind": dra}

@@ -255,14 +255,15 @@ func (b *builder) addStatefulSet(ss *appsv1.StatefulSet) {
 	put(b, &b.snap.StatefulSets, objectKey{group: "apps", kind: "StatefulSet", namespace: ss.Namespace, name: ss.Name}, kept)
 }
 
-// addUnstructured adds a PodGroup or a Volcano Queue; they keep their apiVersion
-// and kind, which is what tells the gang sources apart.
+// addUnstructured adds a PodGroup or another gang system's object
+// (schedule.ObjectKind); they keep their apiVersion and kind, which is what
+// tells the gang systems apart.
 func (b *builder) addUnstructured(u *unstructured.Unstructured) {
 	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
 	gvk := u.GroupVersionKind()
 	key := objectKey{group: gvk.Group, kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
-	if gvk == schedule.VolcanoQueueGVK {
-		put(b, &b.snap.Queues, key, u)
+	if schedule.IsSystemObject(gvk) {
+		put(b, &b.snap.Objects, key, u)
 		return
 	}
 	put(b, &b.snap.PodGroups, key, u)
@@ -356,6 +357,9 @@ func (b *builder) absentNamespaces() string {
 		count("Pod", o)
 	}
 	for _, o := range s.PodGroups {
+		count(o.GetKind(), o)
+	}
+	for _, o := range s.Objects {
 		count(o.GetKind(), o)
 	}
 	for _, o := range s.ResourceQuotas {

@@ -347,7 +347,7 @@ func decodeObject(gvk schema.GroupVersionKind, raw []byte) (func(*builder), erro
 		// Another version is never guessed: v1beta1 differs from v1, and
 		// v1beta2 is not what the API server returns once v1 exists.
 		return nil, unsupportedVersion(gvk, raw, resourcev1.SchemeGroupVersion)
-	case schedule.IsPodGroup(gvk), gvk == schedule.VolcanoQueueGVK:
+	case schedule.IsPodGroup(gvk), schedule.IsSystemObject(gvk):
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("%s: %w", gvk.Kind, err)

@@ -30,7 +30,7 @@ type counts struct {
 
 func countsOf(s *schedule.Snapshot) counts {
 	return counts{len(s.Nodes), len(s.Pods), len(s.Namespaces), len(s.PriorityClasses), len(s.ResourceQuotas),
-		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Queues),
+		len(s.PodDisruptionBudgets), len(s.PodGroups), len(s.Objects),
 		len(s.Services) + len(s.ReplicationControllers) + len(s.ReplicaSets) + len(s.StatefulSets), len(s.SucceededPods),
 		len(s.ResourceSlices), len(s.DeviceClasses), len(s.ResourceClaims), len(s.ResourceClaimTemplates), len(s.DeviceTaintRules)}
 }

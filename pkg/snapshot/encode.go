@@ -58,7 +58,7 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 
 // eachObject calls add with every object of a snapshot file, in the order
 // of ToList's List: kind by kind (cluster-scoped kinds first), in the
-// snapshot's order within a kind. PodGroups and Queues are the snapshot's
+// snapshot's order within a kind. PodGroups and Objects are the snapshot's
 // own *unstructured.Unstructured, not to be changed.
 func eachObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.Object) error) error {
 	for _, o := range s.Namespaces {
@@ -101,10 +101,9 @@ func eachObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.
 			return err
 		}
 	}
-	for _, o := range s.Queues {
-		if err := add(o.GroupVersionKind(), o); err != nil {
-			return err
-		}
+	// The gang systems' cluster-scoped objects (a scheduler's queues).
+	if err := eachSystemObject(s, false, add); err != nil {
+		return err
 	}
 	if s.VolcanoConfigMap != nil {
 		// Volcano's scheduler's ConfigMap, or the stand-in that says it
@@ -157,6 +156,9 @@ func eachObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.
 		if err := add(statefulSetGVK, o); err != nil {
 			return err
 		}
+	}
+	if err := eachSystemObject(s, true, add); err != nil {
+		return err
 	}
 	for _, o := range s.PodGroups {
 		if err := add(o.GroupVersionKind(), o); err != nil {
@@ -240,4 +242,25 @@ func WriteYAML(w io.Writer, s *schedule.Snapshot, showManagedFields bool) error 
 	}
 	bw.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 	return bw.Flush()
+}
+
+// eachSystemObject calls add with the snapshot's Objects that are
+// namespaced (or cluster-scoped), in the snapshot's order. An object of a
+// kind nobody registered (a hand-built snapshot) counts as namespaced when
+// it has a namespace.
+func eachSystemObject(s *schedule.Snapshot, namespaced bool, add func(schema.GroupVersionKind, runtime.Object) error) error {
+	for _, o := range s.Objects {
+		gvk := o.GroupVersionKind()
+		k, ok := schedule.ObjectKindOf(gvk)
+		if !ok {
+			k.Namespaced = o.GetNamespace() != ""
+		}
+		if k.Namespaced != namespaced {
+			continue
+		}
+		if err := add(gvk, o); err != nil {
+			return err
+		}
+	}
+	return nil
 }

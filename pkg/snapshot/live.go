@@ -186,15 +186,15 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 	}
 	for _, gvr := range kinds.custom {
 		each := func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) }
-		if gvr.Group == schedule.VolcanoGroup && gvr.Resource == "queues" { // cluster-scoped
+		if !namespacedKind(gvr) {
 			tasks = append(tasks, listTask{resource: gvr.Resource + "." + gvr.Group, each: each,
 				run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 					return listOfKind(gvr)(dyn.Resource(gvr).List(ctx, o))
 				}})
 			continue
 		}
-		// PodGroups: a user with a Role in the gang's namespace reads its
-		// PodGroups there.
+		// PodGroups and the other namespaced kinds: a user with a Role in
+		// the gang's namespace reads them there.
 		tasks = append(tasks, namespaced(gvr.Resource+"."+gvr.Group, func(ns string) lister {
 			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return listOfKind(gvr)(dyn.Resource(gvr).Namespace(ns).List(ctx, o))
@@ -562,20 +562,24 @@ func nameSome(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamespacesNamed], ", "), len(names)-maxNamespacesNamed)
 }
 
-// customKinds are the PodGroup and Queue resources a snapshot reads, by group,
-// with the versions they are preferred at when a server offers several.
-var customKinds = []struct {
-	group, resource string
-}{
-	{schedule.NativeGroup, "podgroups"},
-	{schedule.VolcanoGroup, "podgroups"},
-	{schedule.VolcanoGroup, "queues"},
-	{schedule.CoschedulingGroup, "podgroups"},
+// customKinds are the gang systems' resources a snapshot reads (PodGroups,
+// a scheduler's queues: schedule.ObjectKinds), by group, then resource;
+// each is read at the version the server prefers when it offers several.
+func customKinds() []schedule.ObjectKind { return schedule.ObjectKinds() }
+
+// namespacedKind reports whether a custom resource lives in namespaces.
+func namespacedKind(gvr schema.GroupVersionResource) bool {
+	for _, k := range customKinds() {
+		if k.Group == gvr.Group && k.Resource == gvr.Resource {
+			return k.Namespaced
+		}
+	}
+	return true
 }
 
 // served is what discovery tells a snapshot about the kinds it may read.
 type served struct {
-	// custom are the PodGroup and Queue resources, each at the version the
+	// custom are the gang systems' resources, each at the version the
 	// server prefers among those that serve it.
 	custom []schema.GroupVersionResource
 	// resourceVersions are the versions resource.k8s.io is served at, in the
@@ -600,7 +604,7 @@ func (s served) draVersion() string {
 	return ""
 }
 
-// discoverKinds finds which PodGroup and Queue resources the server serves,
+// discoverKinds finds which gang systems' resources the server serves,
 // and at which versions it serves resource.k8s.io. It is also the first
 // request, so an unreachable server is reported here.
 func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []string, error) {
@@ -616,9 +620,9 @@ func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []stri
 			return served{}, nil, fmt.Errorf("discovering the API: %w", err)
 		}
 		for gv := range failed.Groups {
-			for _, k := range customKinds {
-				if gv.Group == k.group {
-					warnings = append(warnings, fmt.Sprintf("discovery of %s failed; its %s are not in the snapshot", gv, k.resource))
+			for _, k := range customKinds() {
+				if gv.Group == k.Group {
+					warnings = append(warnings, fmt.Sprintf("discovery of %s failed; its %s are not in the snapshot", gv, k.Resource))
 					break
 				}
 			}
@@ -655,16 +659,16 @@ func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []stri
 			}
 		}
 	}
-	for _, k := range customKinds {
+	for _, k := range customKinds() {
 		for _, g := range groups {
-			if g.Name != k.group {
+			if g.Name != k.Group {
 				continue
 			}
 			// Versions come in the server's order of preference.
 			for _, v := range g.Versions {
 				gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
-				if listable[gv][k.resource] {
-					out.custom = append(out.custom, gv.WithResource(k.resource))
+				if listable[gv][k.Resource] {
+					out.custom = append(out.custom, gv.WithResource(k.Resource))
 					break
 				}
 			}

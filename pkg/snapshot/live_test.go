@@ -62,7 +62,7 @@ func TestDiscoverKindsResourceVersions(t *testing.T) {
 			if err != nil || len(warnings) > 0 {
 				t.Fatalf("discoverKinds: %v, warnings %v", err, warnings)
 			}
-			if diff := cmp.Diff([]schema.GroupVersionResource{{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "queues"}}, kinds.custom); diff != "" {
+			if diff := cmp.Diff([]schema.GroupVersionResource{{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "queues"}}, kinds.custom); diff != "" {
 				t.Errorf("custom kinds (-want +got):\n%s", diff)
 			}
 			if got := kinds.draVersion(); got != tt.wantVersion {

@@ -168,7 +168,7 @@ func refusedConfigMap(name types.NamespacedName, why string) *corev1.ConfigMap {
 
 // servesVolcano reports whether discovery found Volcano's kinds.
 func (s served) servesVolcano() bool {
-	return slices.ContainsFunc(s.custom, func(gvr schema.GroupVersionResource) bool { return gvr.Group == schedule.VolcanoGroup })
+	return slices.ContainsFunc(s.custom, func(gvr schema.GroupVersionResource) bool { return gvr.Group == volcano.Group })
 }
 
 // readVolcanoConfig GETs the scheduler's ConfigMap (one request) into the

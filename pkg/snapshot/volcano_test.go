@@ -203,8 +203,8 @@ func TestReadVolcanoConfigLive(t *testing.T) {
 
 // Only a cluster that serves Volcano's kinds has its ConfigMap read.
 func TestServesVolcano(t *testing.T) {
-	cosched := served{custom: []schema.GroupVersionResource{{Group: schedule.CoschedulingGroup, Version: "v1alpha1", Resource: "podgroups"}}}
-	vc := served{custom: append(cosched.custom, schema.GroupVersionResource{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "queues"})}
+	cosched := served{custom: []schema.GroupVersionResource{{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}}}
+	vc := served{custom: append(cosched.custom, schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "queues"})}
 	if cosched.servesVolcano() || !vc.servesVolcano() {
 		t.Errorf("servesVolcano: coscheduling only %v, with Volcano queues %v", cosched.servesVolcano(), vc.servesVolcano())
 	}

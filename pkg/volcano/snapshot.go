@@ -2,6 +2,10 @@ package volcano
 
 import "maps"
 
+// Group is Volcano's scheduling API group: its PodGroups and Queues are
+// served at v1beta1.
+const Group = "scheduling.volcano.sh"
+
 // SystemsKey is where a snapshot holds the configuration Volcano's
 // scheduler runs with (schedule.Snapshot.Systems, which pkg/schedule does
 // not read): a *SchedulerConfig.

@@ -686,7 +686,7 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 		spec["networkTopology"] = runtime.DeepCopyJSONValue(nt)
 	}
 	pg := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": schedule.VolcanoGroup + "/v1beta1",
+		"apiVersion": volcano.Group + "/v1beta1",
 		"kind":       schedule.PodGroupKind,
 		"metadata":   map[string]any{"namespace": ns, "name": name},
 		"spec":       spec,

@@ -39,9 +39,9 @@ import (
 )
 
 var (
-	volcanoPodGroups      = schema.GroupVersionResource{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "podgroups"}
-	volcanoQueues         = schema.GroupVersionResource{Group: schedule.VolcanoGroup, Version: "v1beta1", Resource: "queues"}
-	coschedulingPodGroups = schema.GroupVersionResource{Group: schedule.CoschedulingGroup, Version: "v1alpha1", Resource: "podgroups"}
+	volcanoPodGroups      = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}
+	volcanoQueues         = schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "queues"}
+	coschedulingPodGroups = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}
 )
 
 // cluster is what seedCluster created, for assertions.
@@ -332,7 +332,7 @@ func TestLiveSnapshotReadsTheCluster(t *testing.T) {
 			t.Errorf("%s missing from the snapshot", what)
 		}
 	}
-	has("queue", slices.ContainsFunc(snap.Queues, func(q *unstructured.Unstructured) bool { return q.GetName() == "live-research" }))
+	has("queue", slices.ContainsFunc(snap.Objects, func(q *unstructured.Unstructured) bool { return q.GetName() == "live-research" }))
 	has("namespace", slices.ContainsFunc(snap.Namespaces, func(n *corev1.Namespace) bool { return n.Name == c.namespace }))
 	has("priority class", slices.ContainsFunc(snap.PriorityClasses, func(p *schedulingv1.PriorityClass) bool { return p.Name == "live-high" }))
 	has("built-in priority class", slices.ContainsFunc(snap.PriorityClasses, func(p *schedulingv1.PriorityClass) bool { return p.Name == "system-node-critical" }))
@@ -599,7 +599,7 @@ func TestMissingCRDIsAbsent(t *testing.T) {
 		t.Errorf("warnings: %v", warnings)
 	}
 	for _, pg := range snap.PodGroups {
-		if pg.GroupVersionKind().Group == schedule.CoschedulingGroup {
+		if pg.GroupVersionKind().Group == "scheduling.x-k8s.io" {
 			t.Errorf("coscheduling PodGroup %s/%s in a snapshot of a cluster without the CRD", pg.GetNamespace(), pg.GetName())
 		}
 	}

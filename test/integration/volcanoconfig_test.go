@@ -171,7 +171,7 @@ func TestVolcanoConfigForbidden(t *testing.T) {
 	f.volcanoGang()
 	f.volcanoConfigMap(volcano.DefaultConfigMapNamespace, volcano.DefaultConfigMapName, strictVolcanoConf)
 	volcanoReader := append([]rbacv1.PolicyRule{
-		{APIGroups: []string{schedule.VolcanoGroup}, Resources: []string{"podgroups", "queues"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"scheduling.volcano.sh"}, Resources: []string{"podgroups", "queues"}, Verbs: []string{"list"}},
 	}, coreReader...)
 	user := f.reader("no-configmaps", volcanoReader, nil)
 	const why = "cannot get ConfigMap volcano-system/volcano-scheduler-configmap (Forbidden): the configuration Volcano's scheduler runs with is unknown"

@@ -48,7 +48,7 @@ func TestVolcanoGangWithoutQueues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := *snap
-			s.Queues = tc.queues
+			s.Objects = tc.queues
 			if tc.unreadable {
 				s.Unreadable = []string{"queues.scheduling.volcano.sh"}
 			}

@@ -45,7 +45,7 @@ func TestLowerMinimumFollowsTheWorkload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 8), Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("default").Obj()}}
+			snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 8), Objects: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("default").Obj()}}
 			g, err := workload.WhatIf([]byte(tt.yaml), "job.yaml", snap, workload.Options{Namespace: "ml"})
 			if err != nil {
 				t.Fatal(err)

@@ -171,7 +171,7 @@ func TestQueueVolcanoJobsShareTheirQueue(t *testing.T) {
 	gpu := testutil.Res{"nvidia.com/gpu": "8"}
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4),
-		Queues: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"nvidia.com/gpu": "16", "cpu": "1000", "memory": "10000Gi"}).Obj()}}
+		Objects: []*unstructured.Unstructured{testutil.MakeVolcanoQueue("q").Capability(testutil.Res{"nvidia.com/gpu": "16", "cpu": "1000", "memory": "10000Gi"}).Obj()}}
 	for i, g := range []string{"one", "two"} {
 		pg := testutil.MakeVolcanoPodGroup("ml", g, 1).Queue("q").MinResources(gpu).Obj()
 		pg.SetCreationTimestamp(metav1.NewTime(t0.Add(time.Duration(i) * time.Hour)))
@@ -261,7 +261,7 @@ func TestQueueVolcanoQueuesByShare(t *testing.T) {
 			qb.SetUID("uid-b")
 		}
 		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 4),
-			Queues: []*unstructured.Unstructured{qa, qb}}
+			Objects: []*unstructured.Unstructured{qa, qb}}
 		for n := free; n < 4; n++ {
 			snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("other").Name(fmt.Sprintf("busy-%d", n)).
 				Req(gpu).Node(fmt.Sprintf("zone-a-%d", n)).Phase(corev1.PodRunning).Obj())
@@ -339,7 +339,7 @@ func TestQueueVolcanoQueueOrderOfTheConfiguration(t *testing.T) {
 		_ = unstructured.SetNestedField(qb.Object, int64(10), "spec", "priority")
 		// Two nodes (proportion's deserved is half the cluster each), one
 		// taken by a pod of no queue: room for one.
-		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2), Queues: []*unstructured.Unstructured{qa, qb},
+		snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 2), Objects: []*unstructured.Unstructured{qa, qb},
 			Pods: []*corev1.Pod{testutil.MakePod().Namespace("other").Name("busy").Req(gpu).Node("zone-a-1").Phase(corev1.PodRunning).Obj()}}
 		for i, job := range []struct{ name, queue string }{{"a1", "a"}, {"b1", "b"}} {
 			pg := testutil.MakeVolcanoPodGroup("ml", job.name, 1).Queue(job.queue).MinResources(gpu).Phase("Inqueue").Obj()

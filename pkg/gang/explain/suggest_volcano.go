@@ -45,10 +45,10 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 		q := queue.DeepCopy()
 		change(q)
 		snap := *x.snap
-		snap.Queues = slices.Clone(x.snap.Queues)
-		for i, u := range snap.Queues {
-			if u.GetName() == name {
-				snap.Queues[i] = q
+		snap.Objects = slices.Clone(x.snap.Objects)
+		for i, u := range snap.Objects {
+			if gvk := u.GroupVersionKind(); gvk.Group == volcano.Group && gvk.Kind == "Queue" && u.GetName() == name {
+				snap.Objects[i] = q
 			}
 		}
 		// Queues play no part in the nodes: the explainer's scheduler serves.
@@ -130,7 +130,7 @@ func (x *explainer) volcanoQueue(ctx context.Context, g *gang.Gang, p *gang.Plac
 
 // queue finds a Volcano Queue of the snapshot by name.
 func (x *explainer) queue(name string) *unstructured.Unstructured {
-	for _, u := range x.snap.Queues {
+	for _, u := range x.snap.ObjectsOf(volcano.Group, "Queue") {
 		if u.GetName() == name {
 			return u
 		}

@@ -19,7 +19,7 @@ import (
 )
 
 // Source is the system's name among the gang sources.
-const Source gang.Source = "scheduling.x-k8s.io"
+const Source gang.Source = Group
 
 // Label names a member's scheduling.x-k8s.io PodGroup.
 const Label = "scheduling.x-k8s.io/pod-group"
@@ -38,10 +38,17 @@ const (
 
 type system struct{}
 
-func init() { gang.Register(system{}) }
+// Group is scheduler-plugins' coscheduling API group; its PodGroup is
+// served at v1alpha1.
+const Group = "scheduling.x-k8s.io"
+
+func init() {
+	gang.Register(system{})
+	schedule.RegisterObjectKind(schedule.ObjectKind{Group: Group, Resource: "podgroups", Kind: schedule.PodGroupKind, Namespaced: true})
+}
 
 func (system) Rules() gang.Rules {
-	return gang.Rules{Source: Source, Rank: 2, Group: schedule.CoschedulingGroup, MinimumField: "spec.minMember",
+	return gang.Rules{Source: Source, Rank: 2, Group: Group, MinimumField: "spec.minMember",
 		Missing: "is the scheduler-plugins coscheduling controller installed?"}
 }
 

@@ -32,9 +32,9 @@ func benchPlaceOn(b *testing.B, snap *schedule.Snapshot, g *gang.Gang, opts gang
 func volcanoBench(n int) (*schedule.Snapshot, *gang.Gang) {
 	nodes, pods := testutil.BlockCluster()
 	snap := &schedule.Snapshot{Nodes: nodes, Pods: pods}
-	snap.Queues = append(snap.Queues, testutil.MakeVolcanoQueue("default").Obj())
+	snap.Objects = append(snap.Objects, testutil.MakeVolcanoQueue("default").Obj())
 	for q := range 20 {
-		snap.Queues = append(snap.Queues, testutil.MakeVolcanoQueue(fmt.Sprintf("q%d", q)).Obj())
+		snap.Objects = append(snap.Objects, testutil.MakeVolcanoQueue(fmt.Sprintf("q%d", q)).Obj())
 	}
 	for j := range 200 {
 		name := fmt.Sprintf("job-%d", j)

@@ -69,8 +69,9 @@ func open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *s
 		st.notEvaluated = append(st.notEvaluated, "Volcano's scheduler configuration: "+unread)
 	}
 	var queues []*model.Queue
-	const listed = "queues." + schedule.VolcanoGroup
-	if snap.IsUnreadable(listed) || len(snap.Queues) == 0 {
+	const listed = "queues." + Group
+	snapQueues := snap.ObjectsOf(Group, "Queue")
+	if snap.IsUnreadable(listed) || len(snapQueues) == 0 {
 		why := "the snapshot holds no Volcano Queues"
 		if snap.IsUnreadable(listed) {
 			why = "Volcano Queues could not be listed"
@@ -78,7 +79,7 @@ func open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *s
 		st.notEvaluated = append(st.notEvaluated, fmt.Sprintf("%s, so queue %q's state, capability and share are unknown", why, g.Queue))
 		queues = append(queues, &model.Queue{Name: g.Queue, Weight: 1})
 	} else {
-		for _, u := range snap.Queues {
+		for _, u := range snapQueues {
 			q, err := model.QueueFrom(u)
 			if err != nil {
 				st.notEvaluated = append(st.notEvaluated, err.Error())
@@ -110,10 +111,10 @@ func open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *s
 	for _, q := range queues {
 		known[q.Name] = true
 	}
-	standIn := len(snap.Queues) == 0 || snap.IsUnreadable(listed)
+	standIn := len(snapQueues) == 0 || snap.IsUnreadable(listed)
 	jobs := []*model.Job{st.job}
 	for _, u := range snap.PodGroups {
-		if u.GroupVersionKind().Group != schedule.VolcanoGroup || (u.GetNamespace() == g.Namespace && u.GetName() == g.Name) {
+		if u.GroupVersionKind().Group != Group || (u.GetNamespace() == g.Namespace && u.GetName() == g.Name) {
 			continue
 		}
 		j := job(snap, u, u.GetNamespace(), u.GetName())

@@ -23,7 +23,7 @@ import (
 )
 
 // Source is the system's name among the gang sources.
-const Source gang.Source = "scheduling.volcano.sh"
+const Source gang.Source = Group
 
 // Volcano's membership keys: a member names its PodGroup in an annotation
 // and its task (minTaskMember's key) in another.
@@ -56,10 +56,17 @@ const networkTopology = "spec.networkTopology"
 // minimum (the gang plugin's ready count).
 type system struct{}
 
-func init() { gang.Register(system{}) }
+func init() {
+	gang.Register(system{})
+	schedule.RegisterObjectKind(schedule.ObjectKind{Group: model.Group, Resource: "podgroups", Kind: schedule.PodGroupKind, Namespaced: true})
+	schedule.RegisterObjectKind(schedule.ObjectKind{Group: model.Group, Resource: "queues", Kind: "Queue"})
+}
+
+// Group is Volcano's scheduling API group (PodGroups and Queues).
+const Group = model.Group
 
 func (system) Rules() gang.Rules {
-	return gang.Rules{Source: Source, Rank: 1, Group: schedule.VolcanoGroup, MinimumField: "spec.minMember",
+	return gang.Rules{Source: Source, Rank: 1, Group: Group, MinimumField: "spec.minMember",
 		Missing: "is Volcano installed?", CountsSucceeded: true, OwnGate: QueueGate,
 		CopyLabels: []string{"volcano.sh/job-name"}, TopologyStandIn: networkTopology,
 		// allocateResourcesForTasks (pkg/scheduler/actions/allocate) pops a
