@@ -38,6 +38,7 @@ var rules = []rule{
 	{pkg: "pkg/gang/explain", may: []string{"pkg/gang", "pkg/schedule", "pkg/systems/"}},
 	{pkg: "pkg/gang/admit", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang/bind", may: []string{"pkg/gang", "pkg/schedule"}},
+	{pkg: "pkg/gang/capacity", may: []string{"pkg/gang", "pkg/schedule"}},
 	{pkg: "pkg/gang", may: []string{"pkg/schedule", "pkg/manifest", "pkg/fields"}},
 	// The gang systems' wings: each imports the gang core, never another
 	// wing (forbidden below), never a verb; pkg/systems registers them all.
@@ -76,6 +77,8 @@ var forbidden = [][2]string{
 	{"pkg/gang/explain", "pkg/gang/admit"}, {"pkg/gang/explain", "pkg/gang/bind"}, {"pkg/gang/explain", "pkg/gang/kube"},
 	{"pkg/gang/admit", "pkg/gang/explain"}, {"pkg/gang/admit", "pkg/gang/bind"}, {"pkg/gang/admit", "pkg/gang/kube"},
 	{"pkg/gang/bind", "pkg/gang/explain"}, {"pkg/gang/bind", "pkg/gang/admit"}, {"pkg/gang/bind", "pkg/gang/kube"},
+	{"pkg/gang/capacity", "pkg/gang/explain"}, {"pkg/gang/capacity", "pkg/gang/admit"}, {"pkg/gang/capacity", "pkg/gang/bind"}, {"pkg/gang/capacity", "pkg/gang/kube"},
+	{"pkg/gang/explain", "pkg/gang/capacity"}, {"pkg/gang/admit", "pkg/gang/capacity"}, {"pkg/gang/bind", "pkg/gang/capacity"},
 	// The gang core knows none of its verbs.
 	{"pkg/gang", "pkg/gang/"},
 	// A wing knows no verb of the gang core's (nor another wing: the
@@ -187,6 +190,7 @@ var namesNoSystem = map[string]string{
 	"pkg/gang/bind":            "",
 	"pkg/gang/kube":            "",
 	"pkg/gang/admit":           "",
+	"pkg/gang/capacity":        "",
 	"pkg/systems/volcano":      "Volcano",
 	"pkg/systems/coscheduling": "Coscheduling",
 	"pkg/systems/kueue":        "Kueue",

@@ -14,10 +14,9 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/describe"
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/capacity"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
-	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
 var capacityLong = templates.LongDesc(`
@@ -70,7 +69,7 @@ type CapacityOptions struct {
 
 // NewCapacityOptions returns CapacityOptions with defaults.
 func NewCapacityOptions(snapshot *SnapshotFlags, streams genericiooptions.IOStreams) *CapacityOptions {
-	return &CapacityOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), Max: gang.DefaultCapacityMax, Holes: true}
+	return &CapacityOptions{GangVerbOptions: newGangVerbOptions(snapshot, streams), Max: capacity.DefaultMax, Holes: true}
 }
 
 // NewCmdCapacity returns the capacity verb.
@@ -174,60 +173,6 @@ func (o *CapacityOptions) Validate() error {
 	return validateOutput(o.PrintFlags, "wide")
 }
 
-// readShapes reads what the shapes are made from before the cluster is
-// read: -f's manifests (split by workload.SplitShapes) and workloads.
-func (o *CapacityOptions) readShapes(ctx context.Context) error {
-	var shapes []*Subject
-	for _, s := range o.shapes {
-		if s.Kind != SubjectFile {
-			o.subject = s
-			if err := o.readSubject(ctx); err != nil {
-				return err
-			}
-			shapes = append(shapes, s)
-			continue
-		}
-		objs, err := o.readManifestFile(s.Filename)
-		if err != nil {
-			return err
-		}
-		opts := workload.Options{Namespace: o.namespace, MinMember: o.Subject.MinMember}
-		if !o.Snapshot.Offline() {
-			opts.Runtimes = clusterRuntimes{ctx: ctx, config: o.Snapshot.RESTConfig}
-		}
-		for _, part := range workload.SplitShapes(objs) {
-			g, err := workload.FromManifestsWith(part, opts.Namespace, opts.MinMember, opts.Runtimes)
-			if err != nil {
-				return asInputError(fmt.Errorf("%s: %w", manifestSource(s.Filename), err))
-			}
-			shapes = append(shapes, &Subject{Kind: SubjectFile, Filename: s.Filename,
-				made: func(snap *schedule.Snapshot) (*gang.Gang, error) { return workload.Create(g, snap) }})
-		}
-	}
-	o.shapes = shapes
-	return nil
-}
-
-// shapeName names a shape in the table: the subject as given, or, for
-// -f, the kind and name of the workload read.
-func shapeName(s *Subject, g *gang.Gang) string {
-	if s.Kind != SubjectFile && s.Kind != SubjectSelector {
-		return s.Arg
-	}
-	if s.Kind == SubjectFile {
-		// The object the gang is named after ("Kind name (group/version)"),
-		// not a runtime or claim read with it.
-		first, _, _ := strings.Cut(g.Name, ",")
-		for _, r := range g.Read {
-			kind, rest, _ := strings.Cut(r, " ")
-			if name, _, _ := strings.Cut(rest, " "); name == first {
-				return strings.ToLower(kind) + "/" + name
-			}
-		}
-	}
-	return g.Name
-}
-
 // Run counts each shape's copies and prints the counts and the chart; a
 // shape that fits no copy, or a count not verified, ends with exit code 3.
 func (o *CapacityOptions) Run(ctx context.Context) error {
@@ -258,7 +203,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 			nodes = base.NodeInfos()
 		}
 		stop := o.working(g, "counting copies of", "each copy placed on what the ones before left")
-		c, err := gang.Capacity(ctx, shapeSnap, base, g, gang.CapacityOptions{Place: opts, Max: o.Max})
+		c, err := capacity.Count(ctx, shapeSnap, base, g, capacity.Options{Place: opts, Max: o.Max})
 		stop()
 		if err != nil {
 			return err
@@ -266,14 +211,14 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 		if chartKey == "" && len(o.shapes) == 1 {
 			chartKey = cmp.Or(g.TopologyKey, g.PreferredTopologyKey)
 		}
-		for _, r := range gang.RequestedResources(shapeSnap, g) {
+		for _, r := range capacity.RequestedResources(shapeSnap, g) {
 			if !slices.Contains(only, r) {
 				only = append(only, r)
 			}
 		}
 		results = append(results, describe.CapacityLine{Name: shapeName(s, g), Result: c})
 	}
-	var chart *gang.HoleChart
+	var chart *capacity.HoleChart
 	if o.Holes || len(o.shapes) == 0 {
 		if nodes == nil {
 			base, err := schedule.NewScheduler(snap, schedule.Options{})
@@ -282,7 +227,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 			}
 			nodes = base.NodeInfos()
 		}
-		chart = gang.Holes(snap, nodes, cmp.Or(chartKey, corev1.LabelTopologyZone), only)
+		chart = capacity.Holes(snap, nodes, cmp.Or(chartKey, corev1.LabelTopologyZone), only)
 		if len(o.shapes) > 0 && len(only) == 0 {
 			chart.Resources = nil // the shapes ask for no accelerator
 		}
@@ -290,7 +235,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 	err = o.printResult(output{kind: v1alpha1.KindCapacity, namespace: o.namespace,
 		object: func() any {
 			names := make([]string, len(results))
-			counts := make([]*gang.CapacityResult, len(results))
+			counts := make([]*capacity.Result, len(results))
 			for i, r := range results {
 				names[i], counts[i] = r.Name, r.Result
 			}
@@ -311,23 +256,4 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 		yes = yes && r.Result.Verified()
 	}
 	return exitNoUnless(err, yes)
-}
-
-// shapeGang resolves the current shape into its gang: a pod of no gang is
-// a gang of one.
-func (o *CapacityOptions) shapeGang(snap *schedule.Snapshot) (*schedule.Snapshot, *gang.Gang, error) {
-	if o.subject.Kind != SubjectPod {
-		return o.subjectGang(snap)
-	}
-	g, pod, err := gang.ResolvePod(snap, o.namespace, o.subject.Name)
-	if err != nil {
-		return nil, nil, asInputError(err)
-	}
-	if g == nil {
-		g = gang.LonePod(pod)
-	}
-	if err := refuseUncountable(g.Members...); err != nil {
-		return nil, nil, err
-	}
-	return snap, g, o.checkOverrides(g)
 }

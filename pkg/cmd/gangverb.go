@@ -10,14 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/klog/v2"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/kube"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
-	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // GangVerbOptions are what explain, place and admit share: where the
@@ -76,60 +72,6 @@ func (o *GangVerbOptions) complete(args []string, allowPod, allowFile bool) erro
 		return err
 	}
 	return o.Scheduler.Complete()
-}
-
-// completeVolcano reads --volcano-config: bad input is reported before
-// the cluster is read, and the scheduler's ConfigMap is then not read
-// (docs/design.md#volcanos-configuration).
-func (o *GangVerbOptions) completeVolcano() error {
-	path := o.Scheduler.VolcanoConfigFile
-	if path == "" {
-		return nil
-	}
-	if path == "-" && o.Snapshot.Path == "-" {
-		return usageErrorf("--volcano-config - and --snapshot - cannot both read standard input")
-	}
-	c, err := snapshot.ReadVolcanoConfig(path, o.In)
-	if err != nil {
-		return usageErrorf("--volcano-config: %v", err)
-	}
-	o.Scheduler.volcano = c
-	o.Snapshot.SkipVolcanoConfig = true
-	return nil
-}
-
-// applyVolcanoConfig puts --volcano-config in snap: it wins over the
-// configuration the snapshot carries, and over why that could not be read.
-func (o *GangVerbOptions) applyVolcanoConfig(snap *schedule.Snapshot) {
-	if c := o.Scheduler.volcano; c != nil {
-		volcano.SetConfig(snap, c)
-	}
-}
-
-// volcanoConfiguration names, for a Volcano gang, the configuration of
-// Volcano's scheduler it is judged with; nil for any other gang (or none).
-// When the configuration could not be read, a warning says why.
-func (o *GangVerbOptions) volcanoConfiguration(snap *schedule.Snapshot, g *gang.Gang) *v1alpha1.VolcanoConfiguration {
-	if g == nil || g.Source != volcano.Source {
-		return nil
-	}
-	cfg, unread := volcano.ConfigOf(snap)
-	if unread != "" {
-		o.warn([]string{unread})
-		return &v1alpha1.VolcanoConfiguration{Unread: unread}
-	}
-	return &v1alpha1.VolcanoConfiguration{Source: cfg.Source}
-}
-
-// volcanoLine is what describe prints of v: the source, or that it is unknown.
-func volcanoLine(v *v1alpha1.VolcanoConfiguration) string {
-	switch {
-	case v == nil:
-		return ""
-	case v.Unread != "":
-		return "unknown (not evaluated): " + v.Unread
-	}
-	return v.Source
 }
 
 // loadSnapshot reads what the subject's gang is made from (readSubject:
@@ -215,26 +157,6 @@ func refuseUncountable(pods ...*corev1.Pod) error {
 	return nil
 }
 
-// ctxVerb is the Options pattern with a context for Run.
-type ctxVerb interface {
-	Complete(args []string) error
-	Validate() error
-	Run(ctx context.Context) error
-}
-
-// runE runs a verb's Complete, Validate and Run, giving every error its exit code.
-func runE(o ctxVerb) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		if err := o.Complete(args); err != nil {
-			return classify(err)
-		}
-		if err := o.Validate(); err != nil {
-			return classify(err)
-		}
-		return classify(o.Run(c.Context()))
-	}
-}
-
 // checkOverrides refuses topology flags that would silently change a
 // PodGroup's own required topology (docs/design.md#gangs): --topology-key
 // may add a required topology to a gang that has none, not replace one,
@@ -317,18 +239,6 @@ func (o *GangVerbOptions) placeOptions(snap *schedule.Snapshot, g *gang.Gang, po
 	return opts
 }
 
-// volcanoPlaceOptions are a Volcano gang's placement options
-// (SchedulerFlags.volcanoPlaceOptions), for every verb: the output names the
-// configuration once (Volcano configuration: ...); the node order it gives
-// is for -v.
-func (o *GangVerbOptions) volcanoPlaceOptions(snap *schedule.Snapshot, g *gang.Gang) (gang.PlaceOptions, bool) {
-	opts, note, ok := o.Scheduler.volcanoPlaceOptions(snap, g.Source)
-	if ok {
-		klog.V(1).Info(note)
-	}
-	return opts, ok
-}
-
 // bindPlaceOptions are placeOptions for bind (SchedulerFlags.bindPlaceOptions):
 // the note that says which profile stands in for the pods' schedulerName
 // goes to stderr once, with any warning.
@@ -371,13 +281,4 @@ func (o *GangVerbOptions) client() (*kube.Client, error) {
 		return nil, err
 	}
 	return kube.New(cfg)
-}
-
-// exitNoUnless ends a verb that printed its result: err if printing
-// failed, else exit code 3 unless yes.
-func exitNoUnless(err error, yes bool) error {
-	if err != nil || yes {
-		return err
-	}
-	return &exitError{code: ExitNo}
 }

@@ -5,18 +5,18 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/capacity"
 )
 
 // CapacityLine is one shape's count, as capacity prints it.
 type CapacityLine struct {
 	// Name is the shape as the user named it: podgroup/X, job/train.
 	Name   string
-	Result *gang.CapacityResult
+	Result *capacity.Result
 }
 
 // CopiesText words a count: "4", "4 (not verified)", "at least 1000".
-func CopiesText(c *gang.CapacityResult) string {
+func CopiesText(c *capacity.Result) string {
 	s := fmt.Sprint(c.Copies)
 	if c.AtLeast {
 		s = "at least " + s
@@ -28,7 +28,7 @@ func CopiesText(c *gang.CapacityResult) string {
 }
 
 // NextCopy is why the next copy does not fit, or that it was not tried.
-func NextCopy(c *gang.CapacityResult) string {
+func NextCopy(c *capacity.Result) string {
 	if c.AtLeast {
 		return "not tried (--max)"
 	}
@@ -38,7 +38,7 @@ func NextCopy(c *gang.CapacityResult) string {
 // Capacity prints each shape's count, then (when chart is not nil) the
 // free accelerators by hole size. -o wide adds the copies' domains and
 // the whole message of the copy that does not fit.
-func Capacity(out io.Writer, lines []CapacityLine, chart *gang.HoleChart, o Options) error {
+func Capacity(out io.Writer, lines []CapacityLine, chart *capacity.HoleChart, o Options) error {
 	if len(lines) > 0 {
 		columns := []string{"NAME", "NAMESPACE", "MEMBERS", "COPIES", "NEXT COPY"}
 		if o.Wide {
@@ -109,7 +109,7 @@ const chartBar = 50
 // domain, a bar per hole size some node has (largest first, down to none
 // free) with the count of nodes that have it; sizes no node has are left
 // out (JSON lists them all). Rows fit 80 columns.
-func HoleChart(out io.Writer, c *gang.HoleChart) error {
+func HoleChart(out io.Writer, c *capacity.HoleChart) error {
 	left := ""
 	if c.Unschedulable > 0 {
 		left = fmt.Sprintf("\n(%d node(s) left out: cordoned or not Ready)", c.Unschedulable)

@@ -1,10 +1,12 @@
-// Package gang is the gang core: it resolves gangs from their sources (one
-// file each, source_<name>.go, and one table of them in source.go), decides
-// their validity, knows each member's state and each source's own gate, and
-// places gangs all or nothing on a snapshot. It is pure: objects in,
-// decisions out. Workloads are expanded into what-if gangs by pkg/workload;
-// the verbs built on the core are its subpackages explain, admit and bind;
-// kube is their client-go side (docs/design.md#layout).
+// Package gang is the gang core: it resolves gangs from their sources (the
+// gang systems, each a wing of its own behind System and registered with
+// Register, docs/design.md#gang-systems; and the core's keyless sources),
+// decides their validity, knows each member's state, asks each system for
+// its gate or session, and places gangs all or nothing on a snapshot. It is
+// pure: objects in, decisions out. Workloads are expanded into what-if
+// gangs by pkg/workload; the verbs built on the core are its subpackages
+// explain, admit, bind and capacity; kube is their client-go side
+// (docs/design.md#layout).
 package gang
 
 import (

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/capacity"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -17,7 +17,7 @@ import (
 // one copy of a Job of 2 x 8 GPUs, though the nodes would hold two; two
 // zones of 2 nodes hold two.
 func TestCapacityExclusiveJobSet(t *testing.T) {
-	count := func(nodes ...*corev1.Node) *gang.CapacityResult {
+	count := func(nodes ...*corev1.Node) *capacity.Result {
 		t.Helper()
 		snap := &schedule.Snapshot{Nodes: nodes}
 		g := whatIf(t, []byte(zoneJobSet(1, 2, 8, "1")), "js.yaml", nil)
@@ -25,7 +25,7 @@ func TestCapacityExclusiveJobSet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := gang.Capacity(context.Background(), snap, s, g, gang.CapacityOptions{})
+		c, err := capacity.Count(context.Background(), snap, s, g, capacity.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

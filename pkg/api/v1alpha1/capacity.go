@@ -1,7 +1,7 @@
 package v1alpha1
 
 import (
-	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/capacity"
 )
 
 // KindCapacity is what capacity prints with -o json|yaml.
@@ -71,7 +71,7 @@ type HoleCount struct {
 
 // FromCapacity converts capacity's counts, each shape named as given
 // (names[i] names results[i]), and its chart (nil: none).
-func FromCapacity(names []string, results []*gang.CapacityResult, chart *gang.HoleChart) *Capacity {
+func FromCapacity(names []string, results []*capacity.Result, chart *capacity.HoleChart) *Capacity {
 	out := &Capacity{Items: []CapacityItem{}}
 	for i, c := range results {
 		item := CapacityItem{Name: names[i], Gang: refOf(c.Gang), Members: int64(len(c.Gang.Members)), Copies: int64(c.Copies),

@@ -1,4 +1,4 @@
-package gang
+package capacity
 
 import (
 	"context"
@@ -6,22 +6,23 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
-// DefaultCapacityMax is how many copies Capacity tries at most unless told.
-const DefaultCapacityMax = 1000
+// DefaultMax is how many copies Capacity tries at most unless told.
+const DefaultMax = 1000
 
-// CapacityOptions say how copies are placed and how many are tried.
-type CapacityOptions struct {
-	Place PlaceOptions
-	// Max is the most copies tried (DefaultCapacityMax when 0 or less).
+// Options say how copies are placed and how many are tried.
+type Options struct {
+	Place gang.PlaceOptions
+	// Max is the most copies tried (DefaultMax when 0 or less).
 	Max int
 }
 
-// CapacityResult is how many copies of a gang fit at once.
-type CapacityResult struct {
-	Gang *Gang
+// Result is how many copies of a gang fit at once.
+type Result struct {
+	Gang *gang.Gang
 	// Copies is how many copies fit, one after another, each on the state
 	// the ones before left.
 	Copies int
@@ -30,7 +31,7 @@ type CapacityResult struct {
 	// Stop is the placement of the first copy that does not fit (nil when
 	// AtLeast); Reason is why, in one line: the quota's refusal, the gate
 	// that holds it, or the message of the member no node takes.
-	Stop   *Placement
+	Stop   *gang.Placement
 	Reason string
 	// NotEvaluated gathers what the counted copies' placements could not
 	// evaluate: a count that depends on it is not a plain yes.
@@ -42,30 +43,30 @@ type CapacityResult struct {
 
 // Verified reports whether the count is a plain yes: at least one copy
 // fits and nothing any counted copy depends on was left not evaluated.
-func (c *CapacityResult) Verified() bool {
+func (c *Result) Verified() bool {
 	return c.Copies > 0 && len(c.NotEvaluated) == 0
 }
 
-// Capacity counts the copies of g (Gang.Copy) that fit at once: copy 1 is
-// placed on snap as PlaceOn places any gang, then recorded as running
-// (Commit), copy 2 placed on what copy 1 left, and so on, until a copy does
+// Count counts the copies of g (gang.Gang.Copy) that fit at once: copy 1 is
+// placed on snap as gang.PlaceOn places any gang, then recorded as running
+// (gang.Commit), copy 2 placed on what copy 1 left, and so on, until a copy does
 // not fit (its placement is the Stop, and Reason says why) or Max copies
 // fit. A copy the namespace's ResourceQuotas would refuse, together with
 // the copies before it, does not fit either: quota admission charges every
-// copy when it is created (Quota, on the copies so far against snap's
+// copy when it is created (gang.Quota, on the copies so far against snap's
 // quota usage). g's own members stay as snap holds them: running ones hold
 // their room, pending ones none. base is a scheduler built for snap; it
 // is not changed (docs/design.md#capacity).
-func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts CapacityOptions) (*CapacityResult, error) {
+func Count(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *gang.Gang, opts Options) (*Result, error) {
 	limit := opts.Max
 	if limit <= 0 {
-		limit = DefaultCapacityMax
+		limit = DefaultMax
 	}
-	out := &CapacityResult{Gang: g}
+	out := &Result{Gang: g}
 	cur, s := snap, base
-	all := &Gang{Namespace: g.Namespace, Name: g.Name}
+	all := &gang.Gang{Namespace: g.Namespace, Name: g.Name}
 	// The quota is charged on snap's usage, and no copy is in snap: the
-	// pods are left out so that Quota does not index them for every copy.
+	// pods are left out so that gang.Quota does not index them for every copy.
 	quotaSnap := *snap
 	quotaSnap.Pods = nil
 	quota := true
@@ -81,19 +82,19 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 			return nil, err
 		}
 		c := free()
-		p, err := PlaceOn(ctx, cur, s, c, place)
+		p, err := gang.PlaceOn(ctx, cur, s, c, place)
 		if err != nil {
 			return nil, err
 		}
 		if quota {
 			all.Members = append(all.Members, c.Members...)
-			q := Quota(&quotaSnap, all)
+			q := gang.Quota(&quotaSnap, all)
 			p.ApplyQuota(q)
 			// A namespace without a ResourceQuota has none for the
 			// next copies either.
-			quota = q.Outcome != QuotaNone
+			quota = q.Outcome != gang.QuotaNone
 		}
-		if p.Verdict != VerdictPlaced {
+		if p.Verdict != gang.VerdictPlaced {
 			out.Stop, out.Reason = p, stopReason(p)
 			return out, nil
 		}
@@ -109,12 +110,12 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 		if i == limit {
 			break
 		}
-		if cur, s, err = Commit(cur, s, p.Planned()); err != nil {
+		if cur, s, err = gang.Commit(cur, s, p.Planned()); err != nil {
 			return nil, err
 		}
 		// The copy's group is there too: a system's queue counts the
 		// copies before it as started gangs (Committer).
-		cur = CommitGroup(cur, c)
+		cur = gang.CommitGroup(cur, c)
 	}
 	out.AtLeast = true
 	return out, nil
@@ -125,7 +126,7 @@ func Capacity(ctx context.Context, snap *schedule.Snapshot, base *schedule.Sched
 // already has (a pod, a PodGroup of any kind in that namespace): a second
 // submission would not take them over either, and a copy must not stand
 // for them when it is committed.
-func freeCopies(snap *schedule.Snapshot, g *Gang) func() *Gang {
+func freeCopies(snap *schedule.Snapshot, g *gang.Gang) func() *gang.Gang {
 	taken := map[[2]string]bool{}
 	for _, pod := range snap.Pods {
 		taken[[2]string{pod.Namespace, pod.Name}] = true
@@ -135,7 +136,7 @@ func freeCopies(snap *schedule.Snapshot, g *Gang) func() *Gang {
 		groups[[2]string{pg.GetNamespace(), pg.GetName()}] = true
 	}
 	next := 1
-	return func() *Gang {
+	return func() *gang.Gang {
 		for {
 			c := g.Copy(next)
 			next++
@@ -153,7 +154,7 @@ func freeCopies(snap *schedule.Snapshot, g *Gang) func() *Gang {
 // (a quota's refusal, a gate), else the message of the member no node
 // takes, as kube-scheduler's FailedScheduling event words it, else the
 // placement's message.
-func stopReason(p *Placement) string {
+func stopReason(p *gang.Placement) string {
 	switch {
 	case p.Gate != nil && p.Gate.Message != "":
 		return p.Message

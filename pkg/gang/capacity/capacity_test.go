@@ -1,4 +1,4 @@
-package gang
+package capacity
 
 import (
 	"context"
@@ -12,16 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
-func capacityOf(t *testing.T, snap *schedule.Snapshot, g *Gang, opts CapacityOptions) *CapacityResult {
+func capacityOf(t *testing.T, snap *schedule.Snapshot, g *gang.Gang, opts Options) *Result {
 	t.Helper()
 	s, err := schedule.NewScheduler(snap, schedule.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Capacity(context.Background(), snap, s, g, opts)
+	c, err := Count(context.Background(), snap, s, g, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestCapacity(t *testing.T) {
 	nodes := testutil.GPUNodes("zone-a", 10)
 	busy := testutil.MakePod().Namespace("other").Name("busy").Node("zone-a-3").Req(testutil.Res{"nvidia.com/gpu": "8"}).Obj()
 	snap := &schedule.Snapshot{Nodes: nodes, Pods: []*corev1.Pod{busy}}
-	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{})
+	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), Options{})
 	if c.Copies != 4 || c.AtLeast || !c.Verified() {
 		t.Fatalf("copies %d (at least %v, verified %v), want 4", c.Copies, c.AtLeast, c.Verified())
 	}
@@ -51,7 +52,7 @@ func TestCapacity(t *testing.T) {
 	}
 
 	// --max: 3 copies fit, and more are not tried.
-	c = capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{Max: 3})
+	c = capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), Options{Max: 3})
 	if c.Copies != 3 || !c.AtLeast || c.Stop != nil {
 		t.Errorf("with max 3: copies %d, at least %v, want at least 3", c.Copies, c.AtLeast)
 	}
@@ -65,7 +66,7 @@ func TestCapacityTopology(t *testing.T) {
 	snap := &schedule.Snapshot{Nodes: append(testutil.GPUNodes("zone-a", 3), testutil.GPUNodes("zone-b", 5)...)}
 	g := gangOf(2, testutil.GPUWorkers(2, "8"))
 	g.TopologyKey = zoneKey
-	c := capacityOf(t, snap, g, CapacityOptions{})
+	c := capacityOf(t, snap, g, Options{})
 	if c.Copies != 3 {
 		t.Fatalf("copies %d, want 3", c.Copies)
 	}
@@ -76,7 +77,7 @@ func TestCapacityTopology(t *testing.T) {
 		t.Errorf("stop message %q, want the topology named", c.Stop.Message)
 	}
 	g.TopologyKey = ""
-	if c := capacityOf(t, snap, g, CapacityOptions{}); c.Copies != 4 {
+	if c := capacityOf(t, snap, g, Options{}); c.Copies != 4 {
 		t.Errorf("without the topology: copies %d, want 4", c.Copies)
 	}
 }
@@ -100,7 +101,7 @@ func TestCapacityCopiesAreTheirOwn(t *testing.T) {
 		}}
 	}
 	g := gangOf(2, members)
-	c := capacityOf(t, snap, g, CapacityOptions{})
+	c := capacityOf(t, snap, g, Options{})
 	if c.Copies != 2 {
 		t.Fatalf("copies %d, want 2: %s", c.Copies, c.Reason)
 	}
@@ -110,8 +111,8 @@ func TestCapacityCopiesAreTheirOwn(t *testing.T) {
 		m.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchExpressions[0].Values[0] != "train-copy2" {
 		t.Errorf("copy 2's member: name %s, labels %v, affinity %v", m.Name, m.Labels, m.Spec.Affinity.PodAffinity)
 	}
-	if cp.Name != "train-copy2" || GroupNameOf(m, SourceNative) != "train-copy2" {
-		t.Errorf("copy 2 is group %s, its member names group %s; want train-copy2", cp.Name, GroupNameOf(m, SourceNative))
+	if cp.Name != "train-copy2" || gang.GroupNameOf(m, gang.SourceNative) != "train-copy2" {
+		t.Errorf("copy 2 is group %s, its member names group %s; want train-copy2", cp.Name, gang.GroupNameOf(m, gang.SourceNative))
 	}
 	if members[0].Labels["batch.kubernetes.io/job-name"] != "train" {
 		t.Error("Copy changed the gang's own member")
@@ -128,7 +129,7 @@ func TestCapacityQuota(t *testing.T) {
 			Used: corev1.ResourceList{"requests.nvidia.com/gpu": resource.MustParse("8")},
 		}}
 	snap := &schedule.Snapshot{Nodes: testutil.GPUNodes("zone-a", 10), ResourceQuotas: []*corev1.ResourceQuota{q}}
-	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), CapacityOptions{})
+	c := capacityOf(t, snap, gangOf(2, testutil.GPUWorkers(2, "8")), Options{})
 	if c.Copies != 2 {
 		t.Fatalf("copies %d, want 2", c.Copies)
 	}
@@ -156,11 +157,11 @@ func TestCapacityVolcanoQueue(t *testing.T) {
 		snap.Pods = append(snap.Pods, testutil.MakePod().Namespace("ml").Name(fmt.Sprintf("train-%d", i)).
 			Req(testutil.Res{"cpu": "2"}).VolcanoGroup("train").Node("n0").Phase(corev1.PodRunning).Obj())
 	}
-	g, err := ResolvePodGroup(snap, Ref{Namespace: "ml", Name: "train"})
+	g, err := gang.ResolvePodGroup(snap, gang.Ref{Namespace: "ml", Name: "train"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := capacityOf(t, snap, g, CapacityOptions{})
+	c := capacityOf(t, snap, g, Options{})
 	if c.Copies != 2 {
 		t.Fatalf("copies %d, want 2 (the queue's capability): %s", c.Copies, c.Reason)
 	}
@@ -182,7 +183,7 @@ func TestCapacityCopyNamesAreFree(t *testing.T) {
 	if g.Namespace != "ml" || g.Name != "train" {
 		t.Fatalf("gang %s/%s, want ml/train", g.Namespace, g.Name)
 	}
-	c := capacityOf(t, snap, g, CapacityOptions{})
+	c := capacityOf(t, snap, g, Options{})
 	if c.Copies != 4 || c.Stop == nil || c.Stop.Gang.Name != "train-copy7" {
 		stop := "none"
 		if c.Stop != nil {

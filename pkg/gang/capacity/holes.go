@@ -1,4 +1,4 @@
-package gang
+package capacity
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule/framework"
 )
@@ -201,7 +202,7 @@ func freeDevices(snap *schedule.Snapshot) map[string]map[string]int64 {
 // members' extended resources, and, when a member has ResourceClaims, the
 // devices of every DRA driver in snap (which driver a claim's DeviceClass
 // selects is a CEL expression the chart does not evaluate).
-func RequestedResources(snap *schedule.Snapshot, g *Gang) []string {
+func RequestedResources(snap *schedule.Snapshot, g *gang.Gang) []string {
 	var out []string
 	claims := false
 	for _, m := range g.Members {

@@ -1,9 +1,13 @@
-package gang
+package capacity
 
 import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 )
 
@@ -22,7 +26,7 @@ func BenchmarkCapacity64(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		c, err := Capacity(context.Background(), snap, s, g, CapacityOptions{})
+		c, err := Count(context.Background(), snap, s, g, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -31,3 +35,18 @@ func BenchmarkCapacity64(b *testing.B) {
 		}
 	}
 }
+
+func benchCluster() *schedule.Snapshot {
+	nodes, pods := testutil.BlockCluster()
+	return &schedule.Snapshot{Nodes: nodes, Pods: pods}
+}
+
+func benchGang(n int, gpus string) *gang.Gang {
+	return gangOf(int32(n), testutil.GPUWorkers(n, gpus))
+}
+
+func gangOf(min int32, members []*corev1.Pod) *gang.Gang {
+	return &gang.Gang{Source: gang.SourceNative, Namespace: "ml", Name: "train", MinMember: min, Members: members}
+}
+
+const zoneKey = corev1.LabelTopologyZone
