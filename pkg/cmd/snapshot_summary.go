@@ -75,34 +75,7 @@ func summaryTable(s *schedule.Snapshot) *metav1.Table {
 	row("resourceclaimtemplates.resource.k8s.io", len(s.ResourceClaimTemplates), "")
 	row("devicetaintrules.resource.k8s.io", len(s.DeviceTaintRules), "")
 
-	byGroup := map[string][]string{}
-	for _, pg := range s.PodGroups {
-		gvk := pg.GroupVersionKind()
-		byGroup[gvk.Group] = append(byGroup[gvk.Group], pg.GetNamespace()+"/"+pg.GetName())
-	}
-	for _, k := range schedule.ObjectKinds() {
-		if k.IsPodGroup() {
-			names := byGroup[k.Group]
-			row(k.String(), len(names), abbreviate(names, 3))
-		}
-	}
-	// The gang systems' other objects, where the snapshot holds some.
-	for _, k := range schedule.ObjectKinds() {
-		if k.IsPodGroup() {
-			continue
-		}
-		var names []string
-		for _, u := range s.ObjectsOf(k.Group, k.Kind) {
-			name := u.GetName()
-			if ns := u.GetNamespace(); ns != "" {
-				name = ns + "/" + name
-			}
-			names = append(names, name)
-		}
-		if len(names) > 0 {
-			row(k.String(), len(names), abbreviate(names, 3))
-		}
-	}
+	systemRows(s, row)
 	if cm := s.VolcanoConfigMap; cm != nil {
 		name := cm.Namespace + "/" + cm.Name
 		_, standIn := cm.Annotations[snapshot.UnreadableAnnotation]
@@ -140,4 +113,37 @@ func toSet(names []string) map[string]bool {
 func configUnread(s *schedule.Snapshot) bool {
 	_, why := volcano.ConfigOf(s)
 	return why != ""
+}
+
+// systemRows adds the gang systems' rows: each registered PodGroup kind,
+// then the other registered kinds the snapshot holds.
+func systemRows(s *schedule.Snapshot, row func(resource string, count int, details string)) {
+	byGroup := map[string][]string{}
+	for _, pg := range s.PodGroups {
+		gvk := pg.GroupVersionKind()
+		byGroup[gvk.Group] = append(byGroup[gvk.Group], pg.GetNamespace()+"/"+pg.GetName())
+	}
+	for _, k := range schedule.ObjectKinds() {
+		if k.IsPodGroup() {
+			names := byGroup[k.Group]
+			row(k.String(), len(names), abbreviate(names, 3))
+		}
+	}
+	// The gang systems' other objects, where the snapshot holds some.
+	for _, k := range schedule.ObjectKinds() {
+		if k.IsPodGroup() {
+			continue
+		}
+		var names []string
+		for _, u := range s.ObjectsOf(k.Group, k.Kind) {
+			name := u.GetName()
+			if ns := u.GetNamespace(); ns != "" {
+				name = ns + "/" + name
+			}
+			names = append(names, name)
+		}
+		if len(names) > 0 {
+			row(k.String(), len(names), abbreviate(names, 3))
+		}
+	}
 }

@@ -61,121 +61,10 @@ func eachItem(s *schedule.Snapshot, f func(*unstructured.Unstructured) error) er
 // snapshot's order within a kind. PodGroups and Objects are the snapshot's
 // own *unstructured.Unstructured, not to be changed.
 func eachObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.Object) error) error {
-	for _, o := range s.Namespaces {
-		if err := add(namespaceGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.PriorityClasses {
-		if err := add(priorityClassGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.Nodes {
-		if err := add(nodeGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.StorageClasses {
-		if err := add(storageClassGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.PersistentVolumes {
-		if err := add(pvGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.DeviceClasses {
-		if err := add(deviceClassGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ResourceSlices {
-		if err := add(resourceSliceGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.DeviceTaintRules {
-		if err := add(taintRuleGVK, o); err != nil {
-			return err
-		}
-	}
-	// The gang systems' cluster-scoped objects (a scheduler's queues).
-	if err := eachSystemObject(s, false, add); err != nil {
+	if err := eachClusterObject(s, add); err != nil {
 		return err
 	}
-	if s.VolcanoConfigMap != nil {
-		// Volcano's scheduler's ConfigMap, or the stand-in that says it
-		// could not be read (docs/design.md#volcanos-configuration).
-		if err := add(configMapGVK, s.VolcanoConfigMap); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ResourceQuotas {
-		if err := add(resourceQuotaGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.PodDisruptionBudgets {
-		if err := add(pdbGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.PersistentVolumeClaims {
-		if err := add(pvcGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ResourceClaimTemplates {
-		if err := add(claimTemplateGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ResourceClaims {
-		if err := add(claimGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.Services {
-		if err := add(serviceGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ReplicationControllers {
-		if err := add(rcGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.ReplicaSets {
-		if err := add(replicaSetGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.StatefulSets {
-		if err := add(statefulSetGVK, o); err != nil {
-			return err
-		}
-	}
-	if err := eachSystemObject(s, true, add); err != nil {
-		return err
-	}
-	for _, o := range s.PodGroups {
-		if err := add(o.GroupVersionKind(), o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.Pods {
-		if err := add(podGVK, o); err != nil {
-			return err
-		}
-	}
-	for _, o := range s.SucceededPods {
-		if err := add(podGVK, o); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachNamespacedObject(s, add)
 }
 
 // WriteJSON writes the snapshot as ToList's List, byte for byte as
@@ -259,6 +148,130 @@ func eachSystemObject(s *schedule.Snapshot, namespaced bool, add func(schema.Gro
 			continue
 		}
 		if err := add(gvk, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachClusterObject is eachObject's cluster-scoped kinds.
+func eachClusterObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.Object) error) error {
+	for _, o := range s.Namespaces {
+		if err := add(namespaceGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.PriorityClasses {
+		if err := add(priorityClassGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.Nodes {
+		if err := add(nodeGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.StorageClasses {
+		if err := add(storageClassGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.PersistentVolumes {
+		if err := add(pvGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.DeviceClasses {
+		if err := add(deviceClassGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceSlices {
+		if err := add(resourceSliceGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.DeviceTaintRules {
+		if err := add(taintRuleGVK, o); err != nil {
+			return err
+		}
+	}
+	// The gang systems' cluster-scoped objects (a scheduler's queues).
+	if err := eachSystemObject(s, false, add); err != nil {
+		return err
+	}
+	if s.VolcanoConfigMap != nil {
+		// Volcano's scheduler's ConfigMap, or the stand-in that says it
+		// could not be read (docs/design.md#volcanos-configuration).
+		if err := add(configMapGVK, s.VolcanoConfigMap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachNamespacedObject is eachObject's namespaced kinds, pods last.
+func eachNamespacedObject(s *schedule.Snapshot, add func(schema.GroupVersionKind, runtime.Object) error) error {
+	for _, o := range s.ResourceQuotas {
+		if err := add(resourceQuotaGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.PodDisruptionBudgets {
+		if err := add(pdbGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.PersistentVolumeClaims {
+		if err := add(pvcGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceClaimTemplates {
+		if err := add(claimTemplateGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ResourceClaims {
+		if err := add(claimGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.Services {
+		if err := add(serviceGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ReplicationControllers {
+		if err := add(rcGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.ReplicaSets {
+		if err := add(replicaSetGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.StatefulSets {
+		if err := add(statefulSetGVK, o); err != nil {
+			return err
+		}
+	}
+	if err := eachSystemObject(s, true, add); err != nil {
+		return err
+	}
+	for _, o := range s.PodGroups {
+		if err := add(o.GroupVersionKind(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.Pods {
+		if err := add(podGVK, o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.SucceededPods {
+		if err := add(podGVK, o); err != nil {
 			return err
 		}
 	}

@@ -105,27 +105,9 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
 	}
-	protoCfg := rest.CopyConfig(cfg)
-	protoCfg.ContentType = runtime.ContentTypeProtobuf
-	protoCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	clientset, err := kubernetes.NewForConfig(protoCfg)
+	clientset, dyn, mc, err := liveClients(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating a client: %w", err)
-	}
-	// The snapshot reads PodGroups at the version the server prefers; its
-	// deprecation warnings are about our read, not about anything the user
-	// did, and would break the one-line error promise, so the dynamic
-	// client drops them.
-	dynCfg := rest.CopyConfig(cfg)
-	dynCfg.WarningHandler = rest.NoWarnings{}
-	dyn, err := dynamic.NewForConfig(dynCfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating a client: %w", err)
-	}
-
-	mc, err := metadata.NewForConfig(dynCfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating a client: %w", err)
+		return nil, nil, err
 	}
 
 	kinds, warnings, err := discoverKinds(clientset.Discovery(), cfg.Host)
@@ -184,23 +166,7 @@ func Live(ctx context.Context, cfg *rest.Config, opts LiveOptions) (*schedule.Sn
 	if warning != "" {
 		warnings = append(warnings, warning)
 	}
-	for _, gvr := range kinds.custom {
-		each := func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) }
-		if !namespacedKind(gvr) {
-			tasks = append(tasks, listTask{resource: gvr.Resource + "." + gvr.Group, each: each,
-				run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-					return listOfKind(gvr)(dyn.Resource(gvr).List(ctx, o))
-				}})
-			continue
-		}
-		// PodGroups and the other namespaced kinds: a user with a Role in
-		// the gang's namespace reads them there.
-		tasks = append(tasks, namespaced(gvr.Resource+"."+gvr.Group, func(ns string) lister {
-			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return listOfKind(gvr)(dyn.Resource(gvr).Namespace(ns).List(ctx, o))
-			}
-		}, each))
-	}
+	tasks = append(tasks, r.customTasks(dyn, kinds)...)
 	progress.Lists.Store(int64(len(tasks)))
 	// Volcano's configuration, only where Volcano is served: one GET,
 	// beside the lists.
@@ -560,6 +526,58 @@ func nameSome(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamespacesNamed], ", "), len(names)-maxNamespacesNamed)
+}
+
+// liveClients are the clients a live read uses: protobuf for the built-in
+// kinds, the dynamic client for the gang systems' kinds and the metadata
+// client for finished pods.
+func liveClients(cfg *rest.Config) (kubernetes.Interface, dynamic.Interface, metadata.Interface, error) {
+	protoCfg := rest.CopyConfig(cfg)
+	protoCfg.ContentType = runtime.ContentTypeProtobuf
+	protoCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	clientset, err := kubernetes.NewForConfig(protoCfg)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+	// The snapshot reads PodGroups at the version the server prefers; its
+	// deprecation warnings are about our read, not about anything the user
+	// did, and would break the one-line error promise, so the dynamic
+	// client drops them.
+	dynCfg := rest.CopyConfig(cfg)
+	dynCfg.WarningHandler = rest.NoWarnings{}
+	dyn, err := dynamic.NewForConfig(dynCfg)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+	mc, err := metadata.NewForConfig(dynCfg)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("creating a client: %w", err)
+	}
+	return clientset, dyn, mc, nil
+}
+
+// customTasks list the gang systems' resources the server serves
+// (customKinds), kept as read.
+func (r *liveReader) customTasks(dyn dynamic.Interface, kinds served) []listTask {
+	var tasks []listTask
+	for _, gvr := range kinds.custom {
+		each := func(obj runtime.Object) { r.b.addUnstructured(obj.(*unstructured.Unstructured)) }
+		if !namespacedKind(gvr) {
+			tasks = append(tasks, listTask{resource: gvr.Resource + "." + gvr.Group, each: each,
+				run: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+					return listOfKind(gvr)(dyn.Resource(gvr).List(ctx, o))
+				}})
+			continue
+		}
+		// PodGroups and the other namespaced kinds: a user with a Role in
+		// the gang's namespace reads them there.
+		tasks = append(tasks, namespaced(gvr.Resource+"."+gvr.Group, func(ns string) lister {
+			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return listOfKind(gvr)(dyn.Resource(gvr).Namespace(ns).List(ctx, o))
+			}
+		}, each))
+	}
+	return tasks
 }
 
 // customKinds are the gang systems' resources a snapshot reads (PodGroups,

@@ -303,30 +303,7 @@ func (s *Session) openQueues() {
 		}
 		attr, ok := s.attrs[job.Queue]
 		if !ok {
-			attr = &QueueAttr{Name: q.Name, Weight: q.Weight, Deserved: &Resource{}, Allocated: &Resource{}, Request: &Resource{},
-				Elastic: &Resource{}, Inqueue: &Resource{}, Guarantee: &Resource{}}
-			if s.QueuePlugin == pluginCapacity {
-				attr.Deserved = NewResource(q.Deserved)
-			}
-			if len(q.Capability) > 0 {
-				attr.Capability = NewResource(q.Capability)
-				if attr.Capability.MilliCPU <= 0 {
-					attr.Capability.MilliCPU = math.MaxFloat64
-				}
-				if attr.Capability.Memory <= 0 {
-					attr.Capability.Memory = math.MaxFloat64
-				}
-			}
-			if len(q.Guarantee) > 0 {
-				attr.Guarantee = NewResource(q.Guarantee)
-			}
-			real := exceededPart(s.Total, totalGuarantee).Add(attr.Guarantee)
-			if attr.Capability == nil {
-				attr.Capability = &Resource{}
-			} else {
-				real.MinDimension(attr.Capability, Infinity)
-			}
-			attr.RealCapability = real
+			attr = s.newQueueAttr(q, totalGuarantee)
 			s.attrs[job.Queue] = attr
 		}
 		if s.account(attr, job) {
@@ -383,6 +360,39 @@ func (s *Session) openQueues() {
 			break
 		}
 	}
+}
+
+// newQueueAttr is a queue's attributes before any job is counted
+// (proportion's and capacity's OnSessionOpen): its weight, deserved share
+// (capacity's own), capability (an unset cpu or memory unbounded),
+// guarantee, and real capability: what the other queues' guarantees leave
+// of the cluster, plus its own, within its capability.
+func (s *Session) newQueueAttr(q *Queue, totalGuarantee *Resource) *QueueAttr {
+	attr := &QueueAttr{Name: q.Name, Weight: q.Weight, Deserved: &Resource{}, Allocated: &Resource{}, Request: &Resource{},
+		Elastic: &Resource{}, Inqueue: &Resource{}, Guarantee: &Resource{}}
+	if s.QueuePlugin == pluginCapacity {
+		attr.Deserved = NewResource(q.Deserved)
+	}
+	if len(q.Capability) > 0 {
+		attr.Capability = NewResource(q.Capability)
+		if attr.Capability.MilliCPU <= 0 {
+			attr.Capability.MilliCPU = math.MaxFloat64
+		}
+		if attr.Capability.Memory <= 0 {
+			attr.Capability.Memory = math.MaxFloat64
+		}
+	}
+	if len(q.Guarantee) > 0 {
+		attr.Guarantee = NewResource(q.Guarantee)
+	}
+	real := exceededPart(s.Total, totalGuarantee).Add(attr.Guarantee)
+	if attr.Capability == nil {
+		attr.Capability = &Resource{}
+	} else {
+		real.MinDimension(attr.Capability, Infinity)
+	}
+	attr.RealCapability = real
+	return attr
 }
 
 // account adds a job's tasks to its queue's figures: allocated and request

@@ -51,17 +51,20 @@ const (
 	jobSetDefaultGroup         = "default"
 )
 
+// jobSetReplicatedJob is one of a JobSet's spec.replicatedJobs.
+type jobSetReplicatedJob struct {
+	Name      string                  `json:"name"`
+	GroupName string                  `json:"groupName,omitempty"`
+	Replicas  *int32                  `json:"replicas,omitempty"`
+	Template  batchv1.JobTemplateSpec `json:"template"`
+}
+
 // jobSet is the part of a jobset.x-k8s.io/v1alpha2 JobSet that decides its
 // pods.
 type jobSet struct {
 	Spec struct {
-		ReplicatedJobs []struct {
-			Name      string                  `json:"name"`
-			GroupName string                  `json:"groupName,omitempty"`
-			Replicas  *int32                  `json:"replicas,omitempty"`
-			Template  batchv1.JobTemplateSpec `json:"template"`
-		} `json:"replicatedJobs"`
-		Network *struct {
+		ReplicatedJobs []jobSetReplicatedJob `json:"replicatedJobs"`
+		Network        *struct {
 			EnableDNSHostnames *bool  `json:"enableDNSHostnames,omitempty"`
 			Subdomain          string `json:"subdomain,omitempty"`
 		} `json:"network,omitempty"`
@@ -91,16 +94,9 @@ func (m *builder) addJobSet(obj *unstructured.Unstructured, ns, name, what strin
 		return fmt.Errorf("%s: spec.replicatedJobs is required", what)
 	}
 	replicas := func(i int) int32 { return ptr.Deref(rjobs[i].Replicas, 1) }
-	global, groups := 0, map[string]int{}
-	for i := range rjobs {
-		if rjobs[i].Name == "" {
-			return fmt.Errorf("%s: spec.replicatedJobs[%d].name is required", what, i)
-		}
-		if replicas(i) < 0 {
-			return fmt.Errorf("%s: spec.replicatedJobs[%d].replicas must not be negative, got %d", what, i, replicas(i))
-		}
-		global += int(replicas(i))
-		groups[cmp.Or(rjobs[i].GroupName, jobSetDefaultGroup)] += int(replicas(i))
+	global, groups, err := jobSetCounts(rjobs, what)
+	if err != nil {
+		return err
 	}
 	subdomain := ""
 	if n := js.Spec.Network; n == nil || n.EnableDNSHostnames == nil || *n.EnableDNSHostnames {
@@ -276,4 +272,22 @@ func merged(base, extra map[string]string) map[string]string {
 	maps.Copy(out, base)
 	maps.Copy(out, extra)
 	return out
+}
+
+// jobSetCounts checks the replicated Jobs' names and replicas and counts
+// the child Jobs: in all (global), and per group.
+func jobSetCounts(rjobs []jobSetReplicatedJob, what string) (global int, groups map[string]int, err error) {
+	groups = map[string]int{}
+	for i := range rjobs {
+		replicas := ptr.Deref(rjobs[i].Replicas, 1)
+		if rjobs[i].Name == "" {
+			return 0, nil, fmt.Errorf("%s: spec.replicatedJobs[%d].name is required", what, i)
+		}
+		if replicas < 0 {
+			return 0, nil, fmt.Errorf("%s: spec.replicatedJobs[%d].replicas must not be negative, got %d", what, i, replicas)
+		}
+		global += int(replicas)
+		groups[cmp.Or(rjobs[i].GroupName, jobSetDefaultGroup)] += int(replicas)
+	}
+	return global, groups, nil
 }

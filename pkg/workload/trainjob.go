@@ -255,20 +255,24 @@ type trainerContainerPatch struct {
 	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
 }
 
+// mlPolicy is a training runtime's spec.mlPolicy, as far as it decides the
+// pods.
+type mlPolicy struct {
+	NumNodes *int32    `json:"numNodes,omitempty"`
+	Torch    *struct{} `json:"torch,omitempty"`
+	JAX      *struct{} `json:"jax,omitempty"`
+	XGBoost  *struct{} `json:"xgboost,omitempty"`
+	MPI      *struct {
+		RunLauncherAsNode *bool `json:"runLauncherAsNode,omitempty"`
+	} `json:"mpi,omitempty"`
+}
+
 // trainingRuntime is the part of a (Cluster)TrainingRuntime's spec that
 // decides a TrainJob's pods, but for its JobSet template's spec, which is
 // read as it is.
 type trainingRuntime struct {
 	Spec struct {
-		MLPolicy *struct {
-			NumNodes *int32    `json:"numNodes,omitempty"`
-			Torch    *struct{} `json:"torch,omitempty"`
-			JAX      *struct{} `json:"jax,omitempty"`
-			XGBoost  *struct{} `json:"xgboost,omitempty"`
-			MPI      *struct {
-				RunLauncherAsNode *bool `json:"runLauncherAsNode,omitempty"`
-			} `json:"mpi,omitempty"`
-		} `json:"mlPolicy,omitempty"`
+		MLPolicy       *mlPolicy `json:"mlPolicy,omitempty"`
 		PodGroupPolicy *struct {
 			Coscheduling *struct{} `json:"coscheduling,omitempty"`
 			Volcano      *struct{} `json:"volcano,omitempty"`
@@ -347,30 +351,8 @@ func (m *builder) addTrainJobs(runtimes TrainingRuntimes) error {
 // not read; spec.suspend is ignored (the TrainJob is expanded as if it
 // ran), and so is managedBy.
 func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (int32, error) {
-	tj := &trainJob{}
-	if err := fromUnstructured(j.obj, tj, j.what); err != nil {
-		return 0, err
-	}
-	ref := tj.Spec.RuntimeRef
-	if ref.Name == "" {
-		return 0, fmt.Errorf("%s: spec.runtimeRef.name is required", j.what)
-	}
-	group, kind := ptr.Deref(ref.APIGroup, TrainerGroup), ptr.Deref(ref.Kind, clusterTrainingRuntimeKind)
-	if group != TrainerGroup || kind != clusterTrainingRuntimeKind && kind != trainingRuntimeKind {
-		return 0, fmt.Errorf("%s: spec.runtimeRef names a %s of %s; Trainer runs a TrainJob on a %s or %s of %s",
-			j.what, kind, cmp.Or(group, `""`), clusterTrainingRuntimeKind, trainingRuntimeKind, TrainerGroup)
-	}
-	rt, err := runtimes.TrainingRuntime(kind, j.ns, ref.Name)
+	tj, tr, rt, rtWhat, err := trainJobRuntime(j, runtimes)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", j.what, err)
-	}
-	rtWhat := kind + " " + strconv.Quote(ref.Name)
-	if rt == nil {
-		_, inCluster := runtimes.(runtimeChain)
-		return 0, &MissingRuntimeError{TrainJob: j.what, Kind: kind, Namespace: j.ns, Name: ref.Name, InCluster: inCluster}
-	}
-	tr := &trainingRuntime{}
-	if err := fromUnstructured(rt, tr, rtWhat); err != nil {
 		return 0, err
 	}
 	var numNodes *int32
@@ -383,58 +365,16 @@ func (m *builder) addTrainJob(j recordedTrainJob, runtimes TrainingRuntimes) (in
 	}
 	jsWhat := fmt.Sprintf("%s (its JobSet, from %s)", j.what, rtWhat)
 
-	spec, _, err := unstructured.NestedMap(rt.Object, "spec", "template", "spec")
+	spec, labels, annotations, err := patchedJobSet(j, tj, tr, rt, rtWhat)
 	if err != nil {
-		return 0, fmt.Errorf("%s: spec.template.spec: %w", rtWhat, err)
-	}
-	if spec == nil {
-		spec = map[string]any{}
-	}
-	labels, annotations := maps.Clone(tr.Spec.Template.Metadata.Labels), maps.Clone(tr.Spec.Template.Metadata.Annotations)
-	for i, p := range tj.Spec.RuntimePatches {
-		if p.TrainingRuntimeSpec == nil || p.TrainingRuntimeSpec.Template == nil {
-			continue
-		}
-		if md := p.TrainingRuntimeSpec.Template.Metadata; md != nil {
-			labels, annotations = merged(labels, md.Labels), merged(annotations, md.Annotations)
-		}
-		if s := p.TrainingRuntimeSpec.Template.Spec; s != nil {
-			if spec, err = patchJobSetSpec(spec, s.ReplicatedJobs, fmt.Sprintf("%s: spec.runtimePatches[%d]", j.what, i)); err != nil {
-				return 0, err
-			}
-		}
+		return 0, err
 	}
 
 	rjobs, _ := spec["replicatedJobs"].([]any)
-	templates := make([]*batchv1.JobTemplateSpec, len(rjobs))
-	names := make([]string, len(rjobs))
-	counts := make([]int32, len(rjobs))
 	ml := tr.Spec.MLPolicy
-	for i, raw := range rjobs {
-		rj, ok := raw.(map[string]any)
-		if !ok {
-			return 0, fmt.Errorf("%s: spec.replicatedJobs[%d] must be an object", jsWhat, i)
-		}
-		names[i], _ = rj["name"].(string)
-		tmpl := &batchv1.JobTemplateSpec{}
-		if t, ok := rj["template"].(map[string]any); ok {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(t, tmpl); err != nil {
-				return 0, fmt.Errorf("%s: spec.replicatedJobs[%d].template: %w", jsWhat, i, err)
-			}
-		}
-		templates[i] = tmpl
-		counts[i] = ptr.Deref(tmpl.Spec.Parallelism, 1)
-		trainerJob := tmpl.Labels[trainJobAncestorKey] == trainerAncestor && ml != nil
-		if trainerJob {
-			counts[i] = ptr.Deref(ml.NumNodes, 1)
-		}
-		counts[i] = max(counts[i], 1)
-		launcherAsNode := ml != nil && ml.MPI != nil && ptr.Deref(ml.MPI.RunLauncherAsNode, false) && names[i] == trainerNode
-		if resources != nil && (trainerJob || launcherAsNode) {
-			if c := nodeContainer(&tmpl.Spec.Template.Spec); c != nil {
-				c.Resources = mergeResources(c.Resources, *resources)
-			}
-		}
+	templates, names, counts, err := replicatedJobTemplates(rjobs, ml, resources, jsWhat)
+	if err != nil {
+		return 0, err
 	}
 	firstTrainer := slices.IndexFunc(templates, func(t *batchv1.JobTemplateSpec) bool { return t.Labels[trainJobAncestorKey] == trainerAncestor })
 	mpi := ml != nil && ml.MPI != nil
@@ -601,4 +541,101 @@ func upsertTrainerPort(c *corev1.Container) {
 		return
 	}
 	c.Ports = append(c.Ports, port)
+}
+
+// trainJobRuntime reads TrainJob j and the training runtime its
+// spec.runtimeRef names (rt, its name for messages rtWhat); a runtime
+// that does not exist is a *MissingRuntimeError.
+func trainJobRuntime(j recordedTrainJob, runtimes TrainingRuntimes) (tj *trainJob, tr *trainingRuntime, rt *unstructured.Unstructured, rtWhat string, err error) {
+	tj = &trainJob{}
+	if err := fromUnstructured(j.obj, tj, j.what); err != nil {
+		return nil, nil, nil, "", err
+	}
+	ref := tj.Spec.RuntimeRef
+	if ref.Name == "" {
+		return nil, nil, nil, "", fmt.Errorf("%s: spec.runtimeRef.name is required", j.what)
+	}
+	group, kind := ptr.Deref(ref.APIGroup, TrainerGroup), ptr.Deref(ref.Kind, clusterTrainingRuntimeKind)
+	if group != TrainerGroup || kind != clusterTrainingRuntimeKind && kind != trainingRuntimeKind {
+		return nil, nil, nil, "", fmt.Errorf("%s: spec.runtimeRef names a %s of %s; Trainer runs a TrainJob on a %s or %s of %s",
+			j.what, kind, cmp.Or(group, `""`), clusterTrainingRuntimeKind, trainingRuntimeKind, TrainerGroup)
+	}
+	rt, err = runtimes.TrainingRuntime(kind, j.ns, ref.Name)
+	if err != nil {
+		return nil, nil, nil, "", fmt.Errorf("%s: %w", j.what, err)
+	}
+	rtWhat = kind + " " + strconv.Quote(ref.Name)
+	if rt == nil {
+		_, inCluster := runtimes.(runtimeChain)
+		return nil, nil, nil, "", &MissingRuntimeError{TrainJob: j.what, Kind: kind, Namespace: j.ns, Name: ref.Name, InCluster: inCluster}
+	}
+	tr = &trainingRuntime{}
+	if err := fromUnstructured(rt, tr, rtWhat); err != nil {
+		return nil, nil, nil, "", err
+	}
+	return tj, tr, rt, rtWhat, nil
+}
+
+// replicatedJobTemplates reads the JobSet's replicated Jobs: each one's
+// template, name and pod count (the trainer's from the ML policy's
+// numNodes), with the TrainJob's resourcesPerNode merged into the node
+// container of the trainer (and of an MPI launcher run as a node).
+func replicatedJobTemplates(rjobs []any, ml *mlPolicy, resources *corev1.ResourceRequirements, jsWhat string) ([]*batchv1.JobTemplateSpec, []string, []int32, error) {
+	templates := make([]*batchv1.JobTemplateSpec, len(rjobs))
+	names := make([]string, len(rjobs))
+	counts := make([]int32, len(rjobs))
+	for i, raw := range rjobs {
+		rj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("%s: spec.replicatedJobs[%d] must be an object", jsWhat, i)
+		}
+		names[i], _ = rj["name"].(string)
+		tmpl := &batchv1.JobTemplateSpec{}
+		if t, ok := rj["template"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(t, tmpl); err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: spec.replicatedJobs[%d].template: %w", jsWhat, i, err)
+			}
+		}
+		templates[i] = tmpl
+		counts[i] = ptr.Deref(tmpl.Spec.Parallelism, 1)
+		trainerJob := tmpl.Labels[trainJobAncestorKey] == trainerAncestor && ml != nil
+		if trainerJob {
+			counts[i] = ptr.Deref(ml.NumNodes, 1)
+		}
+		counts[i] = max(counts[i], 1)
+		launcherAsNode := ml != nil && ml.MPI != nil && ptr.Deref(ml.MPI.RunLauncherAsNode, false) && names[i] == trainerNode
+		if resources != nil && (trainerJob || launcherAsNode) {
+			if c := nodeContainer(&tmpl.Spec.Template.Spec); c != nil {
+				c.Resources = mergeResources(c.Resources, *resources)
+			}
+		}
+	}
+	return templates, names, counts, nil
+}
+
+// patchedJobSet is the runtime's JobSet template (its spec, labels and
+// annotations) with the TrainJob's runtimePatches applied.
+func patchedJobSet(j recordedTrainJob, tj *trainJob, tr *trainingRuntime, rt *unstructured.Unstructured, rtWhat string) (spec map[string]any, labels, annotations map[string]string, err error) {
+	spec, _, err = unstructured.NestedMap(rt.Object, "spec", "template", "spec")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: spec.template.spec: %w", rtWhat, err)
+	}
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	labels, annotations = maps.Clone(tr.Spec.Template.Metadata.Labels), maps.Clone(tr.Spec.Template.Metadata.Annotations)
+	for i, p := range tj.Spec.RuntimePatches {
+		if p.TrainingRuntimeSpec == nil || p.TrainingRuntimeSpec.Template == nil {
+			continue
+		}
+		if md := p.TrainingRuntimeSpec.Template.Metadata; md != nil {
+			labels, annotations = merged(labels, md.Labels), merged(annotations, md.Annotations)
+		}
+		if s := p.TrainingRuntimeSpec.Template.Spec; s != nil {
+			if spec, err = patchJobSetSpec(spec, s.ReplicatedJobs, fmt.Sprintf("%s: spec.runtimePatches[%d]", j.what, i)); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	return spec, labels, annotations, nil
 }

@@ -39,40 +39,9 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 	if len(rawTasks) == 0 {
 		return p.Errorf([]string{"spec", "tasks"}, "is required")
 	}
-	tasks := make([]volcanoTask, len(rawTasks))
-	var sumMin int32
-	for i, raw := range rawTasks {
-		path := []string{"spec", fmt.Sprintf("tasks[%d]", i)}
-		tm, ok := raw.(map[string]any)
-		if !ok {
-			return p.Errorf(path, "must be an object, got %s", fields.Describe(raw))
-		}
-		tp := p.Within(tm)
-		t := &tasks[i]
-		if t.name, err = tp.String("name"); err != nil {
-			return fields.Prefix(err, path)
-		}
-		if t.name == "" {
-			t.name = volcanoDefaultTask + strconv.Itoa(i)
-		}
-		if t.replicas, _, err = tp.Int32(0, 0, "replicas"); err != nil {
-			return fields.Prefix(err, path)
-		}
-		var found bool
-		if t.minAvailable, found, err = tp.Int32(0, 0, "minAvailable"); err != nil {
-			return fields.Prefix(err, path)
-		}
-		if !found {
-			t.minAvailable = t.replicas
-		}
-		sumMin += t.minAvailable
-		tmpl, err := tp.Map("template")
-		if err != nil {
-			return fields.Prefix(err, path)
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, &t.template); err != nil {
-			return p.Errorf(append(path, "template"), "%v", err)
-		}
+	tasks, sumMin, err := readVolcanoTasks(p, rawTasks)
+	if err != nil {
+		return err
 	}
 	minAvailable, _, err := p.Int32(0, 0, "spec", "minAvailable")
 	if err != nil {
@@ -137,32 +106,7 @@ func (m *builder) addVolcanoJob(obj *unstructured.Unstructured, ns, name, what s
 		return err
 	}
 
-	for _, t := range tasks {
-		for i := range int(t.replicas) {
-			pod := podFromTemplate(&t.template, ns, fmt.Sprintf("%s-%s-%d", name, t.name, i))
-			if pod.Spec.SchedulerName == "" {
-				pod.Spec.SchedulerName = schedulerName
-			}
-			if pod.Spec.PriorityClassName == "" {
-				pod.Spec.PriorityClassName = priorityClass
-			}
-			index := strconv.Itoa(i)
-			pod.Annotations[volcano.TaskAnnotation] = t.name
-			pod.Annotations[volcano.GroupAnnotation] = name
-			pod.Annotations[volcanoJobNameKey] = name
-			pod.Annotations[volcanoQueueNameKey] = queue
-			pod.Annotations[volcanoTaskIndexKey] = index
-			pod.Labels[volcano.TaskAnnotation] = t.name
-			pod.Labels[volcanoJobNameKey] = name
-			pod.Labels[volcanoJobNamespace] = ns
-			pod.Labels[volcanoQueueNameKey] = queue
-			pod.Labels[volcanoTaskIndexKey] = index
-			if err := m.addPod(pod); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return m.addVolcanoTaskPods(tasks, ns, name, queue, schedulerName, priorityClass)
 }
 
 // volcanoJobMinResources is the minResources Volcano's job controller gives
@@ -228,4 +172,79 @@ func volcanoJobMinResources(tasks []volcanoTask, jobMin int32) corev1.ResourceLi
 		}
 	}
 	return out
+}
+
+// readVolcanoTasks reads a Volcano Job's spec.tasks: each task's name (a
+// default for none), replicas, minAvailable (its replicas when unset) and
+// pod template; sumMin is the tasks' minAvailable summed.
+func readVolcanoTasks(p *fields.Reader, rawTasks []any) ([]volcanoTask, int32, error) {
+	var err error
+	tasks := make([]volcanoTask, len(rawTasks))
+	var sumMin int32
+	for i, raw := range rawTasks {
+		path := []string{"spec", fmt.Sprintf("tasks[%d]", i)}
+		tm, ok := raw.(map[string]any)
+		if !ok {
+			return nil, 0, p.Errorf(path, "must be an object, got %s", fields.Describe(raw))
+		}
+		tp := p.Within(tm)
+		t := &tasks[i]
+		if t.name, err = tp.String("name"); err != nil {
+			return nil, 0, fields.Prefix(err, path)
+		}
+		if t.name == "" {
+			t.name = volcanoDefaultTask + strconv.Itoa(i)
+		}
+		if t.replicas, _, err = tp.Int32(0, 0, "replicas"); err != nil {
+			return nil, 0, fields.Prefix(err, path)
+		}
+		var found bool
+		if t.minAvailable, found, err = tp.Int32(0, 0, "minAvailable"); err != nil {
+			return nil, 0, fields.Prefix(err, path)
+		}
+		if !found {
+			t.minAvailable = t.replicas
+		}
+		sumMin += t.minAvailable
+		tmpl, err := tp.Map("template")
+		if err != nil {
+			return nil, 0, fields.Prefix(err, path)
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, &t.template); err != nil {
+			return nil, 0, p.Errorf(append(path, "template"), "%v", err)
+		}
+	}
+	return tasks, sumMin, nil
+}
+
+// addVolcanoTaskPods adds the pods of a Volcano Job's tasks, as its
+// controller creates them: named JOB-TASK-INDEX, with the scheduler, the
+// priority class and the job's, task's and queue's keys.
+func (m *builder) addVolcanoTaskPods(tasks []volcanoTask, ns, name, queue, schedulerName, priorityClass string) error {
+	for _, t := range tasks {
+		for i := range int(t.replicas) {
+			pod := podFromTemplate(&t.template, ns, fmt.Sprintf("%s-%s-%d", name, t.name, i))
+			if pod.Spec.SchedulerName == "" {
+				pod.Spec.SchedulerName = schedulerName
+			}
+			if pod.Spec.PriorityClassName == "" {
+				pod.Spec.PriorityClassName = priorityClass
+			}
+			index := strconv.Itoa(i)
+			pod.Annotations[volcano.TaskAnnotation] = t.name
+			pod.Annotations[volcano.GroupAnnotation] = name
+			pod.Annotations[volcanoJobNameKey] = name
+			pod.Annotations[volcanoQueueNameKey] = queue
+			pod.Annotations[volcanoTaskIndexKey] = index
+			pod.Labels[volcano.TaskAnnotation] = t.name
+			pod.Labels[volcanoJobNameKey] = name
+			pod.Labels[volcanoJobNamespace] = ns
+			pod.Labels[volcanoQueueNameKey] = queue
+			pod.Labels[volcanoTaskIndexKey] = index
+			if err := m.addPod(pod); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
