@@ -175,7 +175,7 @@ func (o *AdmitOptions) run(ctx context.Context) error {
 			return obj
 		},
 		human: func(d describe.Options) error {
-			d.Volcano = volcanoLine(vc)
+			d.Configuration = volcanoLine(vc)
 			return describe.Admission(o.Out, a, ungated, d)
 		},
 		names: func() []string { return gangNames(g) }})

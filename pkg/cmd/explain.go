@@ -204,7 +204,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		human: func(d describe.Options) error {
 			d.Color = !o.NoColor && printers.AllowsColorOutput(o.Out)
 			d.MaxRows = o.MaxRows
-			d.Volcano = volcanoLine(vc)
+			d.Configuration = volcanoLine(vc)
 			return describe.Explanation(o.Out, e, d)
 		},
 		names: func() []string {

@@ -116,7 +116,7 @@ func (o *PlaceOptions) Run(ctx context.Context) error {
 			return obj
 		},
 		human: func(d describe.Options) error {
-			d.Volcano = volcanoLine(vc)
+			d.Configuration = volcanoLine(vc)
 			return describe.Placement(o.Out, p, d)
 		},
 		names: func() []string {

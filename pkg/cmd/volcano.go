@@ -53,15 +53,16 @@ func (o *GangVerbOptions) volcanoConfiguration(snap *schedule.Snapshot, g *gang.
 	return &v1alpha1.VolcanoConfiguration{Source: cfg.Source}
 }
 
-// volcanoLine is what describe prints of v: the source, or that it is unknown.
+// volcanoLine is the line describe prints of v (describe.Options.Configuration):
+// the source, or that it is unknown; "" for none.
 func volcanoLine(v *v1alpha1.VolcanoConfiguration) string {
 	switch {
 	case v == nil:
 		return ""
 	case v.Unread != "":
-		return "unknown (not evaluated): " + v.Unread
+		return "Volcano configuration: unknown (not evaluated): " + v.Unread
 	}
-	return v.Source
+	return "Volcano configuration: " + v.Source
 }
 
 // volcanoPlaceOptions are a Volcano gang's placement options

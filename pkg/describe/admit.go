@@ -20,8 +20,8 @@ func Admission(out io.Writer, a *admit.Admission, u *admit.UngateReport, o Optio
 	if err := printTable(out, o.NoHeaders, []string{"Check", "Result", "Details"}, rows); err != nil {
 		return err
 	}
-	if o.Volcano != "" {
-		fmt.Fprintln(out, volcanoLine(o))
+	if o.Configuration != "" {
+		fmt.Fprintln(out, o.Configuration)
 	}
 	if u == nil {
 		return nil

@@ -27,16 +27,14 @@ type Options struct {
 	// MaxRows caps explain's node and domain tables (0: no cap; -o wide
 	// shows every row).
 	MaxRows int
-	// Volcano names the configuration of Volcano's scheduler a Volcano
-	// gang was judged with, printed once as "Volcano configuration: ...";
-	// empty for other gangs, which print nothing of it.
-	Volcano string
+	// Configuration names the configuration of the gang system's
+	// scheduler the gang was judged with, as a whole line ("X
+	// configuration: ..."), printed once; empty for gangs whose system
+	// has none, which print nothing of it.
+	Configuration string
 	// Now is the time ages are counted to; zero: the clock's.
 	Now time.Time
 }
-
-// volcanoLine is the line that names a Volcano gang's configuration.
-func volcanoLine(o Options) string { return "Volcano configuration: " + o.Volcano }
 
 // lineWidth is the terminal width the human output fits: long text wraps,
 // and table cells that would run past it are cut.

@@ -11,14 +11,13 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
 )
 
 // Explanation prints an explanation for people: the verdict first, then
 // the summary line, the node table and (for gangs) the gang's figures and
 // what would make it fit.
 func Explanation(out io.Writer, e *explain.Explanation, o Options) error {
-	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color, maxRows: o.MaxRows, volcano: o.Volcano}
+	w := &explainWriter{out: out, noHeaders: o.NoHeaders, wide: o.Wide, color: o.Color, maxRows: o.MaxRows, configuration: o.Configuration}
 	return w.write(e)
 }
 
@@ -26,12 +25,12 @@ func Explanation(out io.Writer, e *explain.Explanation, o Options) error {
 // the summary line, the node table and (for gangs) the gang's figures and
 // what would make it fit.
 type explainWriter struct {
-	out       io.Writer
-	noHeaders bool
-	wide      bool
-	color     bool
-	maxRows   int
-	volcano   string
+	out           io.Writer
+	noHeaders     bool
+	wide          bool
+	color         bool
+	maxRows       int
+	configuration string
 }
 
 // ANSI styles, used only on a terminal.
@@ -200,16 +199,17 @@ func describeGang(g *gang.Gang) string {
 		return fmt.Sprintf("gang of the pods matching %q in %s", g.Name, orAll(g.Namespace))
 	case gang.SourceFile:
 		return fmt.Sprintf("gang %s from %s%s", g.Key(), readFrom(g), whatIf(g))
-	case kueue.Source:
-		if len(g.Read) > 0 {
-			return fmt.Sprintf("gang %s (Kueue pod group) from %s%s", g.Key(), readFrom(g), whatIf(g))
-		}
-		return fmt.Sprintf("gang %s (Kueue pod group)", g.Key())
+	}
+	// A group object is named by its API group; a system's groups of pods
+	// without one by the system's noun.
+	what := string(g.Source) + " PodGroup"
+	if r := gang.RulesOf(g.Source); r.Group == "" && r.Noun != "" {
+		what = r.Noun
 	}
 	if len(g.Read) > 0 {
-		return fmt.Sprintf("gang %s (%s PodGroup) from %s%s", g.Key(), g.Source, readFrom(g), whatIf(g))
+		return fmt.Sprintf("gang %s (%s) from %s%s", g.Key(), what, readFrom(g), whatIf(g))
 	}
-	return fmt.Sprintf("gang %s (%s PodGroup)", g.Key(), g.Source)
+	return fmt.Sprintf("gang %s (%s)", g.Key(), what)
 }
 
 // whatIf says how much of a gang read from objects (-f, or a workload read
@@ -482,8 +482,8 @@ func nodeReason(e *explain.Explanation, n *explain.Node, withPlugin bool) string
 func (w *explainWriter) gang(e *explain.Explanation) error {
 	g, p, v := e.Gang, e.Placement, e.Validity
 	w.title("Gang:")
-	if w.volcano != "" {
-		w.para("  ", volcanoLine(Options{Volcano: w.volcano}))
+	if w.configuration != "" {
+		w.para("  ", w.configuration)
 	}
 	validity := fmt.Sprintf("valid: %d valid member(s), minimum %d", v.ValidCount, v.MinMember)
 	if !v.Valid {

@@ -15,9 +15,6 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang/explain"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/coscheduling"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue"
-	"github.com/kubectl-gang/kubectl-gang/pkg/systems/volcano"
 )
 
 // Pending prints the queue simulation as kubectl get prints a list: one
@@ -108,17 +105,5 @@ func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Optio
 	return printFitTable(out, o.NoHeaders, o.Wide, columns, rows)
 }
 
-// gangKind names a gang's PodGroup kind briefly.
-func gangKind(src gang.Source) string {
-	switch src {
-	case gang.SourceNative:
-		return "native"
-	case volcano.Source:
-		return "volcano"
-	case coscheduling.Source:
-		return "coscheduling"
-	case kueue.Source:
-		return "kueue"
-	}
-	return string(src)
-}
+// gangKind names a gang's system briefly (Rules.Name).
+func gangKind(src gang.Source) string { return cmp.Or(gang.RulesOf(src).Name, string(src)) }

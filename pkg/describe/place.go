@@ -61,8 +61,8 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 	if len(p.PlacedLater) > 0 {
 		fmt.Fprintln(out, placedLater(p))
 	}
-	if o.Volcano != "" {
-		fmt.Fprintln(out, volcanoLine(o))
+	if o.Configuration != "" {
+		fmt.Fprintln(out, o.Configuration)
 	}
 	notEvaluated := p.AllNotEvaluated()
 	if len(notEvaluated) > 0 {

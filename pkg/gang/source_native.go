@@ -23,7 +23,7 @@ type native struct{}
 func init() { Register(native{}) }
 
 func (native) Rules() Rules {
-	return Rules{Source: SourceNative, Rank: 0, Group: schedule.NativeGroup,
+	return Rules{Source: SourceNative, Name: "native", Rank: 0, Group: schedule.NativeGroup,
 		// podGroupSchedulingDefaultAlgorithm (schedule_one_podgroup.go) runs
 		// every queued member once, ordered by PodGroupMemberPodsOrderingFunc
 		// (priority, attempts, queue time, name), reverting the whole cycle

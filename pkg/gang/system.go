@@ -50,6 +50,8 @@ type Rules struct {
 	// Group is the API group of the system's group objects (PodGroups);
 	// "" when it has none.
 	Group string
+	// Name names the system briefly, in lists (the pending list's -o wide).
+	Name string
 	// Noun names one of the system's groups in messages ("... pod
 	// group"), and Key is the membership key a selector picks one by.
 	Noun, Key string
@@ -199,6 +201,9 @@ func Systems() []System { return registry.systems }
 
 // SystemOf is src's system; a source nobody registered has none (nil).
 func SystemOf(src Source) System { return registry.bySource[src].system }
+
+// RulesOf is src's Rules; an unknown source has only its name.
+func RulesOf(src Source) Rules { return rulesOf(src) }
 
 // rulesOf is src's Rules; an unknown source has only its name.
 func rulesOf(src Source) Rules {

@@ -48,7 +48,7 @@ func init() {
 }
 
 func (system) Rules() gang.Rules {
-	return gang.Rules{Source: Source, Rank: 2, Group: Group, MinimumField: "spec.minMember",
+	return gang.Rules{Source: Source, Name: "coscheduling", Rank: 2, Group: Group, MinimumField: "spec.minMember",
 		Missing: "is the scheduler-plugins coscheduling controller installed?"}
 }
 

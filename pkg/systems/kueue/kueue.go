@@ -46,7 +46,7 @@ func init() { gang.Register(system{}) }
 
 func (system) Rules() gang.Rules {
 	// The minimum is the group's total count, which the pods carry.
-	return gang.Rules{Source: Source, Rank: 3, MinimumField: "the pods' " + TotalCountAnnotation,
+	return gang.Rules{Source: Source, Name: "kueue", Rank: 3, MinimumField: "the pods' " + TotalCountAnnotation,
 		Noun: "Kueue pod group", Key: PodGroupLabel}
 }
 

@@ -66,7 +66,7 @@ func init() {
 const Group = model.Group
 
 func (system) Rules() gang.Rules {
-	return gang.Rules{Source: Source, Rank: 1, Group: Group, MinimumField: "spec.minMember",
+	return gang.Rules{Source: Source, Name: "volcano", Rank: 1, Group: Group, MinimumField: "spec.minMember",
 		Missing: "is Volcano installed?", CountsSucceeded: true, OwnGate: QueueGate,
 		CopyLabels: []string{"volcano.sh/job-name"}, TopologyStandIn: networkTopology,
 		// allocateResourcesForTasks (pkg/scheduler/actions/allocate) pops a
