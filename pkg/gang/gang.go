@@ -29,7 +29,7 @@ type Gang struct {
 	// PodGroup is the group object as read; nil for selectors.
 	PodGroup *unstructured.Unstructured
 	// MinMember is how many members must run at once, as the source sets
-	// it (sourceRules.minimumField), or every member.
+	// it (Rules.MinimumField), or every member.
 	MinMember int32
 	// MinTaskMember is a per-task minimum (task name -> minimum); members
 	// name their task as TaskOf reads it.
@@ -71,7 +71,7 @@ type Gang struct {
 	Members []*corev1.Pod
 	// Succeeded are members that finished successfully (metadata only),
 	// kept for sources that count them toward the minimum
-	// (sourceRules.countsSucceeded), in validity and in placement.
+	// (Rules.CountsSucceeded), in validity and in placement.
 	Succeeded []*corev1.Pod
 	// Finished counts the members of a live workload that finished and
 	// will not run again (DropFinished), for messages.

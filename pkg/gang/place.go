@@ -400,7 +400,7 @@ func (a *attempt) pass(ctx context.Context, s *schedule.Scheduler, seq *schedule
 }
 
 // placeOnePass is placeWith, on seq, a sequence of s, for a source whose scheduler tries each member
-// once, in queue order, in one cycle (sourceRules.onePass): the plan is
+// once, in queue order, in one cycle (Rules.OnePass): the plan is
 // placeWith's, and when members that fit on no node before others are
 // placed (needOthers) are part of it, the attempt also says how many fit
 // when the queue takes those members first, the order in which they need

@@ -125,8 +125,8 @@ func flatten(msg string) string {
 }
 
 // setVolcanoConfig records the scheduler's ConfigMap in snap, as read
-// (source says from where), and the configuration it holds: parsed into
-// VolcanoConfig, or, when it cannot be used, VolcanoConfigUnread saying why.
+// (source says from where), and the configuration it holds, parsed, or,
+// when it cannot be used, why (volcano.SetConfigIn, snap.Systems).
 func setVolcanoConfig(snap *schedule.Snapshot, cm *corev1.ConfigMap, source string) {
 	snap.VolcanoConfigMap = cm
 	cfg, unread := volcanoConfigOf(cm, source)
@@ -173,7 +173,7 @@ func (s served) servesVolcano() bool {
 
 // readVolcanoConfig GETs the scheduler's ConfigMap (one request) into the
 // snapshot: found, its configuration; not found, none (Volcano's default
-// applies); refused, VolcanoConfigUnread says so and the snapshot keeps a
+// applies); refused, the snapshot's configuration says so and it keeps a
 // stand-in. Any other error is the read's.
 func (r *liveReader) readVolcanoConfig(clientset kubernetes.Interface, name types.NamespacedName) error {
 	cm, err := clientset.CoreV1().ConfigMaps(name.Namespace).Get(r.ctx, name.Name, metav1.GetOptions{})

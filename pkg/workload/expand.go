@@ -66,7 +66,7 @@ const (
 // run, unless they are the pods of one Kueue pod group (kueue.Source, its
 // total count the minimum). A minMember above 0 overrides the minimum in
 // any case. Kueue's topology annotations on the pods set the gang's
-// topology keys (readKueueTopology).
+// topology keys (kueue.ReadTopology).
 //
 // Priorities are left for ApplyPriorities, which needs the cluster's
 // PriorityClasses; a suspended Job is expanded as if it were resumed.

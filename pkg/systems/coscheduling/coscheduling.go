@@ -49,7 +49,8 @@ func init() {
 
 func (system) Rules() gang.Rules {
 	return gang.Rules{Source: Source, Name: "coscheduling", Rank: 2, Group: Group, MinimumField: "spec.minMember",
-		Missing: "is the scheduler-plugins coscheduling controller installed?"}
+		CopyLabels: []string{Label},
+		Missing:    "is the scheduler-plugins coscheduling controller installed?"}
 }
 
 func (system) NameOf(pod *corev1.Pod) string { return pod.Labels[Label] }

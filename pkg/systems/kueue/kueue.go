@@ -47,7 +47,7 @@ func init() { gang.Register(system{}) }
 func (system) Rules() gang.Rules {
 	// The minimum is the group's total count, which the pods carry.
 	return gang.Rules{Source: Source, Name: "kueue", Rank: 3, MinimumField: "the pods' " + TotalCountAnnotation,
-		Noun: "Kueue pod group", Key: PodGroupLabel}
+		Noun: "Kueue pod group", Key: PodGroupLabel, CopyLabels: []string{PodGroupLabel}}
 }
 
 func (system) NameOf(pod *corev1.Pod) string { return pod.Labels[PodGroupLabel] }

@@ -149,7 +149,7 @@ func open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.NodeInfo) *s
 	return st
 }
 
-// volcanoJob is a PodGroup's job without tasks: phase, priority (its
+// job is a PodGroup's job without tasks: phase, priority (its
 // class's value, else the global default class's, as Volcano's cache
 // starts every job at its defaultPriority), creation.
 func job(snap *schedule.Snapshot, u *unstructured.Unstructured, namespace, name string) *model.Job {
@@ -176,7 +176,7 @@ func job(snap *schedule.Snapshot, u *unstructured.Unstructured, namespace, name 
 	return j
 }
 
-// volcanoTask is a pod as a task of its job. gates says whether scheduling
+// task is a pod as a task of its job. gates says whether scheduling
 // gates other than Volcano's own hold it (DeductSchGatedResources).
 func task(pod *corev1.Pod, gates bool) *model.Task {
 	t := &model.Task{Namespace: pod.Namespace, Name: pod.Name, Role: TaskOf(pod), Status: model.Status(gang.TaskStatusOf(pod)),
@@ -417,7 +417,7 @@ func by(short corev1.ResourceList) string {
 	return " by " + gang.FormatResources(short)
 }
 
-// volcanoRequest is a task's Resreq as Volcano's GetPodResourceRequest
+// request is a task's Resreq as Volcano's GetPodResourceRequest
 // makes it: the pod's requests (init containers, sidecars and overhead
 // included) and one pod.
 func request(pod *corev1.Pod) *model.Resource {
