@@ -34,9 +34,7 @@ const (
 // a what-if's) that is short of members: first the members that do not
 // exist, as a live workload counts the pods not created yet. A wing whose
 // scheduler words it so returns it from Short.
-func MembersMissing(g *Gang, v Validity) string { return membersMissing(g, v) }
-
-func membersMissing(g *Gang, v Validity) string {
+func MembersMissing(g *Gang, v Validity) string {
 	if n := g.Missing(); n > 0 {
 		return fmt.Sprintf("%d member(s) do not exist: %d of minimum %d exist", n, g.MinMember-n, g.MinMember)
 	}

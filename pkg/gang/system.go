@@ -226,7 +226,7 @@ func (k keyless) Short(g *Gang, v Validity) string {
 	if k.rules.Source == SourcePod {
 		return ""
 	}
-	return membersMissing(g, v)
+	return MembersMissing(g, v)
 }
 
 func init() {

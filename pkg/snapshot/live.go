@@ -557,7 +557,7 @@ func liveClients(cfg *rest.Config) (kubernetes.Interface, dynamic.Interface, met
 }
 
 // customTasks list the gang systems' resources the server serves
-// (customKinds), kept as read.
+// (schedule.ObjectKinds), kept as read.
 func (r *liveReader) customTasks(dyn dynamic.Interface, kinds served) []listTask {
 	var tasks []listTask
 	for _, gvr := range kinds.custom {
@@ -580,14 +580,9 @@ func (r *liveReader) customTasks(dyn dynamic.Interface, kinds served) []listTask
 	return tasks
 }
 
-// customKinds are the gang systems' resources a snapshot reads (PodGroups,
-// a scheduler's queues: schedule.ObjectKinds), by group, then resource;
-// each is read at the version the server prefers when it offers several.
-func customKinds() []schedule.ObjectKind { return schedule.ObjectKinds() }
-
 // namespacedKind reports whether a custom resource lives in namespaces.
 func namespacedKind(gvr schema.GroupVersionResource) bool {
-	for _, k := range customKinds() {
+	for _, k := range schedule.ObjectKinds() {
 		if k.Group == gvr.Group && k.Resource == gvr.Resource {
 			return k.Namespaced
 		}
@@ -638,7 +633,7 @@ func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []stri
 			return served{}, nil, fmt.Errorf("discovering the API: %w", err)
 		}
 		for gv := range failed.Groups {
-			for _, k := range customKinds() {
+			for _, k := range schedule.ObjectKinds() {
 				if gv.Group == k.Group {
 					warnings = append(warnings, fmt.Sprintf("discovery of %s failed; its %s are not in the snapshot", gv, k.Resource))
 					break
@@ -677,7 +672,7 @@ func discoverKinds(dc discovery.DiscoveryInterface, host string) (served, []stri
 			}
 		}
 	}
-	for _, k := range customKinds() {
+	for _, k := range schedule.ObjectKinds() {
 		for _, g := range groups {
 			if g.Name != k.Group {
 				continue

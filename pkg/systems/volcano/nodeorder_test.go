@@ -132,21 +132,7 @@ tiers:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := model.Default()
-			if tt.conf != "" {
-				var err error
-				if cfg, err = model.Parse([]byte(tt.conf), "test"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s, err := schedule.NewScheduler(snap, schedule.Options{Profile: Profile(cfg)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Schedule(context.Background(), pod)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := scheduleOnce(t, snap, configOf(t, tt.conf), pod)
 			got := map[string]float64{}
 			exact := res.ExactScores()
 			for i, n := range res.Nodes {
@@ -293,21 +279,7 @@ func TestVolcanoPredicates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := model.Default()
-			if tt.conf != "" {
-				var err error
-				if cfg, err = model.Parse([]byte(tt.conf), "test"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s, err := schedule.NewScheduler(&schedule.Snapshot{Nodes: nodes}, schedule.Options{Profile: Profile(cfg)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Schedule(context.Background(), pod)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := scheduleOnce(t, &schedule.Snapshot{Nodes: nodes}, configOf(t, tt.conf), pod)
 			var feasible []string
 			for _, n := range res.Nodes {
 				if n.Feasible {
@@ -335,21 +307,38 @@ func TestVolcanoUnmodelledPlugins(t *testing.T) {
 		{"numa-aware, points off", "actions: allocate\ntiers:\n- plugins:\n  - name: numa-aware\n    enablePredicate: false\n    enableNodeOrder: false\n    enableBestNode: false\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := model.Parse([]byte(tt.conf), "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := schedule.NewScheduler(&schedule.Snapshot{Nodes: []*corev1.Node{node}}, schedule.Options{Profile: Profile(cfg)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Schedule(context.Background(), pod)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := scheduleOnce(t, &schedule.Snapshot{Nodes: []*corev1.Node{node}}, configOf(t, tt.conf), pod)
 			if got := strings.Join(res.NotEvaluated, "\n"); got != tt.want {
 				t.Errorf("not evaluated %q, want %q", got, tt.want)
 			}
 		})
 	}
+}
+
+// configOf parses a volcano-scheduler.conf; "" is Volcano's default.
+func configOf(t *testing.T, conf string) *model.Config {
+	t.Helper()
+	if conf == "" {
+		return model.Default()
+	}
+	cfg, err := model.Parse([]byte(conf), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// scheduleOnce runs one cycle of pod on snap with Volcano's profile under
+// cfg.
+func scheduleOnce(t *testing.T, snap *schedule.Snapshot, cfg *model.Config, pod *corev1.Pod) *schedule.Result {
+	t.Helper()
+	s, err := schedule.NewScheduler(snap, schedule.Options{Profile: Profile(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Schedule(context.Background(), pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

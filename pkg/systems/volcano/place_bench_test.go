@@ -70,5 +70,6 @@ func BenchmarkPlace1000Volcano(b *testing.B) {
 // full cycle per member.
 func BenchmarkPlace1000VolcanoNodeOrder(b *testing.B) {
 	snap, g := volcanoBench(1000)
-	benchPlaceOn(b, snap, g, gang.PlaceOptions{Profile: Profile(config(snap))})
+	cfg, _ := ConfigOf(snap)
+	benchPlaceOn(b, snap, g, gang.PlaceOptions{Profile: Profile(cfg)})
 }

@@ -76,10 +76,7 @@ tiers:
       binpack.resources: nvidia.com/gpu
       binpack.resources.nvidia.com/gpu: 2
 `
-	cfg, err := model.Parse([]byte(conf), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configOf(t, conf)
 	kube, err := schedule.DefaultProfile()
 	if err != nil {
 		t.Fatal(err)

@@ -132,11 +132,6 @@ func ConfigOf(snap *schedule.Snapshot) (*model.Config, string) { return model.Co
 // one it holds and over why that could not be read.
 func SetConfig(snap *schedule.Snapshot, c *model.Config) { model.SetConfigIn(&snap.Systems, c, "") }
 
-func config(snap *schedule.Snapshot) *model.Config {
-	c, _ := ConfigOf(snap)
-	return c
-}
-
 func (system) TaskOf(pod *corev1.Pod) string { return TaskOf(pod) }
 
 // GateOwner words the gates of Volcano's.
