@@ -21,11 +21,11 @@ import (
 func QueueKey(snap *schedule.Snapshot, g *Gang) (priority int32, since time.Time) {
 	pending := g.Pending()
 	since = earliest(pending)
-	if k, ok := SystemOf(g.Source).(QueueKeyer); ok {
-		return k.QueueKey(snap, g, since)
-	}
 	if len(pending) > 0 {
 		priority = PodPriority(pending[0])
+	}
+	if k, ok := SystemOf(g.Source).(QueueKeyer); ok {
+		return k.QueueKey(snap, g, priority, since)
 	}
 	return priority, since
 }

@@ -63,15 +63,7 @@ func shortMessage(g *Gang, v Validity) string {
 // podGroupSystems are the registered systems with a group object, in rank
 // order: a pod that names groups of several is the first's member, as
 // ResolvePod and the pending list take it. The one precedence list.
-func podGroupSystems() []registered {
-	var out []registered
-	for _, k := range registry.keyed {
-		if k.rules.Group != "" {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func podGroupSystems() []registered { return registry.podGroup }
 
 // PodGroupGroups are the API groups of the supported PodGroups, in
 // precedence order.

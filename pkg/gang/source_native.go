@@ -74,7 +74,7 @@ func (native) Short(g *Gang, v Validity) string {
 // ordered by the PodGroup's priority (util.PodGroupPriority), and the time
 // its first member entered the queue, taken as the earliest pending
 // member's creation.
-func (native) QueueKey(_ *schedule.Snapshot, g *Gang, since time.Time) (int32, time.Time) {
+func (native) QueueKey(_ *schedule.Snapshot, g *Gang, _ int32, since time.Time) (int32, time.Time) {
 	return g.PodGroupPriorityValue(), since
 }
 

@@ -122,9 +122,11 @@ type MemberBudget interface {
 }
 
 // A QueueKeyer is a system whose scheduler orders pending gangs by a key
-// of its own (QueueKey): since is the earliest pending member's creation.
+// of its own (QueueKey). It is given kube-scheduler's pod by pod: priority
+// is the first pending member's, since the earliest pending member's
+// creation.
 type QueueKeyer interface {
-	QueueKey(snap *schedule.Snapshot, g *Gang, since time.Time) (priority int32, at time.Time)
+	QueueKey(snap *schedule.Snapshot, g *Gang, priority int32, since time.Time) (int32, time.Time)
 }
 
 // A Committer is a system whose group object changes when the gang starts
@@ -166,6 +168,9 @@ var registry struct {
 	// systems are keyed's systems.
 	keyed   []registered
 	systems []System
+	// podGroup are keyed's systems with a group object, by rank
+	// (podGroupSystems).
+	podGroup []registered
 }
 
 type registered struct {
@@ -178,9 +183,12 @@ type registered struct {
 func Register(s System) {
 	registry.keyed = append(registry.keyed, add(s))
 	slices.SortStableFunc(registry.keyed, func(a, b registered) int { return a.rules.Rank - b.rules.Rank })
-	registry.systems = registry.systems[:0]
+	registry.systems, registry.podGroup = registry.systems[:0], registry.podGroup[:0]
 	for _, k := range registry.keyed {
 		registry.systems = append(registry.systems, k.system)
+		if k.rules.Group != "" {
+			registry.podGroup = append(registry.podGroup, k)
+		}
 	}
 }
 

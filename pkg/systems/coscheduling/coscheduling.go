@@ -84,15 +84,11 @@ func (system) Short(g *gang.Gang, _ gang.Validity) string {
 
 // QueueKey is Coscheduling.Less: the members' pod priority, then the
 // PodGroup's creation (GetCreationTimestamp).
-func (system) QueueKey(_ *schedule.Snapshot, g *gang.Gang, since time.Time) (int32, time.Time) {
+func (system) QueueKey(_ *schedule.Snapshot, g *gang.Gang, priority int32, since time.Time) (int32, time.Time) {
 	if g.PodGroup != nil {
 		if ts := g.PodGroup.GetCreationTimestamp(); !ts.IsZero() {
 			since = ts.Time
 		}
-	}
-	var priority int32
-	if pending := g.Pending(); len(pending) > 0 {
-		priority = gang.PodPriority(pending[0])
 	}
 	return priority, since
 }

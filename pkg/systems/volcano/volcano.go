@@ -105,7 +105,7 @@ func (system) Open(snap *schedule.Snapshot, g *gang.Gang, nodes []*framework.Nod
 // (every pending job is not ready, so the gang plugin ties): the job's
 // priority (its PodGroup's class, else the global default), then the
 // PodGroup's creation.
-func (system) QueueKey(snap *schedule.Snapshot, g *gang.Gang, since time.Time) (int32, time.Time) {
+func (system) QueueKey(snap *schedule.Snapshot, g *gang.Gang, _ int32, since time.Time) (int32, time.Time) {
 	j := job(snap, g.PodGroup, g.Namespace, g.Name)
 	if t, err := time.Parse(time.RFC3339, j.Created); err == nil {
 		since = t
