@@ -15,13 +15,14 @@ UNIT_PKGS := ./pkg/... ./cmd/... ./hack/examplegen/...
 
 # Where hack/build-k8s.sh puts etcd, kube-apiserver and kube-scheduler,
 # hack/build-schedplugins.sh scheduler-plugins' kube-scheduler (Coscheduling),
-# and hack/build-controllers.sh kube-controller-manager and the JobSet
-# controller.
+# hack/build-controllers.sh kube-controller-manager and the JobSet
+# controller, and hack/build-kueue.sh Kueue's controller manager.
 K8S_BIN_DIR = $(shell hack/build-k8s.sh)
 SCHEDPLUGINS_BIN = $(shell hack/build-schedplugins.sh)
 CONTROLLERS_DIR = $(shell hack/build-controllers.sh)
+KUEUE_DIR = $(shell hack/build-kueue.sh)
 TEST_ENV = KUBECTL_GANG_K8S_BIN="$(K8S_BIN_DIR)" KUBECTL_GANG_SCHEDPLUGINS_BIN="$(SCHEDPLUGINS_BIN)" \
-	KUBECTL_GANG_CONTROLLERS_BIN="$(CONTROLLERS_DIR)"
+	KUBECTL_GANG_CONTROLLERS_BIN="$(CONTROLLERS_DIR)" KUBECTL_GANG_KUEUE_BIN="$(KUEUE_DIR)"
 
 .PHONY: all build install test test-unit test-integration test-conformance test-binaries bench bench-e2e verify demo release clean
 
@@ -40,13 +41,14 @@ demo: build
 	@$(BIN)/kubectl-gang $(DEMO_ARGS) || [ $$? -eq 3 ]
 
 # test-binaries builds etcd, kube-apiserver, kube-scheduler,
-# scheduler-plugins' kube-scheduler, kube-controller-manager and the JobSet
-# controller from the Go module proxy into the cache once (about 18 minutes
-# on 2 cores), then reuses them.
+# scheduler-plugins' kube-scheduler, kube-controller-manager, the JobSet
+# controller and Kueue's controller manager from the Go module proxy into
+# the cache once (about 22 minutes on 2 cores), then reuses them.
 test-binaries:
 	@hack/build-k8s.sh >/dev/null
 	@hack/build-schedplugins.sh >/dev/null
 	@hack/build-controllers.sh >/dev/null
+	@hack/build-kueue.sh >/dev/null
 
 test: test-binaries
 	$(TEST_ENV) $(GO) test -count=1 ./...

@@ -19,6 +19,9 @@ func Placement(out io.Writer, p *gang.Placement, o Options) error {
 		verdict += " (not verified)"
 	}
 	fmt.Fprintf(out, "%s: %s\n", verdict, p.Message)
+	if line := admissionLine(p); line != "" {
+		fmt.Fprintln(out, line)
+	}
 	members := p.Members()
 	// Each status's members in natural order of their names (train-2
 	// before train-10); they were placed in queue order.
@@ -92,4 +95,15 @@ func planRank(s gang.PlanStatus) int {
 		return 2
 	}
 	return 3
+}
+
+// admissionLine says what the queueing layer that admits the gang's
+// workloads decided, when it admits them ("" otherwise: its refusal is the
+// placement's message).
+func admissionLine(p *gang.Placement) string {
+	a := p.Admission
+	if a == nil || !a.Admitted || a.Summary == "" {
+		return ""
+	}
+	return a.Layer + ": " + a.Summary
 }

@@ -83,6 +83,9 @@ type Gang struct {
 	// Read names the objects a what-if gang was expanded from, each as
 	// "Kind name (group/version)", so that output says what was read.
 	Read []string
+	// Queued are the gang's workloads that wait for a queueing layer's
+	// admission (Admitter): PlaceOn asks the layer first.
+	Queued []QueuedWorkload
 	// Elasticity is what the workloads the gang was expanded from say of
 	// running with fewer members (elastic.go); nil when it was not expanded
 	// from a workload (a PodGroup or pods read from the cluster).

@@ -168,6 +168,31 @@ func Place(ctx context.Context, snap *schedule.Snapshot, g *Gang, opts PlaceOpti
 // call every verb and every what-if places through, so the gate and the
 // source's validity rules always apply.
 func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
+	// A queueing layer decides first: the members it admits are placed as
+	// it changes them; a gang it does not admit is held back by it alone,
+	// as nothing after it is asked (docs/design.md#queueing-layers).
+	adm := admit(snap, g)
+	if adm != nil && !adm.Admitted && adm.Gate != nil {
+		p, _, err := placeMembers(ctx, base, g, opts, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.applyAdmission(adm)
+		return p, nil
+	}
+	// The placement's gang is the admitted one: its members as they would
+	// be created.
+	p, err := placeOn(ctx, snap, base, admitted(g, adm), opts)
+	if err != nil {
+		return nil, err
+	}
+	p.applyAdmission(adm)
+	return p, nil
+}
+
+// placeOn is PlaceOn once a queueing layer admitted the gang (or none
+// concerns it): the gang's own system's session, gate and validity.
+func placeOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Scheduler, g *Gang, opts PlaceOptions) (*Placement, error) {
 	var vs Session
 	if o, ok := SystemOf(g.Source).(Opener); ok {
 		vs = o.Open(snap, g, base.NodeInfos())

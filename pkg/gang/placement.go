@@ -111,6 +111,9 @@ type Placement struct {
 	// Conflict says why no topology domain can hold the gang whatever fits:
 	// its members already run in several.
 	Conflict string
+	// Admission is a queueing layer's decision on the gang's queued
+	// workloads (Gang.Queued); nil when none waits for one.
+	Admission *Admission
 	// NotEvaluated lists what the members' cycles could not evaluate
 	// (plugins' not-evaluated reasons, once each): a placement with any is
 	// not a plain yes (Verified).

@@ -127,6 +127,7 @@ func FromManifestsWith(objs []*unstructured.Unstructured, namespace string, minM
 		g.MinMember -= min(m.excused, g.MinMember)
 	}
 	g.NotEvaluatedFields = append(g.NotEvaluatedFields, m.notEvaluated...)
+	g.Queued = m.queued
 	g.ClaimTemplates, g.Claims = m.claimTemplates, m.claims
 	g.Refill = m.refill
 	g.Members = m.pods
@@ -193,9 +194,8 @@ type builder struct {
 	// subGroups are the sub-groups each workload asks for (mergeSubGroups).
 	subGroups    []subGroupsOf
 	notEvaluated []gang.NotEvaluatedField
-	// kueueQueues are the LocalQueues named by workloads that wait for
-	// Kueue (noteKueue), each said once.
-	kueueQueues map[string]bool
+	// queued are the workloads that wait for a queueing layer (noteQueued).
+	queued []gang.QueuedWorkload
 	// excused counts the pods workloads without a PodGroup let the gang
 	// start without (a Kubeflow job's pods beyond its
 	// schedulingPolicy.minAvailable, a Ray cluster's workers beyond its
@@ -251,11 +251,11 @@ func (m *builder) add(obj *unstructured.Unstructured) error {
 	}
 	m.names = append(m.names, name)
 	m.read = append(m.read, fmt.Sprintf("%s %s (%s)", gvk.Kind, name, gvk.GroupVersion()))
-	m.noteKueue(obj, gvk.Kind, name)
 	pods, told := len(m.pods), len(m.elasticity)
 	if err := k.add(m, obj, ns, name, what); err != nil {
 		return err
 	}
+	m.noteQueued(obj, m.pods[pods:])
 	switch added := int32(len(m.pods) - pods); {
 	case added == 0 || len(m.elasticity) > told:
 	case gvk.Kind == "JobSet" && gvk.Group == JobSetGroup:

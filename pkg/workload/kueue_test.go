@@ -2,6 +2,8 @@ package workload_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,11 +77,11 @@ spec: {containers: [{name: c, image: c}]}
 }
 
 // A workload that names a Kueue LocalQueue and that Kueue has not admitted
-// (not created yet, or stored suspended) gets no plain yes: Kueue decides
-// before kube-scheduler and its quota is not modelled (issue #39's wrong
-// yes). A stored workload that runs was admitted; one without the label is
-// not Kueue's. The queue is said once for all the objects that name it.
-func TestKueueQueueNameIsNotEvaluated(t *testing.T) {
+// (not created yet, or stored suspended) waits for Kueue: it is recorded
+// with its pods as queued (gang.Gang.Queued), and every verb asks Kueue's
+// admission first (issue #39's wrong yes). A stored workload that runs was
+// admitted; one without the label is not Kueue's.
+func TestKueueQueuedWorkloads(t *testing.T) {
 	job := func(meta, spec string) string {
 		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train" + meta + "}\nspec:\n  parallelism: 2" + spec +
 			"\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: c}]\n"
@@ -90,32 +92,29 @@ func TestKueueQueueNameIsNotEvaluated(t *testing.T) {
 	const label = ", labels: {kueue.x-k8s.io/queue-name: team-a}"
 	for _, tt := range []struct {
 		name, manifests string
-		// want is the Value of the not-evaluated field; "" for none.
-		want string
+		// want are the queued workloads, "Kind name: queue [members]".
+		want []string
 	}{
-		{"a Job to create", job(label, ""), "Job train: LocalQueue team-a"},
-		{"the legacy annotation", job(", annotations: {kueue.x-k8s.io/queue-name: team-b}", ""), "Job train: LocalQueue team-b"},
-		{"a stored suspended Job", job(label+", uid: 9f1c", "\n  suspend: true"), "Job train: LocalQueue team-a"},
-		{"a stored Job Kueue resumed", job(label+", uid: 9f1c", "\n  suspend: false"), ""},
-		{"no queue", job("", ""), ""},
-		{"pods of one queue, said once", pod("p-0", label) + "---\n" + pod("p-1", label), "Pod p-0: LocalQueue team-a"},
+		{"a Job to create", job(label, ""), []string{"Job train: team-a [train-0 train-1]"}},
+		{"the legacy annotation", job(", annotations: {kueue.x-k8s.io/queue-name: team-b}", ""), []string{"Job train: team-b [train-0 train-1]"}},
+		{"a stored suspended Job", job(label+", uid: 9f1c", "\n  suspend: true"), []string{"Job train: team-a [train-0 train-1]"}},
+		{"a stored Job Kueue resumed", job(label+", uid: 9f1c", "\n  suspend: false"), nil},
+		{"no queue", job("", ""), nil},
+		{"pods, each its own", pod("p-0", label) + "---\n" + pod("p-1", label), []string{"Pod p-0: team-a [p-0]", "Pod p-1: team-a [p-1]"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := whatIf(t, []byte(tt.manifests), "f.yaml", nil)
 			var got []string
-			for _, f := range g.NotEvaluatedFields {
-				if strings.HasSuffix(f.Field, "[kueue.x-k8s.io/queue-name]") {
-					got = append(got, f.Value)
-					if !strings.HasPrefix(f.Reason, "Kueue admits the workload first") {
-						t.Errorf("reason %q", f.Reason)
-					}
-				}
+			for _, q := range g.Queued {
+				got = append(got, fmt.Sprintf("%s %s: %s %v", q.Object.GetKind(), q.Object.GetName(), q.Queue, q.Members))
 			}
-			switch {
-			case tt.want == "" && len(got) > 0:
-				t.Errorf("not evaluated %q, want nothing", got)
-			case tt.want != "" && (len(got) != 1 || got[0] != tt.want):
-				t.Errorf("not evaluated %q, want exactly %q", got, tt.want)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("queued %q, want %q", got, tt.want)
+			}
+			for _, f := range g.NotEvaluatedFields {
+				if strings.Contains(f.Field, "queue-name") {
+					t.Errorf("the queue is still a not-evaluated field: %+v", f)
+				}
 			}
 		})
 	}

@@ -63,6 +63,9 @@ func FromExplanation(e *explain.Explanation) *Explanation {
 	if p := e.Placement; p != nil && p.PreferredTopologyKey != "" {
 		out.Preferred = &PreferredTopology{TopologyKey: p.PreferredTopologyKey, Met: p.PreferredMet}
 	}
+	if p := e.Placement; p != nil {
+		out.Kueue = kueueOf(p.Admission)
+	}
 	if e.Pod != nil {
 		out.Pod = e.Pod.Namespace + "/" + e.Pod.Name
 		out.PodRequests = gang.FormatRequests(e.Pod)
@@ -250,6 +253,7 @@ func FromPlacement(p *gang.Placement) *Placement {
 		}
 		out.Domains = append(out.Domains, do)
 	}
+	out.Kueue = kueueOf(p.Admission)
 	out.Members = []MemberPlan{}
 	for _, m := range p.Members() {
 		out.Members = append(out.Members, MemberPlan{Pod: m.Pod.Namespace + "/" + m.Pod.Name, Node: m.Node, Score: m.Score, Status: string(m.Status)})
@@ -280,7 +284,7 @@ func FromBindReport(r *bind.Report) *BindReport {
 // FromAdmission converts admit's result; u is what --ungate did, if it ran.
 func FromAdmission(a *admit.Admission, u *admit.UngateReport) *Admission {
 	out := Admission{Gang: *refOf(a.Gang), Verdict: string(a.Verdict),
-		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement)}
+		Admitted: a.Admitted(), Placement: *FromPlacement(a.Placement), Kueue: kueueOf(a.Placement.Admission)}
 	for _, c := range a.Checks {
 		out.Checks = append(out.Checks, Check{Name: c.Name, Result: string(c.Result), Reason: c.Reason, Message: c.Message, SchedulerMessage: c.SchedulerMessage, Figures: c.Figures})
 	}
@@ -313,4 +317,14 @@ func FromPending(lines []explain.Pending) *PendingList {
 // refOf names a gang, and what a what-if gang was read from.
 func refOf(g *gang.Gang) *GangRef {
 	return &GangRef{Source: string(g.Source), Namespace: g.Namespace, Name: g.Name, Read: g.Read}
+}
+
+// kueueOf is Kueue's decision on a placement, nil when Kueue had nothing
+// to decide.
+func kueueOf(a *gang.Admission) *Kueue {
+	if a == nil || a.Layer != "Kueue" {
+		return nil
+	}
+	return &Kueue{Admitted: a.Admitted, ClusterQueue: a.Queue, Flavors: a.Flavors, Borrows: a.Borrows, Preempts: a.Preempts,
+		Message: a.Message, NotEvaluated: a.NotEvaluated}
 }

@@ -64,6 +64,8 @@ type Explanation struct {
 	// VolcanoConfiguration names, for a Volcano gang, the configuration of
 	// Volcano's scheduler it was judged with.
 	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
+	// Kueue is Kueue's decision, for a workload that names a LocalQueue.
+	Kueue *Kueue `json:"kueue,omitempty"`
 }
 
 // VolcanoConfiguration says which configuration of Volcano's scheduler (its
@@ -361,6 +363,33 @@ type Placement struct {
 	// Volcano's scheduler it was placed with (unset inside an Admission,
 	// which says it once, beside its checks).
 	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
+	// Kueue is Kueue's decision, for a workload that names a LocalQueue.
+	Kueue *Kueue `json:"kueue,omitempty"`
+}
+
+// Kueue is Kueue's decision on the workloads that name one of its
+// LocalQueues, as kubectl-gang models Kueue v0.17.0's admission
+// (docs/design.md#kueue): Kueue decides before kube-scheduler sees a pod.
+type Kueue struct {
+	// Admitted: Kueue reserves quota for the workload, at once or after
+	// the preemptions listed.
+	Admitted bool `json:"admitted"`
+	// ClusterQueue is the ClusterQueue its LocalQueue points at.
+	ClusterQueue string `json:"clusterQueue,omitempty"`
+	// Flavors are the flavors assigned, pod set -> resource -> flavor, as
+	// the Workload's status.admission.podSetAssignments names them.
+	Flavors map[string]map[string]string `json:"flavors,omitempty"`
+	// Borrows says what the admission borrows, and from which cohort.
+	Borrows string `json:"borrows,omitempty"`
+	// Preempts are the Workloads (namespace/name) Kueue evicts first.
+	Preempts []string `json:"preempts,omitempty"`
+	// Message is Kueue's own words: its QuotaReserved condition's message
+	// when it does not admit the workload, or the pending preemption.
+	Message string `json:"message,omitempty"`
+	// NotEvaluated says what of Kueue's rules could not be evaluated
+	// (admission checks, topology-aware flavors, unreadable objects): an
+	// answer with any is not a plain yes.
+	NotEvaluated []string `json:"notEvaluated,omitempty"`
 }
 
 // Hold is a gang scheduler's own refusal, with what it compared.
@@ -490,6 +519,8 @@ type Admission struct {
 	// VolcanoConfiguration names, for a Volcano gang, the configuration of
 	// Volcano's scheduler it was judged with.
 	VolcanoConfiguration *VolcanoConfiguration `json:"volcanoConfiguration,omitempty"`
+	// Kueue is Kueue's decision, for a workload that names a LocalQueue.
+	Kueue *Kueue `json:"kueue,omitempty"`
 }
 
 // Check is one admission check.

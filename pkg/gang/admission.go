@@ -1,0 +1,163 @@
+package gang
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+)
+
+// A queueing layer admits workloads before any scheduler sees their pods:
+// it keeps a workload that names one of its queues suspended (its pods
+// gated) until a queue has quota for it, and may change its pods when it
+// admits it (a node selector, tolerations). It decides first, whatever the
+// gang system; PlaceOn asks every registered one
+// (docs/design.md#queueing-layers).
+
+// An Admitter is a queueing layer, registered by its wing with
+// RegisterAdmitter.
+type Admitter interface {
+	// Queued says which of the layer's queues obj (a workload as given or
+	// read) names and whether it waits for the layer's admission: a
+	// workload not stored yet, or stored and held (suspended). "" when it
+	// names none.
+	Queued(obj *unstructured.Unstructured) (queue string, waits bool)
+	// Admit decides the admission of g's queued workloads (Gang.Queued)
+	// on snap; nil when the layer has nothing to say of g.
+	Admit(snap *schedule.Snapshot, g *Gang) *Admission
+}
+
+// A QueuedWorkload is one workload of a gang that waits for a queueing
+// layer's admission: what the layer admits as one.
+type QueuedWorkload struct {
+	// Object is the workload as given (-f) or read (a live workload).
+	Object *unstructured.Unstructured
+	// Queue is the queue it names.
+	Queue string
+	// Members are the gang's members made from it, by name.
+	Members []string
+	// Created is when it was stored; zero for a workload not stored yet
+	// (it would be created now).
+	Created time.Time
+}
+
+// Admission is a queueing layer's decision on a gang's queued workloads.
+type Admission struct {
+	// Layer names the queueing layer, in output.
+	Layer string
+	// Admitted: the layer admits every queued workload, at once or after
+	// the preemptions listed.
+	Admitted bool
+	// Queue is the layer's queue that admits them (or refuses them).
+	Queue string
+	// Flavors are the flavors assigned: pod set -> resource -> flavor.
+	Flavors map[string]map[string]string
+	// Borrows says what is borrowed from where, for people; empty when
+	// nothing is.
+	Borrows string
+	// Preempts names the workloads (namespace/name) the layer evicts to
+	// admit these.
+	Preempts []string
+	// Message is the layer's own words when it does not admit (its
+	// condition's message), or what it does when it does.
+	Message string
+	// Summary says the decision in one line for people, in the layer's
+	// terms ("admitted by ClusterQueue research: ...").
+	Summary string
+	// Gate is the refusal as a gate of the placement (ApplyGate); nil when
+	// admitted.
+	Gate *GateResult
+	// NotEvaluated says what of the layer's rules could not be evaluated:
+	// an admission with any is not a plain yes.
+	NotEvaluated []string
+	// Admit changes a pending member as the layer changes it on admission
+	// (nil: unchanged); it returns a copy when it changes it.
+	Admit func(pod *corev1.Pod) *corev1.Pod
+}
+
+// admitters are the registered queueing layers (RegisterAdmitter), filled
+// in package init functions only.
+var admitters []Admitter
+
+// RegisterAdmitter adds a queueing layer; each wing that is one calls it
+// in its init.
+func RegisterAdmitter(a Admitter) { admitters = append(admitters, a) }
+
+// Admitters are the registered queueing layers.
+func Admitters() []Admitter { return admitters }
+
+// QueuedBy says which registered layer's queue obj names and whether it
+// waits for that layer's admission.
+func QueuedBy(obj *unstructured.Unstructured) (queue string, waits bool) {
+	for _, a := range admitters {
+		if q, w := a.Queued(obj); q != "" {
+			return q, w
+		}
+	}
+	return "", false
+}
+
+// admit asks the queueing layers for g's admission: the first that has
+// something to say decides (a workload names one layer's queue).
+func admit(snap *schedule.Snapshot, g *Gang) *Admission {
+	if len(g.Queued) == 0 {
+		return nil
+	}
+	for _, a := range admitters {
+		if adm := a.Admit(snap, g); adm != nil {
+			return adm
+		}
+	}
+	return nil
+}
+
+// admitted is g as the layer admits it: its pending members changed by
+// adm.Admit (a copy of g and of the members it changes), or g itself.
+func admitted(g *Gang, adm *Admission) *Gang {
+	if adm == nil || !adm.Admitted || adm.Admit == nil {
+		return g
+	}
+	out := *g
+	out.Members = slices.Clone(g.Members)
+	changed := false
+	for i, pod := range out.Members {
+		if pod.Spec.NodeName != "" {
+			continue
+		}
+		if p := adm.Admit(pod); p != pod {
+			out.Members[i], changed = p, true
+		}
+	}
+	if !changed {
+		return g
+	}
+	return &out
+}
+
+// applyAdmission makes the placement honour the layer's decision: a gang
+// it does not admit is held back by it, whatever fits (its refusal leads),
+// and what it could not evaluate leaves the placement not verified.
+func (p *Placement) applyAdmission(adm *Admission) {
+	if adm == nil {
+		return
+	}
+	p.Admission = adm
+	if adm.Admitted {
+		p.NotEvaluated = append(p.NotEvaluated, adm.NotEvaluated...)
+		if len(adm.Preempts) > 0 && p.Verdict != VerdictPlaced {
+			// Room the evicted workloads' pods give back is not counted:
+			// a no here may be a yes once they are gone.
+			p.NotEvaluated = append(p.NotEvaluated, fmt.Sprintf("%s evicts %s first, and the plan leaves their pods on their nodes", adm.Layer, strings.Join(adm.Preempts, ", ")))
+		}
+		return
+	}
+	if adm.Gate != nil {
+		p.ApplyGate(adm.Gate)
+	}
+	p.NotEvaluated = append(p.NotEvaluated, adm.NotEvaluated...)
+}

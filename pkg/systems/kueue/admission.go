@@ -1,0 +1,424 @@
+package kueue
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue/quota"
+)
+
+// Kueue as a queueing layer (docs/design.md#kueue): a workload that names a
+// LocalQueue is admitted by Kueue's scheduler before kube-scheduler sees a
+// pod of it. The rules are quota's; this file reads the snapshot and the
+// gang for them and words the decision for the gang core.
+
+// The keys by which a workload asks Kueue for admission (jobframework).
+const (
+	// QueueName is the label (and, before Kueue v0.10, the annotation)
+	// naming the workload's LocalQueue.
+	QueueName = "kueue.x-k8s.io/queue-name"
+	// PriorityClassLabel names the workload's WorkloadPriorityClass.
+	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// MinParallelism lets a Job start with fewer pods (partial admission).
+	MinParallelism = "kueue.x-k8s.io/job-min-parallelism"
+)
+
+// Layer is Kueue's name among the queueing layers.
+const Layer = "Kueue"
+
+// CheckName is admit's name for Kueue's admission check.
+const CheckName = "KueueAdmission"
+
+// The kinds of Kueue's objects a snapshot reads and keeps.
+var objectKinds = []schedule.ObjectKind{
+	{Group: quota.Group, Resource: "resourceflavors", Kind: quota.KindResourceFlavor},
+	{Group: quota.Group, Resource: "clusterqueues", Kind: quota.KindClusterQueue},
+	{Group: quota.Group, Resource: "cohorts", Kind: quota.KindCohort},
+	{Group: quota.Group, Resource: "localqueues", Kind: quota.KindLocalQueue, Namespaced: true},
+	{Group: quota.Group, Resource: "workloads", Kind: quota.KindWorkload, Namespaced: true},
+	{Group: quota.Group, Resource: "workloadpriorityclasses", Kind: quota.KindWorkloadPriorityClass},
+	{Group: quota.Group, Resource: "admissionchecks", Kind: quota.KindAdmissionCheck},
+	{Group: quota.Group, Resource: "topologies", Kind: quota.KindTopology},
+}
+
+func init() {
+	for _, k := range objectKinds {
+		schedule.RegisterObjectKind(k)
+	}
+	gang.RegisterAdmitter(admitter{})
+}
+
+// admitter is Kueue as a gang.Admitter.
+type admitter struct{}
+
+// Queued: obj names a LocalQueue (the label, or the annotation of Kueue
+// before v0.10) and waits for Kueue when it is not stored yet (Kueue's
+// webhook suspends a new workload that names a queue, or gates its pods)
+// or is stored suspended (spec.suspend, or a Kubeflow job's
+// spec.runPolicy.suspend): Kueue resumes it when it admits it. A stored
+// workload that runs was admitted, and its pods are judged as they are.
+func (admitter) Queued(obj *unstructured.Unstructured) (string, bool) {
+	queue := cmp.Or(obj.GetLabels()[QueueName], obj.GetAnnotations()[QueueName])
+	if queue == "" {
+		return "", false
+	}
+	suspended, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend")
+	if !suspended {
+		suspended, _, _ = unstructured.NestedBool(obj.Object, "spec", "runPolicy", "suspend")
+	}
+	return queue, obj.GetUID() == "" || suspended
+}
+
+// models caches the model of the last snapshots' Kueue objects: every
+// placement of a gang (and of each what-if) asks again.
+var models struct {
+	sync.Mutex
+	entries []modelEntry
+}
+
+type modelEntry struct {
+	objects    *unstructured.Unstructured
+	n          int
+	namespaces *corev1.Namespace
+	model      *quota.Model
+}
+
+// modelOf is the model of snap's Kueue objects, built once per set of
+// objects.
+func modelOf(snap *schedule.Snapshot) *quota.Model {
+	key := modelEntry{n: len(snap.Objects)}
+	if len(snap.Objects) > 0 {
+		key.objects = snap.Objects[0]
+	}
+	if len(snap.Namespaces) > 0 {
+		key.namespaces = snap.Namespaces[0]
+	}
+	models.Lock()
+	defer models.Unlock()
+	for _, e := range models.entries {
+		if e.objects == key.objects && e.n == key.n && e.namespaces == key.namespaces {
+			return e.model
+		}
+	}
+	key.model = quota.Load(snap.Objects, snap.Namespaces)
+	models.entries = append(models.entries, key)
+	if len(models.entries) > 4 {
+		models.entries = models.entries[1:]
+	}
+	return key.model
+}
+
+// unread names Kueue's kinds the live read could not list.
+func unread(snap *schedule.Snapshot) []string {
+	var out []string
+	for _, k := range objectKinds {
+		if r := k.String(); snap.IsUnreadable(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// notInstalled: the snapshot holds none of Kueue's queue objects.
+func notInstalled(snap *schedule.Snapshot) bool {
+	for _, u := range snap.Objects {
+		if u.GroupVersionKind().Group == quota.Group {
+			switch u.GetKind() {
+			case quota.KindClusterQueue, quota.KindLocalQueue, quota.KindResourceFlavor:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Admit decides the gang's workloads that wait for Kueue.
+func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
+	var queued []gang.QueuedWorkload
+	for _, q := range g.Queued {
+		if name, _ := a.Queued(q.Object); name != "" {
+			queued = append(queued, q)
+		}
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	adm := &gang.Admission{Layer: Layer}
+	if u := unread(snap); len(u) > 0 {
+		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("Kueue admits the workload first, and its objects could not be read (%s): its quota, flavors and preemption are not evaluated", strings.Join(u, ", ")))
+		return adm
+	}
+	if notInstalled(snap) {
+		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("the workload names LocalQueue %s, and the snapshot holds no ClusterQueue, LocalQueue or ResourceFlavor "+
+			"(kueue.x-k8s.io): where Kueue runs it admits the workload first, and that is not evaluated; where it does not, the label does nothing", queued[0].Queue))
+		return adm
+	}
+	m := modelOf(snap)
+	for _, p := range m.Problems {
+		adm.NotEvaluated = append(adm.NotEvaluated, "Kueue object not read: "+p)
+	}
+	if len(queued) > 1 {
+		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("%d workloads wait for Kueue; each is admitted on its own here, their quota not added up", len(queued)))
+	}
+	adm.Admitted = true
+	podSetOf := map[string]string{} // member -> pod set
+	flavorsOf := map[string]map[corev1.ResourceName]string{}
+	for _, q := range queued {
+		sub, members, err := subjectOf(m, g, q)
+		if err != nil {
+			adm.Admitted = false
+			adm.NotEvaluated = append(adm.NotEvaluated, err.Error())
+			continue
+		}
+		d := m.Admit(sub)
+		adm.Queue = cmp.Or(adm.Queue, d.ClusterQueue)
+		adm.NotEvaluated = append(adm.NotEvaluated, d.NotEvaluated...)
+		adm.Borrows = strings.Join(append(slices.DeleteFunc([]string{adm.Borrows}, func(s string) bool { return s == "" }), d.Borrows...), "; ")
+		for _, t := range d.Preempts {
+			adm.Preempts = append(adm.Preempts, t.Workload.Namespace+"/"+t.Workload.Name)
+		}
+		if !d.Admitted {
+			adm.Admitted = false
+			adm.Message = d.Message
+			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: d.Reason, Message: d.Message,
+				Detail: refusalDetail(q, d)}
+			continue
+		}
+		if len(d.Preempts) > 0 {
+			adm.Message = d.Message
+		}
+		if adm.Flavors == nil {
+			adm.Flavors = map[string]map[string]string{}
+		}
+		for _, ps := range d.PodSets {
+			fl := map[string]string{}
+			for r, f := range ps.Flavors {
+				fl[string(r)] = f
+			}
+			adm.Flavors[ps.Name] = fl
+			flavorsOf[ps.Name] = ps.Flavors
+		}
+		maps.Copy(podSetOf, members)
+	}
+	if !adm.Admitted {
+		adm.Flavors = nil
+		return adm
+	}
+	adm.Summary = summary(adm)
+	adm.Admit = func(pod *corev1.Pod) *corev1.Pod {
+		set, ok := podSetOf[pod.Name]
+		if !ok && len(flavorsOf) == 1 {
+			// A live member that stands in for a made one (MergeLive)
+			// of a workload with a single pod set.
+			for name := range flavorsOf {
+				set = name
+			}
+		}
+		return withFlavors(m, pod, flavorsOf[set])
+	}
+	return adm
+}
+
+// refusalDetail words a refusal for people: the workload, its queue, and
+// what Kueue says.
+func refusalDetail(q gang.QueuedWorkload, d quota.Decision) string {
+	what := fmt.Sprintf("%s %s in LocalQueue %s", q.Object.GetKind(), q.Object.GetName(), q.Queue)
+	if d.ClusterQueue != "" {
+		what += " (ClusterQueue " + d.ClusterQueue + ")"
+	}
+	msg := fmt.Sprintf("Kueue does not admit %s: %s", what, d.Message)
+	if d.Detail != "" {
+		msg += " (" + d.Detail + ")"
+	}
+	return msg
+}
+
+// withFlavors is pod as Kueue starts it in the flavors assigned
+// (podset.FromAssignment, PodSetInfo.Merge): each flavor's node labels
+// join its node selector and its tolerations its own; the pod is copied
+// when it changes.
+func withFlavors(m *quota.Model, pod *corev1.Pod, flavors map[corev1.ResourceName]string) *corev1.Pod {
+	if len(flavors) == 0 {
+		return pod
+	}
+	names := slices.Sorted(maps.Values(flavors))
+	names = slices.Compact(names)
+	out := pod
+	for _, name := range names {
+		f := m.Flavors[name]
+		if f == nil {
+			continue
+		}
+		for k, v := range f.Spec.NodeLabels {
+			if out.Spec.NodeSelector[k] == v {
+				continue
+			}
+			if out == pod {
+				out = pod.DeepCopy()
+			}
+			if out.Spec.NodeSelector == nil {
+				out.Spec.NodeSelector = map[string]string{}
+			}
+			out.Spec.NodeSelector[k] = v
+		}
+		for _, t := range f.Spec.Tolerations {
+			if slices.ContainsFunc(out.Spec.Tolerations, func(have corev1.Toleration) bool {
+				return have.MatchToleration(&t) && have.TolerationSeconds == t.TolerationSeconds
+			}) {
+				continue
+			}
+			if out == pod {
+				out = pod.DeepCopy()
+			}
+			out.Spec.Tolerations = append(out.Spec.Tolerations, t)
+		}
+	}
+	return out
+}
+
+// subjectOf is a queued workload as Kueue's scheduler reads it, and its
+// members' pod sets by member name. A workload Kueue made a Workload for
+// (a live suspended job) is that Workload; one not created yet is what
+// Kueue's job framework would make of it: a pod set per role, the
+// priority of its WorkloadPriorityClass or else its pods', queued now.
+func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subject, map[string]string, error) {
+	obj := q.Object
+	members := map[string]*corev1.Pod{}
+	for _, p := range g.Members {
+		members[p.Name] = p
+	}
+	var pods []*corev1.Pod
+	for _, name := range q.Members {
+		if p := members[name]; p != nil {
+			pods = append(pods, p)
+		}
+	}
+	sets := podSetsOf(obj, pods)
+	podSetOf := map[string]string{}
+	for _, s := range sets {
+		for _, p := range s.pods {
+			podSetOf[p.Name] = s.name
+		}
+	}
+	if uid := string(obj.GetUID()); uid != "" {
+		if w := m.OwnedBy(uid); w != nil {
+			return quota.SubjectOf(w), podSetOf, nil
+		}
+	}
+	sub := &quota.Subject{Namespace: cmp.Or(obj.GetNamespace(), g.Namespace), Name: obj.GetName(), UID: string(obj.GetUID()), Queue: q.Queue,
+		QueueTime: q.Created}
+	if sub.QueueTime.IsZero() {
+		sub.QueueTime = nowFunc()
+	}
+	if wpc := obj.GetLabels()[PriorityClassLabel]; wpc != "" {
+		v, ok := m.PriorityClasses[wpc]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s %s names WorkloadPriorityClass %s, which the snapshot does not hold: Kueue creates no Workload for it until it exists", obj.GetKind(), obj.GetName(), wpc)
+		}
+		sub.Priority = v
+	} else if len(pods) > 0 && pods[0].Spec.Priority != nil {
+		sub.Priority = *pods[0].Spec.Priority
+	}
+	minCount := int32(-1)
+	if v, ok := obj.GetAnnotations()[MinParallelism]; ok && obj.GetKind() == "Job" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n <= 0 || int(n) >= len(pods) {
+			return nil, nil, fmt.Errorf("Job %s: annotation %s=%q must be an integer above 0 and below the Job's pod count (%d), as Kueue's webhook requires", obj.GetName(), MinParallelism, v, len(pods))
+		}
+		minCount = int32(n)
+	}
+	for _, s := range sets {
+		ps := quota.SubjectPodSet{Name: s.name, Count: int32(len(s.pods)), MinCount: int32(len(s.pods)), Spec: &s.pods[0].Spec, PerPod: quota.PerPod(&s.pods[0].Spec)}
+		if minCount > 0 {
+			ps.MinCount = minCount
+		}
+		sub.PodSets = append(sub.PodSets, ps)
+	}
+	return sub, podSetOf, nil
+}
+
+// podSet is one pod set of a workload and its members.
+type podSet struct {
+	name string
+	pods []*corev1.Pod
+}
+
+// roleLabels name a pod's role in the workloads Kueue makes a pod set per
+// role of: a JobSet's replicated Job, a Kubeflow job's replica type, a Ray
+// cluster's group.
+var roleLabels = []string{"jobset.sigs.k8s.io/replicatedjob-name", "training.kubeflow.org/replica-type", "ray.io/group"}
+
+// podSetsOf groups a workload's pods into Kueue's pod sets: one, "main",
+// for a Job; one per role otherwise, named by the role, lower-case.
+func podSetsOf(obj *unstructured.Unstructured, pods []*corev1.Pod) []podSet {
+	if len(pods) == 0 {
+		return nil
+	}
+	var key string
+	if obj.GetKind() != "Job" {
+		for _, l := range roleLabels {
+			if _, ok := pods[0].Labels[l]; ok {
+				key = l
+				break
+			}
+		}
+	}
+	if key == "" {
+		return []podSet{{name: "main", pods: pods}}
+	}
+	var out []podSet
+	for _, p := range pods {
+		name := strings.ToLower(p.Labels[key])
+		i := slices.IndexFunc(out, func(s podSet) bool { return s.name == name })
+		if i < 0 {
+			out = append(out, podSet{name: name})
+			i = len(out) - 1
+		}
+		out[i].pods = append(out[i].pods, p)
+	}
+	return out
+}
+
+// nowFunc is when a workload not created yet joins its queue.
+var nowFunc = time.Now
+
+// summary words an admission in Kueue's terms: the ClusterQueue, the
+// flavor of each pod set's resources, what is borrowed, who is preempted.
+func summary(adm *gang.Admission) string {
+	var parts []string
+	for _, ps := range slices.Sorted(maps.Keys(adm.Flavors)) {
+		byFlavor := map[string][]string{}
+		for r, f := range adm.Flavors[ps] {
+			byFlavor[f] = append(byFlavor[f], r)
+		}
+		var in []string
+		for _, f := range slices.Sorted(maps.Keys(byFlavor)) {
+			rs := byFlavor[f]
+			slices.Sort(rs)
+			in = append(in, strings.Join(rs, ", ")+" in flavor "+f)
+		}
+		parts = append(parts, "pod set "+ps+": "+strings.Join(in, "; "))
+	}
+	s := "admitted by ClusterQueue " + adm.Queue
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	if adm.Borrows != "" {
+		s += "; borrows " + adm.Borrows
+	}
+	if len(adm.Preempts) > 0 {
+		s += fmt.Sprintf("; after evicting %d Workload(s): %s", len(adm.Preempts), strings.Join(adm.Preempts, ", "))
+	}
+	return s
+}

@@ -1,0 +1,308 @@
+package quota
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// Decision is Kueue's decision on one Subject: whether its scheduler
+// reserves quota for it, where, and at whose expense.
+type Decision struct {
+	ClusterQueue string
+	// Admitted: Kueue reserves quota for the workload, at once or, when
+	// Preempts is not empty, once those Workloads are evicted.
+	Admitted bool
+	Preempts []Target
+	// Reason and Message are the Workload's QuotaReserved=False condition
+	// as Kueue writes it when it does not admit it ("Pending" from its
+	// scheduler, "Inadmissible" from its workload controller); Message is
+	// also the pending-preemption message when Preempts is set.
+	Reason, Message string
+	// Detail says more for people, in our words ("" when the message says
+	// it all).
+	Detail string
+	// PodSets are the flavors assigned (status.admission's
+	// podSetAssignments), for an admitted workload.
+	PodSets []PodSetDecision
+	// Borrows says what is borrowed and from which cohort, per flavor and
+	// resource.
+	Borrows []string
+	// NotEvaluated says what of Kueue's rules could not be evaluated.
+	NotEvaluated []string
+	// Behind is the Workload at the head of a StrictFIFO ClusterQueue that
+	// the workload waits behind; nil otherwise.
+	Behind *Workload
+}
+
+// PodSetDecision is one pod set's admission.
+type PodSetDecision struct {
+	Name    string
+	Count   int32
+	Flavors map[corev1.ResourceName]string
+	Usage   corev1.ResourceList
+}
+
+// PerPod are the requests of one pod of spec as Kueue counts them
+// (workload.totalRequestsFromPodSets after AdjustResources): a limit
+// stands for a missing request, init containers and sidecars as
+// kube-scheduler counts them, plus overhead; in Kueue's units.
+func PerPod(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
+	pod := &corev1.Pod{Spec: *spec.DeepCopy()}
+	fill := func(cs []corev1.Container) {
+		for i := range cs {
+			for name, q := range cs[i].Resources.Limits {
+				if _, ok := cs[i].Resources.Requests[name]; !ok {
+					if cs[i].Resources.Requests == nil {
+						cs[i].Resources.Requests = corev1.ResourceList{}
+					}
+					cs[i].Resources.Requests[name] = q
+				}
+			}
+		}
+	}
+	fill(pod.Spec.Containers)
+	fill(pod.Spec.InitContainers)
+	out := map[corev1.ResourceName]int64{}
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		out[name] = value(name, q)
+	}
+	return out
+}
+
+// SubjectOf is a Workload of the snapshot as a Subject: its pod sets as
+// its spec has them.
+func SubjectOf(w *Workload) *Subject {
+	sub := &Subject{Namespace: w.Namespace, Name: w.Name, UID: string(w.UID), Queue: w.Spec.QueueName,
+		Priority: w.Priority(), QueueTime: w.QueueTime(), Self: w}
+	for i := range w.Spec.PodSets {
+		ps := &w.Spec.PodSets[i]
+		min := ps.Count
+		if ps.MinCount != nil {
+			min = *ps.MinCount
+		}
+		sub.PodSets = append(sub.PodSets, SubjectPodSet{Name: ps.Name, Count: ps.Count, MinCount: min,
+			Spec: &ps.Template.Spec, PerPod: PerPod(&ps.Template.Spec)})
+	}
+	return sub
+}
+
+// ahead reports whether w comes before sub in its ClusterQueue's queue.
+func (sub *Subject) ahead(w *Workload) bool {
+	if w.Priority() != sub.Priority {
+		return w.Priority() > sub.Priority
+	}
+	if !w.QueueTime().Equal(sub.QueueTime) {
+		return w.QueueTime().Before(sub.QueueTime)
+	}
+	return sub.UID != "" && string(w.UID) < sub.UID
+}
+
+// Admit decides sub as Kueue v0.17.0 would on the model: its LocalQueue and
+// ClusterQueue, the pending Workloads ahead of it in that ClusterQueue's
+// queue (a StrictFIFO queue waits behind its head), the flavors, and the
+// preemptions (docs/design.md#kueue).
+func (m *Model) Admit(sub *Subject) Decision {
+	lqKey := sub.Namespace + "/" + sub.Queue
+	lq := m.LocalQueues[lqKey]
+	if lq == nil {
+		return Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s doesn't exist", sub.Queue)}
+	}
+	if p := lq.Spec.StopPolicy; p != nil && *p != StopNone {
+		return Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s is inactive", sub.Queue),
+			Detail: fmt.Sprintf("its stopPolicy is %s", *p)}
+	}
+	cq := m.ClusterQueues[lq.Spec.ClusterQueue]
+	if cq == nil {
+		return Decision{ClusterQueue: lq.Spec.ClusterQueue, Reason: "Inadmissible", Message: fmt.Sprintf("ClusterQueue %s doesn't exist", lq.Spec.ClusterQueue)}
+	}
+	d := Decision{ClusterQueue: cq.Name}
+	if cq.Inactive != "" {
+		d.Reason, d.Message, d.Detail = "Inadmissible", fmt.Sprintf("ClusterQueue %s is inactive", cq.Name), cq.Inactive
+		return d
+	}
+	switch matches, known := m.MatchesNamespace(cq, sub.Namespace); {
+	case !known:
+		d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("ClusterQueue %s's namespaceSelector: the labels of namespace %s are not in the snapshot", cq.Name, sub.Namespace))
+	case !matches:
+		d.Reason, d.Message = "Pending", "Workload namespace doesn't match ClusterQueue selector"
+		return d
+	}
+	for _, rg := range cq.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			if rf := m.Flavors[f.Name]; rf != nil && rf.Spec.TopologyName != nil {
+				d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("flavor %s of ClusterQueue %s uses topology-aware scheduling (Topology %s), which is not evaluated", f.Name, cq.Name, *rf.Spec.TopologyName))
+			}
+		}
+	}
+	s := m.newSim()
+	// The Workloads ahead in the queue go first: those that fit take
+	// their quota; in a StrictFIFO queue the first that does not holds
+	// every one behind it.
+	for _, w := range cq.Pending {
+		if w == sub.Self || !sub.ahead(w) {
+			continue
+		}
+		a := (&assigner{s: s, cq: cq, sub: SubjectOf(w)}).assign(nil)
+		if a.mode() == fit {
+			s.addUsage(cq, a.usage)
+			continue
+		}
+		if cq.Strategy() == "StrictFIFO" {
+			d.Behind = w
+			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s at the head of StrictFIFO ClusterQueue %s", w.Namespace, w.Name, cq.Name)
+			d.Detail = "Kueue pops the head of a StrictFIFO queue until it is admitted; it is not: " + a.Message()
+			return d
+		}
+	}
+	as := &assigner{s: s, cq: cq, sub: sub}
+	a := as.assign(nil)
+	var targets []Target
+	switch a.mode() {
+	case fit:
+	case preempt:
+		targets = s.targets(cq, sub, a.needPreemption(), a.usage)
+	}
+	if a.mode() != fit && len(targets) == 0 {
+		if pa, pt, ok := as.partial(); ok {
+			a, targets = pa, pt
+		}
+	}
+	switch {
+	case a.mode() == fit:
+		d.Admitted = true
+	case len(targets) > 0:
+		d.Admitted, d.Preempts = true, targets
+		slices.SortFunc(d.Preempts, func(x, y Target) int {
+			return strings.Compare(x.Workload.Namespace+"/"+x.Workload.Name, y.Workload.Namespace+"/"+y.Workload.Name)
+		})
+		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", a.Message(), len(targets))
+	default:
+		d.Reason, d.Message = "Pending", a.Message()
+		return d
+	}
+	d.PodSets, d.Borrows = m.describe(s, cq, a)
+	d.NotEvaluated = append(d.NotEvaluated, m.checksFor(cq, a)...)
+	return d
+}
+
+// partial is the partial admission search (PodSetReducer.Search): the
+// largest counts, shrunk in proportion toward the pod sets' minCounts, that
+// fit or fit after preemption.
+func (a *assigner) partial() (*Assignment, []Target, bool) {
+	var deltas []int64
+	total := int64(0)
+	for _, ps := range a.sub.PodSets {
+		d := int64(ps.Count - ps.MinCount)
+		deltas = append(deltas, d)
+		total += d
+	}
+	if total == 0 {
+		return nil, nil, false
+	}
+	var last *Assignment
+	var lastTargets []Target
+	lastGood := int64(-1)
+	counts := func(k int64) []int32 {
+		out := make([]int32, len(deltas))
+		for i, ps := range a.sub.PodSets {
+			out[i] = ps.Count - int32(deltas[i]*k/total)
+		}
+		return out
+	}
+	idx := sort.Search(int(total)+1, func(k int) bool {
+		as := a.assign(counts(int64(k)))
+		var t []Target
+		ok := as.mode() == fit
+		if !ok && as.mode() == preempt {
+			t = a.s.targets(a.cq, a.sub, as.needPreemption(), as.usage)
+			ok = len(t) > 0
+		}
+		if ok {
+			lastGood, last, lastTargets = int64(k), as, t
+		}
+		return ok
+	})
+	if int64(idx) != lastGood {
+		return nil, nil, false
+	}
+	return last, lastTargets, true
+}
+
+// describe is the admission's pod sets (Assignment.ToAPI) and what it
+// borrows.
+func (m *Model) describe(s *sim, cq *ClusterQueueState, a *Assignment) ([]PodSetDecision, []string) {
+	var out []PodSetDecision
+	for _, p := range a.podSets {
+		ps := PodSetDecision{Name: p.name, Count: p.count, Flavors: map[corev1.ResourceName]string{}, Usage: corev1.ResourceList{}}
+		for res, f := range p.flavors {
+			ps.Flavors[res] = f.name
+			ps.Usage[res] = Quantity(res, p.requests[res])
+		}
+		out = append(out, ps)
+	}
+	n := s.node(cq)
+	var borrows []string
+	for _, fr := range sortedFRs(a.usage) {
+		v := a.usage[fr]
+		if !n.borrowingWith(fr, v) {
+			continue
+		}
+		over := n.usage[fr] + v - n.quotas[fr].nominal
+		from := "its cohort"
+		if n.parent != nil {
+			from = "cohort " + n.parent.name
+		}
+		borrows = append(borrows, fmt.Sprintf("%s of %s in flavor %s from %s (nominal quota %s, in use %s)",
+			qstr(fr.Resource, over), fr.Resource, fr.Flavor, from, qstr(fr.Resource, n.quotas[fr].nominal), qstr(fr.Resource, n.usage[fr])))
+	}
+	return out, borrows
+}
+
+func sortedFRs(m map[FlavorResource]int64) []FlavorResource {
+	out := make([]FlavorResource, 0, len(m))
+	for fr := range m {
+		out = append(out, fr)
+	}
+	slices.SortFunc(out, func(a, b FlavorResource) int {
+		if a.Flavor != b.Flavor {
+			return strings.Compare(a.Flavor, b.Flavor)
+		}
+		return strings.Compare(string(a.Resource), string(b.Resource))
+	})
+	return out
+}
+
+// checksFor are the admission checks the admission waits for
+// (AdmissionChecksForWorkload): Kueue reserves quota, then admits only
+// once each is Ready, which the snapshot cannot tell.
+func (m *Model) checksFor(cq *ClusterQueueState, a *Assignment) []string {
+	s := cq.Spec.AdmissionChecksStrategy
+	if s == nil {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, p := range a.podSets {
+		for _, f := range p.flavors {
+			used[f.name] = true
+		}
+	}
+	var out []string
+	for _, c := range s.AdmissionChecks {
+		applies := len(c.OnFlavors) == 0
+		for _, f := range c.OnFlavors {
+			applies = applies || used[f]
+		}
+		if applies {
+			out = append(out, fmt.Sprintf("admission check %s of ClusterQueue %s: Kueue reserves the quota, then admits the workload only once the check is Ready, which is not evaluated", c.Name, cq.Name))
+		}
+	}
+	return out
+}
+
+var _ = resource.Quantity{}
