@@ -277,11 +277,23 @@ func listOfKind(gvr schema.GroupVersionResource) func(*unstructured.Unstructured
 			return nil, err
 		}
 		kind, ok := strings.CutSuffix(list.GetKind(), "List")
-		if !ok || !strings.EqualFold(kind+"s", gvr.Resource) || list.GroupVersionKind().Group != gvr.Group {
+		if !ok || !listsKind(gvr, kind) || list.GroupVersionKind().Group != gvr.Group {
 			return nil, fmt.Errorf("the server answered the LIST of %s.%s with a %s of %s", gvr.Resource, gvr.Group, list.GetKind(), list.GetAPIVersion())
 		}
 		return list, nil
 	}
+}
+
+// listsKind reports whether a LIST of gvr holds objects of kind: the
+// registered kind's (workloadpriorityclasses hold WorkloadPriorityClasses),
+// else the resource's name in the singular.
+func listsKind(gvr schema.GroupVersionResource, kind string) bool {
+	for _, k := range schedule.ObjectKinds() {
+		if k.Group == gvr.Group && k.Resource == gvr.Resource {
+			return k.Kind == kind
+		}
+	}
+	return strings.EqualFold(kind+"s", gvr.Resource)
 }
 
 // lister is one LIST call of a typed or dynamic client.

@@ -1,7 +1,9 @@
 package quota
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -161,27 +163,34 @@ func (m *Model) Admit(sub *Subject) Decision {
 		}
 	}
 	as := &assigner{s: s, cq: cq, sub: sub}
-	a := as.assign(nil)
-	var targets []Target
-	switch a.mode() {
-	case fit:
-	case preempt:
-		targets = s.targets(cq, sub, a.needPreemption(), a.usage)
-	}
-	if a.mode() != fit && len(targets) == 0 {
-		if pa, pt, ok := as.partial(); ok {
-			a, targets = pa, pt
+	// The heads of the cohort's other StrictFIFO queues come up every
+	// cycle: those ordered before this workload take their quota first.
+	m.cycle(s, as, false)
+	a, targets := as.decide()
+	if len(targets) > 0 {
+		// Once the targets are gone, the quota they held is there for every
+		// queue of the cohort: their parked workloads are queued again, and
+		// those ordered before this one take it first (then it tries again).
+		for _, t := range targets {
+			s.remove(t.Workload)
+		}
+		m.cycle(s, as, true)
+		var more []Target
+		if a, more = as.decide(); a.mode() == fit || len(more) > 0 {
+			targets = append(targets, more...)
+		} else {
+			targets = nil
 		}
 	}
 	switch {
-	case a.mode() == fit:
+	case a.mode() == fit && len(targets) == 0:
 		d.Admitted = true
 	case len(targets) > 0:
 		d.Admitted, d.Preempts = true, targets
 		slices.SortFunc(d.Preempts, func(x, y Target) int {
 			return strings.Compare(x.Workload.Namespace+"/"+x.Workload.Name, y.Workload.Namespace+"/"+y.Workload.Name)
 		})
-		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", a.Message(), len(targets))
+		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", as.first.Message(), len(targets))
 	default:
 		d.Reason, d.Message = "Pending", a.Message()
 		return d
@@ -219,7 +228,7 @@ func (a *assigner) partial() (*Assignment, []Target, bool) {
 		as := a.assign(counts(int64(k)))
 		var t []Target
 		ok := as.mode() == fit
-		if !ok && as.mode() == preempt {
+		if !ok && as.mode().preempts() {
 			t = a.s.targets(a.cq, a.sub, as.needPreemption(), as.usage)
 			ok = len(t) > 0
 		}
@@ -306,3 +315,147 @@ func (m *Model) checksFor(cq *ClusterQueueState, a *Assignment) []string {
 }
 
 var _ = resource.Quantity{}
+
+// decide is the assignment of a scheduling cycle's entry
+// (getInitialAssignments): the full counts, then the targets when it
+// needs preemption, then partial admission when neither fits. The first
+// assignment decided is kept for the pending-preemption message.
+func (a *assigner) decide() (*Assignment, []Target) {
+	as := a.assign(nil)
+	var targets []Target
+	if as.mode().preempts() {
+		targets = a.s.targets(a.cq, a.sub, as.needPreemption(), as.usage)
+	}
+	if as.mode() != fit && len(targets) == 0 {
+		if pa, pt, ok := a.partial(); ok {
+			as, targets = pa, pt
+		}
+	}
+	if a.first == nil {
+		a.first = as
+	}
+	return as, targets
+}
+
+// entry is one head of a scheduling cycle.
+type entry struct {
+	sub *Subject
+	cq  *ClusterQueueState
+	a   *Assignment
+}
+
+// cycle lets the heads of the cohort tree's other ClusterQueues that Kueue
+// orders before the workload of a (makeClassicalIterator: less borrowing,
+// then higher priority, then older) act first on s: one that fits takes
+// its quota; one that needs preemption without candidates reserves what
+// it may (quotaResourcesToReserve) unless its queue reclaims from Any.
+// all says every queue has a head (the parked workloads were queued
+// again); otherwise only StrictFIFO queues do, their head popped every
+// cycle.
+func (m *Model) cycle(s *sim, a *assigner, all bool) {
+	root := a.cq.node.root()
+	if !root.isCohort {
+		return
+	}
+	var entries []entry
+	for _, name := range slices.Sorted(maps.Keys(m.ClusterQueues)) {
+		c := m.ClusterQueues[name]
+		if c == a.cq || c.Inactive != "" || c.node.root() != root || (!all && c.Strategy() != "StrictFIFO") {
+			continue
+		}
+		for _, w := range m.pendingIn(s, c) {
+			if w == a.sub.Self {
+				continue
+			}
+			if ok, known := m.MatchesNamespace(c, w.Namespace); !ok && known {
+				break
+			}
+			hs := SubjectOf(w)
+			entries = append(entries, entry{sub: hs, cq: c, a: (&assigner{s: s, cq: c, sub: hs}).assign(nil)})
+			break
+		}
+	}
+	if len(entries) == 0 {
+		return
+	}
+	mine := a.assign(nil)
+	before := func(e entry) bool {
+		if e.a.borrow != mine.borrow {
+			return e.a.borrow < mine.borrow
+		}
+		if e.sub.Priority != a.sub.Priority {
+			return e.sub.Priority > a.sub.Priority
+		}
+		if !e.sub.QueueTime.Equal(a.sub.QueueTime) {
+			return e.sub.QueueTime.Before(a.sub.QueueTime)
+		}
+		return a.sub.UID != "" && e.sub.UID < a.sub.UID
+	}
+	slices.SortStableFunc(entries, func(x, y entry) int {
+		return cmp.Or(cmp.Compare(x.a.borrow, y.a.borrow), cmp.Compare(y.sub.Priority, x.sub.Priority), x.sub.QueueTime.Compare(y.sub.QueueTime))
+	})
+	for _, e := range entries {
+		if !before(e) {
+			break
+		}
+		switch m := e.a.mode(); {
+		case m == fit:
+			if s.fits(e.cq, e.a.usage) {
+				s.addUsage(e.cq, e.a.usage)
+			}
+		case m.preempts():
+			if t := s.targets(e.cq, e.sub, e.a.needPreemption(), e.a.usage); len(t) > 0 {
+				if s.fits(e.cq, e.a.usage) {
+					s.addUsage(e.cq, e.a.usage)
+				}
+			} else if e.cq.preemption().ReclaimWithinCohort != "Any" {
+				s.addUsage(e.cq, s.reserve(e.cq, e.a))
+			}
+		}
+	}
+}
+
+// pendingIn are the Workloads waiting in c's queue on s, in Kueue's order:
+// the pending ones and the ones s evicted.
+func (m *Model) pendingIn(s *sim, c *ClusterQueueState) []*Workload {
+	out := slices.Clone(c.Pending)
+	for _, w := range c.Admitted {
+		if s.removed[w] {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, QueueOrder)
+	return out
+}
+
+// fits is ClusterQueueSnapshot.Fits: every flavor-resource of usage is
+// available.
+func (s *sim) fits(cq *ClusterQueueState, usage map[FlavorResource]int64) bool {
+	n := s.node(cq)
+	for fr, v := range usage {
+		if max(0, n.available(fr)) < v {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve is what a head that needs preemption but has no candidates
+// holds back for the rest of a cycle (quotaResourcesToReserve): within its
+// nominal quota, or up to its borrowing limit when it borrows.
+func (s *sim) reserve(cq *ClusterQueueState, a *Assignment) map[FlavorResource]int64 {
+	n := s.node(cq)
+	out := map[FlavorResource]int64{}
+	for fr, v := range a.usage {
+		q := n.quotas[fr]
+		switch {
+		case a.borrow > 0 && q.borrowing == nil:
+			out[fr] = v
+		case a.borrow > 0:
+			out[fr] = min(v, q.nominal+*q.borrowing-n.usage[fr])
+		default:
+			out[fr] = max(0, min(v, q.nominal-n.usage[fr]))
+		}
+	}
+	return out
+}

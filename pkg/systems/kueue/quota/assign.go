@@ -28,6 +28,10 @@ const (
 	fit
 )
 
+// preempts: the public mode is Preempt (FlavorAssignmentMode): a flavor
+// holds the request once others are evicted, or would with candidates.
+func (m mode) preempts() bool { return m == noPreemptionCandidates || m == preempt || m == reclaim }
+
 // granular is a mode with the borrowing level it needs (granularMode).
 type granular struct {
 	mode   mode
@@ -215,7 +219,7 @@ func (a *Assignment) needPreemption() map[FlavorResource]bool {
 	out := map[FlavorResource]bool{}
 	for _, p := range a.podSets {
 		for res, f := range p.flavors {
-			if f.mode == preempt || f.mode == reclaim || f.mode == noPreemptionCandidates {
+			if f.mode.preempts() {
 				out[FlavorResource{f.name, res}] = true
 			}
 		}
@@ -229,6 +233,8 @@ type assigner struct {
 	s   *sim
 	cq  *ClusterQueueState
 	sub *Subject
+	// first is the first assignment decide made.
+	first *Assignment
 }
 
 // assign is assignFlavors: counts, when given, are the pod sets' counts
