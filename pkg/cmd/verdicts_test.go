@@ -132,9 +132,10 @@ func TestOneVerdictPerQuestion(t *testing.T) {
 	}
 }
 
-// A Job that names a Kueue LocalQueue is not a plain yes in any verb until
-// Kueue's admission is modelled (issue #39): Kueue keeps it suspended while
-// its ClusterQueue has no quota. The same Job without the label is a yes.
+// A Job that names a Kueue LocalQueue, on a snapshot that holds none of
+// Kueue's queues (the example cluster), is not a plain yes in any verb:
+// where Kueue runs it decides first, and nothing of its quota can be read
+// (issue #39). The same Job without the label is a yes.
 func TestKueueWorkloadIsNoPlainYes(t *testing.T) {
 	const job = `apiVersion: batch/v1
 kind: Job
@@ -154,8 +155,8 @@ spec:
 `
 	unlabelled := strings.Replace(job, "  labels: {kueue.x-k8s.io/queue-name: team-a}\n", "", 1)
 	for _, tt := range []struct{ verb, jsonpath, want, plain string }{
-		{"place", "{.verdict} {.notEvaluated[0]}", "Placed metadata.labels[kueue.x-k8s.io/queue-name] (Job finetune: LocalQueue team-a): Kueue admits the workload first", "Placed "},
-		{"explain", "{.verdict} {.notEvaluated[0]}", "Unverified metadata.labels[kueue.x-k8s.io/queue-name] (Job finetune: LocalQueue team-a): Kueue admits the workload first", "Schedulable "},
+		{"place", "{.verdict} {.notEvaluated[0]}", "Placed the workload names LocalQueue team-a, and the snapshot holds no ClusterQueue", "Placed "},
+		{"explain", "{.verdict} {.notEvaluated[0]}", "Unverified the workload names LocalQueue team-a, and the snapshot holds no ClusterQueue", "Schedulable "},
 		{"admit", "{.verdict}", "Unverified", "Admitted"},
 	} {
 		code, out, stderr := run(t, job, tt.verb, "-f", "-", "--snapshot", exampleSnapshot, "-o", "jsonpath="+tt.jsonpath)

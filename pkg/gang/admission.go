@@ -75,9 +75,27 @@ type Admission struct {
 	// NotEvaluated says what of the layer's rules could not be evaluated:
 	// an admission with any is not a plain yes.
 	NotEvaluated []string
+	// Holders says, for a refusal for quota, which admitted workloads hold
+	// the quota and since when; "" otherwise.
+	Holders string
+	// Fixes are changes that may let the layer admit the gang, in its
+	// terms, most direct first: explain proves each by placing again.
+	Fixes []AdmissionFix
 	// Admit changes a pending member as the layer changes it on admission
 	// (nil: unchanged); it returns a copy when it changes it.
 	Admit func(pod *corev1.Pod) *corev1.Pod
+}
+
+// An AdmissionFix is one change to the layer's objects or to the gang's
+// workloads that may let the layer admit the gang.
+type AdmissionFix struct {
+	// Words say the change in the layer's terms.
+	Words string
+	// Objects returns the snapshot's Objects with the change made; nil
+	// for none.
+	Objects func(objs []*unstructured.Unstructured) []*unstructured.Unstructured
+	// Gang returns the gang with its workloads changed; nil for none.
+	Gang func(g *Gang) *Gang
 }
 
 // admitters are the registered queueing layers (RegisterAdmitter), filled

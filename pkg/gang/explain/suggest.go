@@ -52,6 +52,10 @@ const (
 	SuggestSourceGate SuggestionKind = "SourceGate"
 	// SuggestVolcanoQueue (suggest_volcano.go): a change to the Volcano
 	// queue that holds the gang back makes it fit.
+	// SuggestAdmission: a change to the queueing layer's objects (a
+	// ClusterQueue's quota) or to the workload (its priority) lets the
+	// layer that holds it admit it (suggest_admission.go).
+	SuggestAdmission SuggestionKind = "Admission"
 	// SuggestCreatePodGroup: the pod names a PodGroup that does not exist,
 	// and its scheduler holds it until the group is created.
 	SuggestCreatePodGroup SuggestionKind = "CreatePodGroup"
@@ -201,6 +205,11 @@ func (x *explainer) suggest(ctx context.Context, g *gang.Gang, p *gang.Placement
 		// kube-scheduler refuses the group before it tries any member:
 		// nothing else helps until the group itself is fixed.
 		return []Suggestion{{Kind: SuggestSourceGate, Message: fmt.Sprintf("kube-scheduler refuses the pod group before placing any member (%s, SchedulerError): %s", r.Reason, r.Fix)}}, nil
+	}
+	if adm := p.Admission; adm != nil && !adm.Admitted && p.Gate != nil && p.Gate.Gate == adm.Layer {
+		// A queueing layer decides before any scheduler: its own fixes,
+		// proven by placing again, lead.
+		return x.admissionFixes(ctx, g, p)
 	}
 	if r := p.Gate; r != nil && p.Blocker == nil {
 		// Every member fits: only the gate stands in the way.

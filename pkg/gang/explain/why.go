@@ -47,6 +47,8 @@ func firstReason(e *Explanation, s *Suggestion) string {
 		return "the namespace's ResourceQuota refuses the members before any scheduler sees them"
 	case SuggestSourceGate:
 		return "the gang's own scheduler holds it back whatever the nodes have: nothing starts until that changes"
+	case SuggestAdmission:
+		return "the queueing layer admits workloads before any scheduler sees their pods, and this change alone lets it admit the gang"
 	case SuggestVolcanoQueue:
 		return "the Volcano queue holds the gang back, and this change to it alone makes the gang fit"
 	case SuggestMembersMissing:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,22 +89,18 @@ var models struct {
 }
 
 type modelEntry struct {
-	objects    *unstructured.Unstructured
+	// objects and namespaces are the snapshot's slices' arrays: a changed
+	// copy (a what-if) has its own.
+	objects    **unstructured.Unstructured
 	n          int
-	namespaces *corev1.Namespace
+	namespaces **corev1.Namespace
 	model      *quota.Model
 }
 
 // modelOf is the model of snap's Kueue objects, built once per set of
 // objects.
 func modelOf(snap *schedule.Snapshot) *quota.Model {
-	key := modelEntry{n: len(snap.Objects)}
-	if len(snap.Objects) > 0 {
-		key.objects = snap.Objects[0]
-	}
-	if len(snap.Namespaces) > 0 {
-		key.namespaces = snap.Namespaces[0]
-	}
+	key := modelEntry{n: len(snap.Objects), objects: unsafe.SliceData(snap.Objects), namespaces: unsafe.SliceData(snap.Namespaces)}
 	models.Lock()
 	defer models.Unlock()
 	for _, e := range models.entries {
@@ -193,6 +190,8 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			adm.Message = d.Message
 			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: d.Reason, Message: d.Message,
 				Detail: refusalDetail(q, d)}
+			adm.Holders = holders(d)
+			adm.Fixes = append(adm.Fixes, fixes(m, q, sub, d)...)
 			continue
 		}
 		if len(d.Preempts) > 0 {
@@ -313,7 +312,13 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 	}
 	if uid := string(obj.GetUID()); uid != "" {
 		if w := m.OwnedBy(uid); w != nil {
-			return quota.SubjectOf(w), podSetOf, nil
+			sub := quota.SubjectOf(w)
+			// Kueue takes a changed priority-class label over to the
+			// Workload (UpdateWorkloadPriority).
+			if v, ok := m.PriorityClasses[obj.GetLabels()[PriorityClassLabel]]; ok {
+				sub.Priority = v
+			}
+			return sub, podSetOf, nil
 		}
 	}
 	sub := &quota.Subject{Namespace: cmp.Or(obj.GetNamespace(), g.Namespace), Name: obj.GetName(), UID: string(obj.GetUID()), Queue: q.Queue,
@@ -410,7 +415,7 @@ func summary(adm *gang.Admission) string {
 		}
 		parts = append(parts, "pod set "+ps+": "+strings.Join(in, "; "))
 	}
-	s := "admitted by ClusterQueue " + adm.Queue
+	s := "admits it in ClusterQueue " + adm.Queue
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, "; ") + ")"
 	}
@@ -421,4 +426,144 @@ func summary(adm *gang.Admission) string {
 		s += fmt.Sprintf("; after evicting %d Workload(s): %s", len(adm.Preempts), strings.Join(adm.Preempts, ", "))
 	}
 	return s
+}
+
+// holders says which Workloads hold the quota the workload lacks, and
+// since when.
+func holders(d quota.Decision) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, sf := range d.Short {
+		for i, h := range sf.Holders {
+			key := h.Workload.Namespace + "/" + h.Workload.Name
+			if seen[key] || i >= 3 {
+				continue
+			}
+			seen[key] = true
+			part := fmt.Sprintf("%s (%s %s in flavor %s", key, quota.Format(sf.Resource, h.Uses), sf.Resource, sf.Flavor)
+			if c := h.Workload.Condition(quota.ConditionQuotaReserved); c != nil {
+				part += ", since " + c.LastTransitionTime.UTC().Format(time.RFC3339)
+			}
+			parts = append(parts, part+")")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "ClusterQueue " + d.ClusterQueue + "'s quota is held by " + strings.Join(parts, ", ")
+}
+
+// fixes are the changes that may let Kueue admit the workload: its
+// ClusterQueue's nominal quota raised by what it lacks in a flavor its pod
+// sets may use (the first two such flavors), and a WorkloadPriorityClass
+// high enough for Kueue to preempt within the ClusterQueue, when the model
+// says Kueue then admits it.
+func fixes(m *quota.Model, q gang.QueuedWorkload, sub *quota.Subject, d quota.Decision) []gang.AdmissionFix {
+	var out []gang.AdmissionFix
+	byFlavor := map[string][]quota.Shortfall{}
+	var order []string
+	for _, sf := range d.Short {
+		if _, ok := byFlavor[sf.Flavor]; !ok {
+			order = append(order, sf.Flavor)
+		}
+		byFlavor[sf.Flavor] = append(byFlavor[sf.Flavor], sf)
+	}
+	for _, f := range order[:min(len(order), 2)] {
+		short := byFlavor[f]
+		var words []string
+		raised := map[corev1.ResourceName]int64{}
+		for _, sf := range short {
+			by := sf.Need - sf.Available
+			raised[sf.Resource] = sf.Nominal + by
+			words = append(words, fmt.Sprintf("%s from %s to %s (by %s)", sf.Resource,
+				quota.Format(sf.Resource, sf.Nominal), quota.Format(sf.Resource, sf.Nominal+by), quota.Format(sf.Resource, by)))
+		}
+		cq := d.ClusterQueue
+		out = append(out, gang.AdmissionFix{
+			Words: fmt.Sprintf("raising ClusterQueue %s's nominalQuota in flavor %s: %s", cq, f, strings.Join(words, ", ")),
+			Objects: func(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+				return withNominal(objs, cq, f, raised)
+			},
+		})
+	}
+	if len(d.Short) > 0 {
+		values := slices.Sorted(maps.Values(m.PriorityClasses))
+		for _, v := range slices.Compact(values) {
+			if v <= sub.Priority {
+				continue
+			}
+			if d2 := m.WithPriority(sub, v); !d2.Admitted {
+				continue
+			}
+			var name string
+			for _, n := range slices.Sorted(maps.Keys(m.PriorityClasses)) {
+				if m.PriorityClasses[n] == v {
+					name = n
+					break
+				}
+			}
+			obj := q.Object
+			out = append(out, gang.AdmissionFix{
+				Words: fmt.Sprintf("giving %s %s WorkloadPriorityClass %s (value %d; label %s) lets Kueue preempt for it", obj.GetKind(), obj.GetName(), name, v, PriorityClassLabel),
+				Gang:  func(g *gang.Gang) *gang.Gang { return withPriorityClass(g, obj, name) },
+			})
+			break
+		}
+	}
+	return out
+}
+
+// withNominal is objs with ClusterQueue cq's nominal quotas in flavor f
+// set to those of raised.
+func withNominal(objs []*unstructured.Unstructured, cq, f string, raised map[corev1.ResourceName]int64) []*unstructured.Unstructured {
+	out := slices.Clone(objs)
+	for i, u := range objs {
+		if u.GroupVersionKind().Group != quota.Group || u.GetKind() != quota.KindClusterQueue || u.GetName() != cq {
+			continue
+		}
+		c := u.DeepCopy()
+		groups, _, _ := unstructured.NestedSlice(c.Object, "spec", "resourceGroups")
+		for _, g := range groups {
+			flavors, _ := g.(map[string]any)["flavors"].([]any)
+			for _, fl := range flavors {
+				fm, _ := fl.(map[string]any)
+				if fm["name"] != f {
+					continue
+				}
+				resources, _ := fm["resources"].([]any)
+				for _, r := range resources {
+					rm, _ := r.(map[string]any)
+					name, _ := rm["name"].(string)
+					if v, ok := raised[corev1.ResourceName(name)]; ok {
+						q := quota.Quantity(corev1.ResourceName(name), v)
+						rm["nominalQuota"] = q.String()
+					}
+				}
+			}
+		}
+		_ = unstructured.SetNestedSlice(c.Object, groups, "spec", "resourceGroups")
+		out[i] = c
+	}
+	return out
+}
+
+// withPriorityClass is g with workload obj labelled for
+// WorkloadPriorityClass name.
+func withPriorityClass(g *gang.Gang, obj *unstructured.Unstructured, name string) *gang.Gang {
+	out := *g
+	out.Queued = slices.Clone(g.Queued)
+	for i, q := range out.Queued {
+		if q.Object != obj {
+			continue
+		}
+		c := q.Object.DeepCopy()
+		labels := c.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[PriorityClassLabel] = name
+		c.SetLabels(labels)
+		out.Queued[i].Object = c
+	}
+	return &out
 }

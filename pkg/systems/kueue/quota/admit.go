@@ -40,6 +40,26 @@ type Decision struct {
 	// Behind is the Workload at the head of a StrictFIFO ClusterQueue that
 	// the workload waits behind; nil otherwise.
 	Behind *Workload
+	// Short are, for a refusal for quota, what the workload lacks in each
+	// flavor its pod sets may use, in the ClusterQueue's order.
+	Short []Shortfall
+}
+
+// Shortfall is what a workload lacks of one resource in one flavor.
+type Shortfall struct {
+	FlavorResource
+	// Need is what the workload asks, Available what the ClusterQueue
+	// may still take (its borrowing counted), Nominal its nominal quota.
+	Need, Available, Nominal int64
+	// Holders are the Workloads holding the ClusterQueue's quota of it,
+	// the most first.
+	Holders []Holder
+}
+
+// Holder is a Workload holding quota, and how much of one resource.
+type Holder struct {
+	Workload *Workload
+	Uses     int64
 }
 
 // PodSetDecision is one pod set's admission.
@@ -193,6 +213,7 @@ func (m *Model) Admit(sub *Subject) Decision {
 		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", as.first.Message(), len(targets))
 	default:
 		d.Reason, d.Message = "Pending", a.Message()
+		d.Short = as.shortfalls()
 		return d
 	}
 	d.PodSets, d.Borrows = m.describe(s, cq, a)
@@ -458,4 +479,61 @@ func (s *sim) reserve(cq *ClusterQueueState, a *Assignment) map[FlavorResource]i
 		}
 	}
 	return out
+}
+
+// shortfalls are what the subject lacks in each flavor its pod sets may
+// use (checkFlavor), at full counts, on the simulation as it is.
+func (a *assigner) shortfalls() []Shortfall {
+	total := map[corev1.ResourceName]int64{}
+	for _, ps := range a.sub.PodSets {
+		for r, v := range ps.PerPod {
+			total[r] += v * int64(ps.Count)
+		}
+		if a.cq.resourceGroup(corev1.ResourcePods) != nil {
+			total[corev1.ResourcePods] += int64(ps.Count)
+		}
+	}
+	n := a.s.node(a.cq)
+	var out []Shortfall
+	for _, rg := range a.cq.Spec.ResourceGroups {
+		for _, fq := range rg.Flavors {
+			usable := true
+			for i := range a.sub.PodSets {
+				spec := a.sub.PodSets[i].Spec
+				if a.checkFlavor(fq.Name, spec, flavorSelector(spec, a.labelKeys(&rg))) != "" {
+					usable = false
+				}
+			}
+			if !usable {
+				continue
+			}
+			for _, r := range rg.CoveredResources {
+				need, ok := total[r]
+				if !ok || need == 0 {
+					continue
+				}
+				fr := FlavorResource{fq.Name, r}
+				avail := max(0, n.available(fr))
+				if need <= avail {
+					continue
+				}
+				sf := Shortfall{FlavorResource: fr, Need: need, Available: avail, Nominal: n.quotas[fr].nominal}
+				for _, w := range a.cq.Admitted {
+					if u := a.s.m.usageOf(w)[fr]; u > 0 && !a.s.removed[w] {
+						sf.Holders = append(sf.Holders, Holder{Workload: w, Uses: u})
+					}
+				}
+				slices.SortStableFunc(sf.Holders, func(x, y Holder) int { return cmp.Compare(y.Uses, x.Uses) })
+				out = append(out, sf)
+			}
+		}
+	}
+	return out
+}
+
+// WithPriority decides sub again as if it had priority p.
+func (m *Model) WithPriority(sub *Subject, p int32) Decision {
+	c := *sub
+	c.Priority = p
+	return m.Admit(&c)
 }

@@ -103,3 +103,197 @@ spec: {clusterQueue: cq0}
 		t.Errorf("got %+v", d)
 	}
 }
+
+const flavorF0 = `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f0}
+`
+
+func queue(cq string) string {
+	return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q0, namespace: ns}\nspec: {clusterQueue: " + cq + "}\n"
+}
+
+// The worked example of the quota tree (resource_node.go available,
+// potentialAvailable, addUsage): a root cohort with 4 GPUs of its own, A
+// with 8 nominal lending 2, B with none borrowing up to 6; A uses 7.
+func TestQuotaTreeArithmetic(t *testing.T) {
+	m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Cohort
+metadata: {name: root}
+spec: {resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: a}
+spec: {cohortName: root, namespaceSelector: {}, resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 8, lendingLimit: 2}]}]}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: b}
+spec: {cohortName: root, namespaceSelector: {}, resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 0, borrowingLimit: 6}]}]}]}
+---
+`+strings.ReplaceAll(admitted("w", "a", 7, 0, 0, "2026-01-01T00:00:00Z"), "cpu: f0, ", ""))
+	fr := FlavorResource{"f0", "nvidia.com/gpu"}
+	a, b := m.ClusterQueues["a"].node, m.ClusterQueues["b"].node
+	for _, c := range []struct {
+		what      string
+		got, want int64
+	}{
+		{"root subtree", a.parent.subtree[fr], 6}, {"root usage", a.parent.usage[fr], 1},
+		{"available(b)", b.available(fr), 5}, {"available(a)", a.available(fr), 5},
+		{"potentialAvailable(b)", b.potentialAvailable(fr), 6}, {"potentialAvailable(a)", a.potentialAvailable(fr), 12},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.what, c.got, c.want)
+		}
+	}
+}
+
+// Flavors the pods cannot use are skipped with Kueue's reasons, sorted
+// (checkFlavorForPodSets, Assignment.Message): a taint they do not
+// tolerate, node labels their selector excludes; then the quota of the
+// flavor they may use.
+func TestFlavorsSkippedAndMessage(t *testing.T) {
+	m := load(t, `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: spot}
+spec: {nodeLabels: {pool: a}, nodeTaints: [{key: spot, value: "true", effect: NoSchedule}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: b}
+spec: {nodeLabels: {pool: b}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: a}
+spec: {nodeLabels: {pool: a}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [
+  {name: spot, resources: [{name: nvidia.com/gpu, nominalQuota: 16}, {name: cpu, nominalQuota: 64}]},
+  {name: b, resources: [{name: nvidia.com/gpu, nominalQuota: 16}, {name: cpu, nominalQuota: 64}]},
+  {name: a, resources: [{name: nvidia.com/gpu, nominalQuota: 4}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq"))
+	sub := subject(8, 1, 1, 0)
+	sub.PodSets[0].Spec = &corev1.PodSpec{NodeSelector: map[string]string{"pool": "a"}}
+	d := m.Admit(sub)
+	want := "couldn't assign flavors to pod set main: flavor b doesn't match node affinity, insufficient quota for nvidia.com/gpu in flavor a, " +
+		"previously considered podsets requests (0) + current podset request (8) > maximum capacity (4), untolerated taint {spot true NoSchedule <nil>} in flavor spot"
+	if d.Admitted || d.Message != want {
+		t.Errorf("got %+v\nwant %q", d, want)
+	}
+	// Tolerating the taint, the spot flavor holds it.
+	sub.PodSets[0].Spec.Tolerations = []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}}
+	if d := m.Admit(sub); !d.Admitted || d.PodSets[0].Flavors["nvidia.com/gpu"] != "spot" {
+		t.Errorf("tolerating: %+v", d)
+	}
+}
+
+// Partial admission (PodSetReducer.Search): a Job of 4 pods that may run
+// with 2 gets the most that fit, 3.
+func TestPartialAdmission(t *testing.T) {
+	m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 3}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq"))
+	sub := subject(1, 1, 4, 0)
+	if d := m.Admit(sub); d.Admitted {
+		t.Fatalf("all 4: %+v", d)
+	}
+	sub.PodSets[0].MinCount = 2
+	if d := m.Admit(sub); !d.Admitted || d.PodSets[0].Count != 3 {
+		t.Errorf("min 2: %+v", d)
+	}
+}
+
+// The workload controller's and scheduler's refusals before any flavor
+// (workload_controller.go Reconcile, scheduler.go nominate), and admission
+// checks left not evaluated (AdmissionChecksForWorkload).
+func TestQueueRefusals(t *testing.T) {
+	cq := func(name, extra string) string {
+		return `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: ` + name + `}
+spec: {` + extra + `resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 8}, {name: cpu, nominalQuota: 64}]}]}]}
+`
+	}
+	for _, c := range []struct {
+		name, objects, want, detail string
+		notEvaluated                string
+	}{
+		{"no LocalQueue", flavorF0 + "---\n" + cq("cq", "namespaceSelector: {}, "), "LocalQueue q0 doesn't exist", "", ""},
+		{"no ClusterQueue", flavorF0 + "---\n" + queue("cq"), "ClusterQueue cq doesn't exist", "", ""},
+		{"stopped", flavorF0 + "---\n" + cq("cq", "namespaceSelector: {}, stopPolicy: Hold, ") + "---\n" + queue("cq"),
+			"ClusterQueue cq is inactive", "Can't admit new workloads: is stopped.", ""},
+		{"missing flavor", cq("cq", "namespaceSelector: {}, ") + "---\n" + queue("cq"),
+			"ClusterQueue cq is inactive", "Can't admit new workloads: references missing ResourceFlavor(s): f0.", ""},
+		{"nil namespaceSelector selects none", flavorF0 + "---\n" + cq("cq", "") + "---\n" + queue("cq"),
+			"Workload namespace doesn't match ClusterQueue selector", "", ""},
+		{"admission check", flavorF0 + "---\n" + cq("cq", "namespaceSelector: {}, admissionChecksStrategy: {admissionChecks: [{name: prov}]}, ") + "---\n" + queue("cq") +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: prov}\nspec: {controllerName: x}\nstatus: {conditions: [{type: Active, status: \"True\", reason: Active, message: ok, lastTransitionTime: \"2026-01-01T00:00:00Z\"}]}\n",
+			"", "", "admission check prov of ClusterQueue cq"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := load(t, c.objects).Admit(subject(1, 1, 1, 0))
+			if d.Message != c.want || d.Detail != c.detail || (c.want != "") == d.Admitted {
+				t.Errorf("got %+v", d)
+			}
+			if c.notEvaluated != "" && (len(d.NotEvaluated) != 1 || !strings.HasPrefix(d.NotEvaluated[0], c.notEvaluated)) {
+				t.Errorf("not evaluated %q", d.NotEvaluated)
+			}
+		})
+	}
+}
+
+// Preemption within the ClusterQueue takes the lower-priority Workload
+// reserved last (CandidatesOrdering) and no more than it needs
+// (fillBackWorkloads).
+func TestPreemptWithinClusterQueue(t *testing.T) {
+	m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, preemption: {withinClusterQueue: LowerPriority}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 6}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq")+"---\n"+admitted("old", "cq", 2, 1, 0, "2026-01-01T00:00:00Z")+"---\n"+admitted("new", "cq", 2, 1, 0, "2026-01-02T00:00:00Z")+
+		"---\n"+admitted("high", "cq", 2, 1, 500, "2026-01-03T00:00:00Z"))
+	d := m.Admit(subject(2, 1, 1, 100))
+	if !d.Admitted || len(d.Preempts) != 1 || d.Preempts[0].Workload.Name != "new" || d.Preempts[0].Reason != "InClusterQueue" ||
+		d.Message != "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor f0, 2 more needed. Pending the preemption of 1 workload(s)" {
+		t.Errorf("got %+v", d)
+	}
+	// Equal priority does not preempt under LowerPriority.
+	if d := m.Admit(subject(2, 1, 1, 0)); d.Admitted {
+		t.Errorf("equal priority: %+v", d)
+	}
+}
+
+// A StrictFIFO queue holds every Workload behind a head it cannot admit.
+func TestStrictFIFOHead(t *testing.T) {
+	pending := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: head, namespace: ns, uid: head, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec: {queueName: q0, podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: c, resources: {requests: {nvidia.com/gpu: "16"}, limits: {nvidia.com/gpu: "16"}}}]}}}]}
+`
+	for _, strategy := range []string{"StrictFIFO", "BestEffortFIFO"} {
+		m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, queueingStrategy: `+strategy+`, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 8}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq")+"---\n"+pending)
+		d := m.Admit(subject(1, 1, 1, 0))
+		if strict := strategy == "StrictFIFO"; d.Admitted == strict || (strict && (d.Behind == nil || d.Behind.Name != "head")) {
+			t.Errorf("%s: %+v", strategy, d)
+		}
+	}
+}

@@ -192,3 +192,10 @@ func (n *node) root() *node {
 func (n *node) borrowsWith(fr FlavorResource, v int64) bool {
 	return n.usage[fr]+v > n.subtree[fr]
 }
+
+// Format is v of resource name as Kueue prints it
+// (resources.ResourceQuantityString).
+func Format(name corev1.ResourceName, v int64) string {
+	q := Quantity(name, v)
+	return q.String()
+}
