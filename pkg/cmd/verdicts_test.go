@@ -169,3 +169,31 @@ spec:
 		}
 	}
 }
+
+// The Kueue example of the README (examples/kueue-cluster.yaml): the
+// fine-tuning Job is not admitted, in Kueue's words; explain's first fix is
+// the priority that lets Kueue preempt the pretraining Workload, proven;
+// with it the Job is admitted after that eviction and its pods take the
+// freed nodes (exit 0).
+func TestKueueExample(t *testing.T) {
+	const snap, job = "../../examples/kueue-cluster.yaml", "../../examples/kueue-job.yaml"
+	code, out, stderr := run(t, "", "place", "-f", job, "--snapshot", snap, "-o", "jsonpath={.verdict} {.kueue.admitted} {.kueue.message}")
+	want := "Unschedulable false couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor h100, previously considered podsets requests (0) + current podset request (16) > maximum capacity (8), insufficient unused quota for nvidia.com/gpu in flavor a100, 16 more needed"
+	if code != ExitNo || out != want {
+		t.Errorf("place: exit %d %q (%s)\nwant %q", code, out, stderr, want)
+	}
+	_, out, _ = run(t, "", "explain", "-f", job, "--snapshot", snap, "-o", "jsonpath={.suggestions[0].kind} {.suggestions[0].verified} {.suggestions[0].message}")
+	if !strings.HasPrefix(out, "Admission true giving Job finetune-13b WorkloadPriorityClass research-high (value 1000;") ||
+		!strings.Contains(out, "after evicting 1 Workload(s): ml-research/job-pretrain-7b-4f2a1") {
+		t.Errorf("explain's first fix: %q", out)
+	}
+	data, err := os.ReadFile(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	high := strings.Replace(string(data), "kueue.x-k8s.io/queue-name: research", "kueue.x-k8s.io/queue-name: research\n    kueue.x-k8s.io/priority-class: research-high", 1)
+	code, out, stderr = run(t, high, "place", "-f", "-", "--snapshot", snap, "-o", "jsonpath={.verdict} {.kueue.preempts} {.assignments[*].node}")
+	if code != ExitOK || out != `Placed ["ml-research/job-pretrain-7b-4f2a1"] a100-0 a100-1` {
+		t.Errorf("with research-high: exit %d %q (%s)", code, out, stderr)
+	}
+}

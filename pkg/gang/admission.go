@@ -1,9 +1,7 @@
 package gang
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,8 +59,10 @@ type Admission struct {
 	// nothing is.
 	Borrows string
 	// Preempts names the workloads (namespace/name) the layer evicts to
-	// admit these.
+	// admit these; Evicted are their pods in the snapshot, which the
+	// placement takes off their nodes first.
 	Preempts []string
+	Evicted  []*corev1.Pod
 	// Message is the layer's own words when it does not admit (its
 	// condition's message), or what it does when it does.
 	Message string
@@ -157,6 +157,30 @@ func admitted(g *Gang, adm *Admission) *Gang {
 	return &out
 }
 
+// withoutEvicted is base with the pods of the workloads the layer evicts
+// taken off their nodes (a fork), or base itself when it evicts none.
+func withoutEvicted(base *schedule.Scheduler, adm *Admission) (*schedule.Scheduler, error) {
+	if adm == nil || !adm.Admitted || len(adm.Evicted) == 0 {
+		return base, nil
+	}
+	byNode := map[string][]*corev1.Pod{}
+	for _, p := range adm.Evicted {
+		if p.Spec.NodeName != "" {
+			byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
+		}
+	}
+	fork, err := base.Fork()
+	if err != nil {
+		return nil, err
+	}
+	for node, pods := range byNode {
+		if err := fork.Evict(pods, node); err != nil {
+			return nil, err
+		}
+	}
+	return fork, nil
+}
+
 // applyAdmission makes the placement honour the layer's decision: a gang
 // it does not admit is held back by it, whatever fits (its refusal leads),
 // and what it could not evaluate leaves the placement not verified.
@@ -167,11 +191,6 @@ func (p *Placement) applyAdmission(adm *Admission) {
 	p.Admission = adm
 	if adm.Admitted {
 		p.NotEvaluated = append(p.NotEvaluated, adm.NotEvaluated...)
-		if len(adm.Preempts) > 0 && p.Verdict != VerdictPlaced {
-			// Room the evicted workloads' pods give back is not counted:
-			// a no here may be a yes once they are gone.
-			p.NotEvaluated = append(p.NotEvaluated, fmt.Sprintf("%s evicts %s first, and the plan leaves their pods on their nodes", adm.Layer, strings.Join(adm.Preempts, ", ")))
-		}
 		return
 	}
 	if adm.Gate != nil {

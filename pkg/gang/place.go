@@ -181,8 +181,12 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 		return p, nil
 	}
 	// The placement's gang is the admitted one: its members as they would
-	// be created.
-	p, err := placeOn(ctx, snap, base, admitted(g, adm), opts)
+	// be created, on the nodes once the workloads the layer evicts are gone.
+	on, err := withoutEvicted(base, adm)
+	if err != nil {
+		return nil, err
+	}
+	p, err := placeOn(ctx, snap, on, admitted(g, adm), opts)
 	if err != nil {
 		return nil, err
 	}

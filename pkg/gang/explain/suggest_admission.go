@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 )
@@ -41,9 +42,12 @@ func (x *explainer) admissionFixes(ctx context.Context, g *gang.Gang, p *gang.Pl
 		}
 		out = append(out, Suggestion{Kind: SuggestAdmission, Message: fmt.Sprintf("%s: then %s %s, but %s", f.Words, adm.Layer, then.Admission.Summary, then.Message)})
 	}
+	// What is proven to start the gang leads.
+	slices.SortStableFunc(out, func(a, b Suggestion) int { return compareBool(b.Verified, a.Verified) })
 	msg := fmt.Sprintf("%s does not admit the workload (%s): %s", adm.Layer, p.Gate.Reason, adm.Message)
 	if adm.Holders != "" {
 		msg += "; " + adm.Holders
 	}
 	return append(out, Suggestion{Kind: SuggestSourceGate, Message: msg}), nil
 }
+

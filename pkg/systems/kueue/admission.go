@@ -184,6 +184,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		adm.Borrows = strings.Join(append(slices.DeleteFunc([]string{adm.Borrows}, func(s string) bool { return s == "" }), d.Borrows...), "; ")
 		for _, t := range d.Preempts {
 			adm.Preempts = append(adm.Preempts, t.Workload.Namespace+"/"+t.Workload.Name)
+			adm.Evicted = append(adm.Evicted, podsOf(snap, t.Workload)...)
 		}
 		if !d.Admitted {
 			adm.Admitted = false
@@ -566,4 +567,28 @@ func withPriorityClass(g *gang.Gang, obj *unstructured.Unstructured, name string
 		out.Queued[i].Object = c
 	}
 	return &out
+}
+
+// podsOf are the snapshot's pods of a Workload: those its job controls
+// (the controller reference or the Job's and JobSet's uid labels), or the
+// pods that own it (a pod group).
+func podsOf(snap *schedule.Snapshot, w *quota.Workload) []*corev1.Pod {
+	owners := map[string]bool{}
+	for _, o := range w.OwnerReferences {
+		owners[string(o.UID)] = true
+	}
+	var out []*corev1.Pod
+	for _, p := range snap.Pods {
+		if p.Namespace != w.Namespace {
+			continue
+		}
+		mine := owners[string(p.UID)] || owners[p.Labels["batch.kubernetes.io/controller-uid"]] || owners[p.Labels["jobset.sigs.k8s.io/jobset-uid"]]
+		for _, o := range p.OwnerReferences {
+			mine = mine || (o.Controller != nil && *o.Controller && owners[string(o.UID)])
+		}
+		if mine {
+			out = append(out, p)
+		}
+	}
+	return out
 }
