@@ -50,4 +50,3 @@ func (x *explainer) admissionFixes(ctx context.Context, g *gang.Gang, p *gang.Pl
 	}
 	return append(out, Suggestion{Kind: SuggestSourceGate, Message: msg}), nil
 }
-
