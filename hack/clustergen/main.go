@@ -6,6 +6,8 @@
 //	go run ./hack/clustergen -nodes 15000 -gpu-nodes 12000 -pods 150000 -out /tmp/c15k.json
 //	go run ./hack/clustergen -nodes 5000 -gpu-nodes 5000 -pending-gangs 200 -out /tmp/queue.json
 //	go run ./hack/clustergen -job train -parallelism 1000 -gpus 2 -indexed -out /tmp/job.json
+//	go run ./hack/clustergen -nodes 5000 -gpu-nodes 5000 -kueue-queues 50 -kueue-workloads 5000 -out /tmp/kueue.json
+//	go run ./hack/clustergen -job train -parallelism 16 -gpus 8 -queue lq-007 -out /tmp/kjob.json
 package main
 
 import (
@@ -35,6 +37,8 @@ func run(args []string) error {
 	fs.IntVar(&o.Pods, "pods", o.Pods, "running pods")
 	fs.IntVar(&o.GPUsUsed, "gpus-used", o.GPUsUsed, "GPUs the first pod of each GPU node holds")
 	pending := fs.Int("pending-gangs", 0, "pending gangs and pods of no gang of mixed shapes and priorities to add (the queue's benchmark)")
+	queues := fs.Int("kueue-queues", 0, "Kueue ClusterQueues (and a LocalQueue each, lq-NNN in ml-research) to add")
+	workloads := fs.Int("kueue-workloads", 0, "admitted Kueue Workloads to add, spread over the ClusterQueues")
 	out := fs.String("out", "-", "file to write, - for standard output")
 	job := clustergen.JobOptions{Namespace: "ml-research"}
 	fs.StringVar(&job.Name, "job", "", "write a Job of this name instead of a cluster")
@@ -43,6 +47,7 @@ func run(args []string) error {
 	fs.IntVar(&job.GPUs, "gpus", 2, "GPUs per pod of the Job")
 	fs.BoolVar(&job.Indexed, "indexed", false, "completionMode Indexed")
 	fs.BoolVar(&job.ZoneSpread, "zone-spread", false, "spread the Job's pods over zones (DoNotSchedule)")
+	fs.StringVar(&job.Queue, "queue", "", "label the Job for this Kueue LocalQueue")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func run(args []string) error {
 		if err := json.NewEncoder(bw).Encode(clustergen.Job(job)); err != nil {
 			return err
 		}
-	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), clustergen.PendingGangs(o, *pending)...)); err != nil {
+	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), append(clustergen.PendingGangs(o, *pending), clustergen.KueueObjects(o, *queues, *workloads)...)...)); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -190,6 +190,8 @@ type JobOptions struct {
 	Indexed bool
 	// ZoneSpread adds a hard spread over zones across the Job's pods.
 	ZoneSpread bool
+	// Queue, when set, labels the Job for that Kueue LocalQueue.
+	Queue string
 }
 
 // Job returns a batch/v1 Job as a user would submit it.
@@ -223,6 +225,9 @@ func Job(o JobOptions) *batchv1.Job {
 	}
 	if o.Indexed {
 		job.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+	}
+	if o.Queue != "" {
+		job.Labels = map[string]string{"kueue.x-k8s.io/queue-name": o.Queue}
 	}
 	if o.ZoneSpread {
 		job.Spec.Template.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{

@@ -108,8 +108,9 @@ func SubjectOf(w *Workload) *Subject {
 		if ps.MinCount != nil {
 			min = *ps.MinCount
 		}
+		spec := ps.Spec()
 		sub.PodSets = append(sub.PodSets, SubjectPodSet{Name: ps.Name, Count: ps.Count, MinCount: min,
-			Spec: &ps.Template.Spec, PerPod: PerPod(&ps.Template.Spec)})
+			Spec: spec, PerPod: PerPod(spec)})
 	}
 	return sub
 }

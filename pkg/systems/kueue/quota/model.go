@@ -118,8 +118,8 @@ func Load(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace) 
 		case KindAdmissionCheck:
 			m.AdmissionChecks[u.GetName()] = admissionCheckActive(u)
 		case KindWorkload:
-			w := &Workload{}
-			if err = decode(u, w); err == nil {
+			var w *Workload
+			if w, err = decodeWorkload(u); err == nil {
 				m.Workloads[w.Namespace+"/"+w.Name] = w
 				for _, o := range w.OwnerReferences {
 					if o.Controller != nil && *o.Controller {

@@ -145,6 +145,19 @@ type PodSet struct {
 	Template corev1.PodTemplateSpec `json:"template,omitempty"`
 	Count    int32                  `json:"count"`
 	MinCount *int32                 `json:"minCount,omitempty"`
+	// raw is the template as read, decoded into Template on first use
+	// (Spec): an admitted Workload's usage is its admission's, so most
+	// templates are never needed.
+	raw map[string]any
+}
+
+// Spec is the pod set's pod spec.
+func (ps *PodSet) Spec() *corev1.PodSpec {
+	if ps.raw != nil {
+		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(ps.raw, &ps.Template)
+		ps.raw = nil
+	}
+	return &ps.Template.Spec
 }
 
 // PodSetAssignment is what an admission gave one pod set.
@@ -228,4 +241,146 @@ func nameOf(u *unstructured.Unstructured) string {
 		return u.GetNamespace() + "/" + u.GetName()
 	}
 	return u.GetName()
+}
+
+// decodeWorkload reads a Workload field by field, its pod templates left
+// for PodSet.Spec: a snapshot holds thousands, and the converter's
+// reflection over every template cost as much as the snapshot's load.
+func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
+	w := &Workload{}
+	w.Name, w.Namespace, w.UID = u.GetName(), u.GetNamespace(), u.GetUID()
+	w.CreationTimestamp = u.GetCreationTimestamp()
+	w.OwnerReferences = u.GetOwnerReferences()
+	w.Labels = u.GetLabels()
+	bad := func(field string, err error) error {
+		return fmt.Errorf("%s %s: %s: %w", KindWorkload, nameOf(u), field, err)
+	}
+	spec, _ := u.Object["spec"].(map[string]any)
+	w.Spec.QueueName, _ = spec["queueName"].(string)
+	if v, ok := spec["priority"]; ok && v != nil {
+		p, ok := toInt(v)
+		if !ok {
+			return nil, bad("spec.priority", fmt.Errorf("not an integer: %v", v))
+		}
+		p32 := int32(p)
+		w.Spec.Priority = &p32
+	}
+	if v, ok := spec["active"].(bool); ok {
+		w.Spec.Active = &v
+	}
+	sets, _ := spec["podSets"].([]any)
+	for _, raw := range sets {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, bad("spec.podSets", fmt.Errorf("not an object"))
+		}
+		ps := PodSet{}
+		ps.Name, _, _ = unstructured.NestedString(m, "name")
+		if c, ok := toInt(m["count"]); ok {
+			ps.Count = int32(c)
+		}
+		if c, ok := toInt(m["minCount"]); ok {
+			mc := int32(c)
+			ps.MinCount = &mc
+		}
+		ps.raw, _ = m["template"].(map[string]any)
+		w.Spec.PodSets = append(w.Spec.PodSets, ps)
+	}
+	status, _ := u.Object["status"].(map[string]any)
+	if conds, ok := status["conditions"].([]any); ok {
+		for _, raw := range conds {
+			m, _ := raw.(map[string]any)
+			c := metav1.Condition{}
+			c.Type, _, _ = unstructured.NestedString(m, "type")
+			s, _, _ := unstructured.NestedString(m, "status")
+			c.Status = metav1.ConditionStatus(s)
+			c.Reason, _, _ = unstructured.NestedString(m, "reason")
+			c.Message, _, _ = unstructured.NestedString(m, "message")
+			if t, _, _ := unstructured.NestedString(m, "lastTransitionTime"); t != "" {
+				if err := c.LastTransitionTime.UnmarshalQueryParameter(t); err != nil {
+					return nil, bad("status.conditions", err)
+				}
+			}
+			w.Status.Conditions = append(w.Status.Conditions, c)
+		}
+	}
+	if adm, ok := status["admission"].(map[string]any); ok {
+		a := &struct {
+			ClusterQueue      string             `json:"clusterQueue"`
+			PodSetAssignments []PodSetAssignment `json:"podSetAssignments"`
+		}{}
+		a.ClusterQueue, _, _ = unstructured.NestedString(adm, "clusterQueue")
+		psas, _ := adm["podSetAssignments"].([]any)
+		for _, raw := range psas {
+			m, _ := raw.(map[string]any)
+			psa := PodSetAssignment{}
+			psa.Name, _, _ = unstructured.NestedString(m, "name")
+			if fl, ok := m["flavors"].(map[string]any); ok {
+				psa.Flavors = make(map[corev1.ResourceName]string, len(fl))
+				for r, f := range fl {
+					psa.Flavors[corev1.ResourceName(r)], _ = f.(string)
+				}
+			}
+			if ru, ok := m["resourceUsage"].(map[string]any); ok {
+				psa.ResourceUsage = make(corev1.ResourceList, len(ru))
+				for r, v := range ru {
+					q, err := parseQuantity(v)
+					if err != nil {
+						return nil, bad("status.admission.podSetAssignments.resourceUsage["+r+"]", err)
+					}
+					psa.ResourceUsage[corev1.ResourceName(r)] = q
+				}
+			}
+			if c, ok := toInt(m["count"]); ok {
+				c32 := int32(c)
+				psa.Count = &c32
+			}
+			a.PodSetAssignments = append(a.PodSetAssignments, psa)
+		}
+		w.Status.Admission = a
+	}
+	if rps, ok := status["reclaimablePods"].([]any); ok {
+		for _, raw := range rps {
+			m, _ := raw.(map[string]any)
+			name, _, _ := unstructured.NestedString(m, "name")
+			c, _ := toInt(m["count"])
+			w.Status.ReclaimablePods = append(w.Status.ReclaimablePods, struct {
+				Name  string `json:"name"`
+				Count int32  `json:"count"`
+			}{name, int32(c)})
+		}
+	}
+	return w, nil
+}
+
+// toInt reads a JSON number as decoded into an unstructured object.
+func toInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		if n == float64(int64(n)) {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}
+
+// parseQuantity reads a quantity as JSON gives it (a string or a number).
+func parseQuantity(v any) (resource.Quantity, error) {
+	switch q := v.(type) {
+	case string:
+		return resource.ParseQuantity(q)
+	case int64, int, float64:
+		n, ok := toInt(q)
+		if !ok {
+			return resource.Quantity{}, fmt.Errorf("not a quantity: %v", v)
+		}
+		return *resource.NewQuantity(n, resource.DecimalSI), nil
+	}
+	return resource.Quantity{}, fmt.Errorf("not a quantity: %v", v)
 }
