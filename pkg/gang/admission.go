@@ -25,6 +25,9 @@ type Admitter interface {
 	// workload not stored yet, or stored and held (suspended). "" when it
 	// names none.
 	Queued(obj *unstructured.Unstructured) (queue string, waits bool)
+	// Validate refuses, in one line, what the layer's webhook refuses of
+	// a workload that names one of its queues and makes pods pods.
+	Validate(obj *unstructured.Unstructured, pods int) error
 	// Admit decides the admission of g's queued workloads (Gang.Queued)
 	// on snap; nil when the layer has nothing to say of g.
 	Admit(snap *schedule.Snapshot, g *Gang) *Admission
@@ -109,15 +112,16 @@ func RegisterAdmitter(a Admitter) { admitters = append(admitters, a) }
 // Admitters are the registered queueing layers.
 func Admitters() []Admitter { return admitters }
 
-// QueuedBy says which registered layer's queue obj names and whether it
-// waits for that layer's admission.
-func QueuedBy(obj *unstructured.Unstructured) (queue string, waits bool) {
+// QueuedBy says which registered layer's queue obj, which makes pods
+// pods, names and whether it waits for that layer's admission; an error
+// when the layer's webhook would refuse obj.
+func QueuedBy(obj *unstructured.Unstructured, pods int) (queue string, waits bool, err error) {
 	for _, a := range admitters {
 		if q, w := a.Queued(obj); q != "" {
-			return q, w
+			return q, w, a.Validate(obj, pods)
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // admit asks the queueing layers for g's admission: the first that has

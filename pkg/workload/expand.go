@@ -255,7 +255,9 @@ func (m *builder) add(obj *unstructured.Unstructured) error {
 	if err := k.add(m, obj, ns, name, what); err != nil {
 		return err
 	}
-	m.noteQueued(obj, m.pods[pods:])
+	if err := m.noteQueued(obj, m.pods[pods:]); err != nil {
+		return err
+	}
 	switch added := int32(len(m.pods) - pods); {
 	case added == 0 || len(m.elasticity) > told:
 	case gvk.Kind == "JobSet" && gvk.Group == JobSetGroup:

@@ -11,10 +11,10 @@ import (
 // admission (gang.QueuedBy: one that names a queue and is not stored yet,
 // or is stored suspended), with the pods made from it: the layer decides
 // before any scheduler (docs/design.md#queueing-layers).
-func (m *builder) noteQueued(obj *unstructured.Unstructured, pods []*corev1.Pod) {
-	queue, waits := gang.QueuedBy(obj)
-	if !waits {
-		return
+func (m *builder) noteQueued(obj *unstructured.Unstructured, pods []*corev1.Pod) error {
+	queue, waits, err := gang.QueuedBy(obj, len(pods))
+	if err != nil || !waits {
+		return err
 	}
 	q := gang.QueuedWorkload{Object: obj, Queue: queue}
 	if obj.GetUID() != "" {
@@ -24,4 +24,5 @@ func (m *builder) noteQueued(obj *unstructured.Unstructured, pods []*corev1.Pod)
 		q.Members = append(q.Members, p.Name)
 	}
 	m.queued = append(m.queued, q)
+	return nil
 }

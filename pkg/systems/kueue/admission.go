@@ -81,6 +81,20 @@ func (admitter) Queued(obj *unstructured.Unstructured) (string, bool) {
 	return queue, obj.GetUID() == "" || suspended
 }
 
+// Validate refuses what Kueue's webhook refuses of a workload that names a
+// LocalQueue: a Job's job-min-parallelism must be an integer above 0 and
+// below its pod count (jobframework's ValidateJobOnCreate).
+func (admitter) Validate(obj *unstructured.Unstructured, pods int) error {
+	v, ok := obj.GetAnnotations()[MinParallelism]
+	if !ok || obj.GetKind() != "Job" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 32); err != nil || n <= 0 || int(n) >= pods {
+		return fmt.Errorf("metadata.annotations[%s] of Job %s: Invalid value: %q: must be an integer above 0 and below the Job's pod count (%d), as Kueue's webhook requires", MinParallelism, obj.GetName(), v, pods)
+	}
+	return nil
+}
+
 // models caches the model of the last snapshots' Kueue objects: every
 // placement of a gang (and of each what-if) asks again.
 var models struct {
@@ -338,11 +352,9 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 	}
 	minCount := int32(-1)
 	if v, ok := obj.GetAnnotations()[MinParallelism]; ok && obj.GetKind() == "Job" {
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil || n <= 0 || int(n) >= len(pods) {
-			return nil, nil, fmt.Errorf("Job %s: annotation %s=%q must be an integer above 0 and below the Job's pod count (%d), as Kueue's webhook requires", obj.GetName(), MinParallelism, v, len(pods))
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil && n > 0 && int(n) < len(pods) {
+			minCount = int32(n)
 		}
-		minCount = int32(n)
 	}
 	for _, s := range sets {
 		ps := quota.SubjectPodSet{Name: s.name, Count: int32(len(s.pods)), MinCount: int32(len(s.pods)), Spec: &s.pods[0].Spec, PerPod: quota.PerPod(&s.pods[0].Spec)}

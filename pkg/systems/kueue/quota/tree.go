@@ -186,13 +186,6 @@ func (n *node) root() *node {
 	return n
 }
 
-// borrowing reports whether the node uses more of fr than its subtree
-// quota holds, or would with v more (the borrow check of the flavor
-// assigner: usage + request > SubtreeQuota).
-func (n *node) borrowsWith(fr FlavorResource, v int64) bool {
-	return n.usage[fr]+v > n.subtree[fr]
-}
-
 // Format is v of resource name as Kueue prints it
 // (resources.ResourceQuantityString).
 func Format(name corev1.ResourceName, v int64) string {
