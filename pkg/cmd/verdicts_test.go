@@ -197,3 +197,25 @@ func TestKueueExample(t *testing.T) {
 		t.Errorf("with research-high: exit %d %q (%s)", code, out, stderr)
 	}
 }
+
+// capacity of a Kueue workload counts the copies Kueue admits one after
+// another, each charged before the next: the example's research queue
+// has no A100 quota left, so with research-high the first copy is admitted
+// after the pretraining Workload is evicted (its nodes freed), and the
+// second finds the quota held by the first.
+func TestKueueCapacity(t *testing.T) {
+	data, err := os.ReadFile("../../examples/kueue-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	high := strings.Replace(string(data), "kueue.x-k8s.io/queue-name: research", "kueue.x-k8s.io/queue-name: research\n    kueue.x-k8s.io/priority-class: research-high", 1)
+	code, out, stderr := run(t, high, "capacity", "-f", "-", "--snapshot", "../../examples/kueue-cluster.yaml", "-o", "jsonpath={.items[0].copies} {.items[0].stoppedBy}")
+	if code != ExitOK || !strings.HasPrefix(out, "1 gang ml-research/finetune-13b-copy2 is held back by Kueue (Pending)") {
+		t.Errorf("capacity: exit %d %q (%s)", code, out, stderr)
+	}
+	// Without the priority, none.
+	code, out, _ = run(t, string(data), "capacity", "-f", "-", "--snapshot", "../../examples/kueue-cluster.yaml", "-o", "jsonpath={.items[0].copies}")
+	if code != ExitNo || out != "0" {
+		t.Errorf("capacity without the priority: exit %d %q", code, out)
+	}
+}

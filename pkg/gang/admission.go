@@ -84,6 +84,9 @@ type Admission struct {
 	// Fixes are changes that may let the layer admit the gang, in its
 	// terms, most direct first: explain proves each by placing again.
 	Fixes []AdmissionFix
+	// Record is the layer's own account of the decision, for its
+	// AdmitCommitter; the core does not read it.
+	Record any
 	// Admit changes a pending member as the layer changes it on admission
 	// (nil: unchanged); it returns a copy when it changes it.
 	Admit func(pod *corev1.Pod) *corev1.Pod
@@ -99,6 +102,30 @@ type AdmissionFix struct {
 	Objects func(objs []*unstructured.Unstructured) []*unstructured.Unstructured
 	// Gang returns the gang with its workloads changed; nil for none.
 	Gang func(g *Gang) *Gang
+}
+
+// An AdmitCommitter is a queueing layer whose objects change when it
+// admits a gang (the admission then holds quota): capacity, which counts
+// copies one after another, commits each copy's admission before the next.
+type AdmitCommitter interface {
+	// Committed returns snap with the layer's objects as they are once it
+	// admitted g as adm says (a copy; snap is not changed).
+	Committed(snap *schedule.Snapshot, g *Gang, adm *Admission) *schedule.Snapshot
+}
+
+// CommitAdmission is snap once the layer that admitted p's gang holds its
+// quota; snap itself when no layer admitted it.
+func CommitAdmission(snap *schedule.Snapshot, p *Placement) *schedule.Snapshot {
+	adm := p.Admission
+	if adm == nil || !adm.Admitted {
+		return snap
+	}
+	for _, a := range admitters {
+		if c, ok := a.(AdmitCommitter); ok {
+			snap = c.Committed(snap, p.Gang, adm)
+		}
+	}
+	return snap
 }
 
 // admitters are the registered queueing layers (RegisterAdmitter), filled
@@ -183,6 +210,25 @@ func withoutEvicted(base *schedule.Scheduler, adm *Admission) (*schedule.Schedul
 		}
 	}
 	return fork, nil
+}
+
+// EvictForAdmission is snap and s without the pods of the workloads the
+// layer that admitted p's gang evicts first (copies; both unchanged when
+// it evicts none): capacity commits a copy's evictions before the next.
+func EvictForAdmission(snap *schedule.Snapshot, s *schedule.Scheduler, p *Placement) (*schedule.Snapshot, *schedule.Scheduler, error) {
+	adm := p.Admission
+	if adm == nil || !adm.Admitted || len(adm.Evicted) == 0 {
+		return snap, s, nil
+	}
+	next, err := withoutEvicted(s, adm)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := *snap
+	out.Pods = slices.DeleteFunc(slices.Clone(snap.Pods), func(pod *corev1.Pod) bool {
+		return slices.ContainsFunc(adm.Evicted, func(e *corev1.Pod) bool { return e.Namespace == pod.Namespace && e.Name == pod.Name })
+	})
+	return &out, next, nil
 }
 
 // applyAdmission makes the placement honour the layer's decision: a gang

@@ -71,6 +71,22 @@ func (g *Gang) Copy(i int) *Gang {
 		out.Members[j] = r.pod(m, g)
 	}
 	out.Succeeded, out.Finished = nil, 0
+	// A copy's queued workloads are new ones: renamed, not stored yet.
+	if len(g.Queued) > 0 {
+		out.Queued = make([]QueuedWorkload, len(g.Queued))
+		for j, q := range g.Queued {
+			obj := q.Object.DeepCopy()
+			obj.SetName(r.rename(obj.GetName()))
+			obj.SetUID("")
+			obj.SetResourceVersion("")
+			obj.SetCreationTimestamp(metav1.Time{})
+			members := make([]string, len(q.Members))
+			for k, name := range q.Members {
+				members[k] = r.rename(name)
+			}
+			out.Queued[j] = QueuedWorkload{Object: obj, Queue: q.Queue, Members: members}
+		}
+	}
 	if len(g.Refill) > 0 {
 		out.Refill = make(map[string]bool, len(g.Refill))
 		for name, v := range g.Refill {

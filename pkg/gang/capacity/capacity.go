@@ -110,12 +110,18 @@ func Count(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedule
 		if i == limit {
 			break
 		}
+		// The workloads a queueing layer evicts for the copy leave first.
+		if cur, s, err = gang.EvictForAdmission(cur, s, p); err != nil {
+			return nil, err
+		}
 		if cur, s, err = gang.Commit(cur, s, p.Planned()); err != nil {
 			return nil, err
 		}
 		// The copy's group is there too: a system's queue counts the
 		// copies before it as started gangs (Committer).
 		cur = gang.CommitGroup(cur, c)
+		// And its admission: a queueing layer charges the copies before it.
+		cur = gang.CommitAdmission(cur, p)
 	}
 	out.AtLeast = true
 	return out, nil

@@ -183,6 +183,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("%d workloads wait for Kueue; each is admitted on its own here, their quota not added up", len(queued)))
 	}
 	adm.Admitted = true
+	var record []admittedRecord
 	podSetOf := map[string]string{} // member -> pod set
 	flavorsOf := map[string]map[corev1.ResourceName]string{}
 	for _, q := range queued {
@@ -212,6 +213,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		if len(d.Preempts) > 0 {
 			adm.Message = d.Message
 		}
+		record = append(record, admittedRecord{sub: sub, decision: d})
 		if adm.Flavors == nil {
 			adm.Flavors = map[string]map[string]string{}
 		}
@@ -230,6 +232,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		return adm
 	}
 	adm.Summary = summary(adm)
+	adm.Record = record
 	adm.Admit = func(pod *corev1.Pod) *corev1.Pod {
 		set, ok := podSetOf[pod.Name]
 		if !ok && len(flavorsOf) == 1 {
@@ -603,4 +606,57 @@ func podsOf(snap *schedule.Snapshot, w *quota.Workload) []*corev1.Pod {
 		}
 	}
 	return out
+}
+
+// admittedRecord is one queued workload Kueue admits, for Committed.
+type admittedRecord struct {
+	sub      *quota.Subject
+	decision quota.Decision
+}
+
+// Committed is snap with a Workload holding the quota of each queued
+// workload of g that Kueue admits (as Kueue writes it: status.admission,
+// QuotaReserved), and without the Workloads it evicts for them.
+func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admission) *schedule.Snapshot {
+	record, _ := adm.Record.([]admittedRecord)
+	if len(record) == 0 {
+		return snap
+	}
+	out := *snap
+	evicted := map[string]bool{}
+	for _, r := range record {
+		for _, t := range r.decision.Preempts {
+			evicted[t.Workload.Namespace+"/"+t.Workload.Name] = true
+		}
+	}
+	out.Objects = slices.DeleteFunc(slices.Clone(snap.Objects), func(u *unstructured.Unstructured) bool {
+		return u.GetKind() == quota.KindWorkload && u.GroupVersionKind().Group == quota.Group && evicted[u.GetNamespace()+"/"+u.GetName()]
+	})
+	now := nowFunc().UTC().Format(time.RFC3339)
+	for i, r := range record {
+		var sets, psas []any
+		for _, ps := range r.decision.PodSets {
+			sets = append(sets, map[string]any{"name": ps.Name, "count": int64(ps.Count)})
+			flavors, usage := map[string]any{}, map[string]any{}
+			for res, f := range ps.Flavors {
+				flavors[string(res)] = f
+			}
+			for res, q := range ps.Usage {
+				usage[string(res)] = q.String()
+			}
+			psas = append(psas, map[string]any{"name": ps.Name, "count": int64(ps.Count), "flavors": flavors, "resourceUsage": usage})
+		}
+		w := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": quota.Group + "/v1beta2", "kind": quota.KindWorkload,
+			"metadata": map[string]any{"name": fmt.Sprintf("%s-%d-admitted", g.Name, i), "namespace": r.sub.Namespace,
+				"uid": fmt.Sprintf("kubectl-gang-%s-%s-%d", r.sub.Namespace, g.Name, i), "creationTimestamp": now},
+			"spec": map[string]any{"queueName": r.sub.Queue, "priority": int64(r.sub.Priority), "podSets": sets},
+			"status": map[string]any{
+				"admission":  map[string]any{"clusterQueue": r.decision.ClusterQueue, "podSetAssignments": psas},
+				"conditions": []any{map[string]any{"type": quota.ConditionQuotaReserved, "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue " + r.decision.ClusterQueue, "lastTransitionTime": now}},
+			},
+		}}
+		out.Objects = append(out.Objects, w)
+	}
+	return &out
 }
