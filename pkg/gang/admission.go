@@ -25,9 +25,6 @@ type Admitter interface {
 	// workload not stored yet, or stored and held (suspended). "" when it
 	// names none.
 	Queued(obj *unstructured.Unstructured) (queue string, waits bool)
-	// Validate refuses, in one line, what the layer's webhook refuses of
-	// a workload that names one of its queues and makes pods pods.
-	Validate(obj *unstructured.Unstructured, pods int) error
 	// Admit decides the admission of g's queued workloads (Gang.Queued)
 	// on snap; nil when the layer has nothing to say of g.
 	Admit(snap *schedule.Snapshot, g *Gang) *Admission
@@ -88,7 +85,8 @@ type Admission struct {
 	// AdmitCommitter; the core does not read it.
 	Record any
 	// Admit changes a pending member as the layer changes it on admission
-	// (nil: unchanged); it returns a copy when it changes it.
+	// (nil: unchanged); it returns a copy when it changes it, and nil for
+	// a member the layer does not admit (a partial admission's).
 	Admit func(pod *corev1.Pod) *corev1.Pod
 }
 
@@ -139,16 +137,15 @@ func RegisterAdmitter(a Admitter) { admitters = append(admitters, a) }
 // Admitters are the registered queueing layers.
 func Admitters() []Admitter { return admitters }
 
-// QueuedBy says which registered layer's queue obj, which makes pods
-// pods, names and whether it waits for that layer's admission; an error
-// when the layer's webhook would refuse obj.
-func QueuedBy(obj *unstructured.Unstructured, pods int) (queue string, waits bool, err error) {
+// QueuedBy says which registered layer's queue obj names and whether it
+// waits for that layer's admission.
+func QueuedBy(obj *unstructured.Unstructured) (queue string, waits bool) {
 	for _, a := range admitters {
 		if q, w := a.Queued(obj); q != "" {
-			return q, w, a.Validate(obj, pods)
+			return q, w
 		}
 	}
-	return "", false, nil
+	return "", false
 }
 
 // admit asks the queueing layers for g's admission: the first that has
@@ -172,19 +169,28 @@ func admitted(g *Gang, adm *Admission) *Gang {
 		return g
 	}
 	out := *g
-	out.Members = slices.Clone(g.Members)
+	out.Members = make([]*corev1.Pod, 0, len(g.Members))
 	changed := false
-	for i, pod := range out.Members {
-		if pod.Spec.NodeName != "" {
-			continue
+	for _, pod := range g.Members {
+		p := pod
+		if pod.Spec.NodeName == "" {
+			p = adm.Admit(pod)
 		}
-		if p := adm.Admit(pod); p != pod {
-			out.Members[i], changed = p, true
+		switch {
+		case p == nil:
+			changed = true
+		case p != pod:
+			out.Members, changed = append(out.Members, p), true
+		default:
+			out.Members = append(out.Members, p)
 		}
 	}
 	if !changed {
 		return g
 	}
+	// The members the layer leaves out are not created: the gang is what
+	// it admits.
+	out.MinMember = min(g.MinMember, int32(len(out.Members)))
 	return &out
 }
 

@@ -12,9 +12,9 @@ import (
 // or is stored suspended), with the pods made from it: the layer decides
 // before any scheduler (docs/design.md#queueing-layers).
 func (m *builder) noteQueued(obj *unstructured.Unstructured, pods []*corev1.Pod) error {
-	queue, waits, err := gang.QueuedBy(obj, len(pods))
-	if err != nil || !waits {
-		return err
+	queue, waits := gang.QueuedBy(obj)
+	if !waits {
+		return nil
 	}
 	q := gang.QueuedWorkload{Object: obj, Queue: queue}
 	if obj.GetUID() != "" {

@@ -112,7 +112,15 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	if err != nil {
 		return nil, err
 	}
+	adm := p.Admission
+	refused := adm != nil && !adm.Admitted && adm.Gate != nil
+	if adm != nil {
+		// A queueing layer decides first (docs/design.md#queueing-layers).
+		a.Checks = append(a.Checks, admissionCheck(adm))
+	}
 	switch gate := p.SourceGate; {
+	case refused:
+		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Result: ResultSkipped, Message: "not asked: " + adm.Layer + " does not admit the gang, and it decides before any scheduler"})
 	case gate == nil:
 		a.Checks = append(a.Checks, Check{Name: CheckMinResources, Result: ResultSkipped, Message: "the gang source sets no minResources"})
 	case gate.NotEvaluated != "":
@@ -122,7 +130,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 	default:
 		a.Checks = append(a.Checks, gateCheck(gate.Check, gate))
 	}
-	if hold := p.Gate; hold != nil && hold != p.SourceGate && hold.Gate != gang.HoldValidity && hold.Gate != gang.HoldResourceQuota {
+	if hold := p.Gate; hold != nil && hold != p.SourceGate && hold.Gate != gang.HoldValidity && hold.Gate != gang.HoldResourceQuota && !refused {
 		// A hold of the source's own after placement (a queue's share at
 		// allocation, a task readiness: Session): a check of its own.
 		a.Checks = append(a.Checks, gateCheck(hold.Gate, hold))
@@ -147,6 +155,21 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts gang.
 
 	a.Verdict = verdictOf(a.Checks)
 	return a, nil
+}
+
+// admissionCheck is a queueing layer's decision as a check of its own:
+// passed when it admits the gang (what it could not evaluate makes it not
+// evaluated), failed when it does not.
+func admissionCheck(adm *gang.Admission) Check {
+	switch {
+	case adm.Admitted && len(adm.NotEvaluated) > 0:
+		return Check{Name: adm.Layer, Result: ResultNotEvaluated, Reason: string(ResultNotEvaluated), Message: adm.Summary + "; not evaluated: " + strings.Join(adm.NotEvaluated, "; ")}
+	case adm.Admitted:
+		return Check{Name: adm.Layer, Result: ResultPassed, Message: adm.Summary}
+	case adm.Gate != nil:
+		return gateCheck(adm.Gate.Check, adm.Gate)
+	}
+	return Check{Name: adm.Layer, Result: ResultNotEvaluated, Reason: string(ResultNotEvaluated), Message: strings.Join(adm.NotEvaluated, "; ")}
 }
 
 // verdictOf is the admission verdict of the checks: Rejected when one

@@ -2,6 +2,7 @@ package kueue
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -39,7 +40,7 @@ const (
 const Layer = "Kueue"
 
 // CheckName is admit's name for Kueue's admission check.
-const CheckName = "KueueAdmission"
+const CheckName = Layer
 
 // The kinds of Kueue's objects a snapshot reads and keeps.
 var objectKinds = []schedule.ObjectKind{
@@ -79,20 +80,6 @@ func (admitter) Queued(obj *unstructured.Unstructured) (string, bool) {
 		suspended, _, _ = unstructured.NestedBool(obj.Object, "spec", "runPolicy", "suspend")
 	}
 	return queue, obj.GetUID() == "" || suspended
-}
-
-// Validate refuses what Kueue's webhook refuses of a workload that names a
-// LocalQueue: a Job's job-min-parallelism must be an integer above 0 and
-// below its pod count (jobframework's ValidateJobOnCreate).
-func (admitter) Validate(obj *unstructured.Unstructured, pods int) error {
-	v, ok := obj.GetAnnotations()[MinParallelism]
-	if !ok || obj.GetKind() != "Job" {
-		return nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 32); err != nil || n <= 0 || int(n) >= pods {
-		return fmt.Errorf("metadata.annotations[%s] of Job %s: Invalid value: %q: must be an integer above 0 and below the Job's pod count (%d), as Kueue's webhook requires", MinParallelism, obj.GetName(), v, pods)
-	}
-	return nil
 }
 
 // models caches the model of the last snapshots' Kueue objects: every
@@ -184,11 +171,26 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 	}
 	adm.Admitted = true
 	var record []admittedRecord
-	podSetOf := map[string]string{} // member -> pod set
+	var preempts []string
+	var evicted []*corev1.Pod
+	// flavorsOf are each admitted member's flavors; dropped the members a
+	// partial admission leaves out; only, when there is a single pod set,
+	// its flavors (for live members that stand in for made ones).
 	flavorsOf := map[string]map[corev1.ResourceName]string{}
+	dropped := map[string]bool{}
+	var only map[corev1.ResourceName]string
+	sets := 0
 	for _, q := range queued {
 		sub, members, err := subjectOf(m, g, q)
-		if err != nil {
+		var refused *refusal
+		switch {
+		case errors.As(err, &refused):
+			adm.Admitted = false
+			adm.Message = refused.message
+			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: refused.reason, Message: refused.message,
+				Detail: fmt.Sprintf("Kueue does not admit %s %s: %s", q.Object.GetKind(), q.Object.GetName(), refused.message)}
+			continue
+		case err != nil:
 			adm.Admitted = false
 			adm.NotEvaluated = append(adm.NotEvaluated, err.Error())
 			continue
@@ -196,11 +198,6 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		d := m.Admit(sub)
 		adm.Queue = cmp.Or(adm.Queue, d.ClusterQueue)
 		adm.NotEvaluated = append(adm.NotEvaluated, d.NotEvaluated...)
-		adm.Borrows = strings.Join(append(slices.DeleteFunc([]string{adm.Borrows}, func(s string) bool { return s == "" }), d.Borrows...), "; ")
-		for _, t := range d.Preempts {
-			adm.Preempts = append(adm.Preempts, t.Workload.Namespace+"/"+t.Workload.Name)
-			adm.Evicted = append(adm.Evicted, podsOf(snap, t.Workload)...)
-		}
 		if !d.Admitted {
 			adm.Admitted = false
 			adm.Message = d.Message
@@ -209,6 +206,11 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			adm.Holders = holders(d)
 			adm.Fixes = append(adm.Fixes, fixes(m, q, sub, d)...)
 			continue
+		}
+		adm.Borrows = strings.Join(append(slices.DeleteFunc([]string{adm.Borrows}, func(s string) bool { return s == "" }), d.Borrows...), "; ")
+		for _, t := range d.Preempts {
+			preempts = append(preempts, t.Workload.Namespace+"/"+t.Workload.Name)
+			evicted = append(evicted, podsOf(snap, t.Workload)...)
 		}
 		if len(d.Preempts) > 0 {
 			adm.Message = d.Message
@@ -223,29 +225,49 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 				fl[string(r)] = f
 			}
 			adm.Flavors[ps.Name] = fl
-			flavorsOf[ps.Name] = ps.Flavors
+			only = ps.Flavors
+			sets++
+			// The first Count members of the pod set are admitted
+			// (Kueue sets a Job's parallelism to the count).
+			for k, name := range members[ps.Name] {
+				if int32(k) < ps.Count {
+					flavorsOf[name] = ps.Flavors
+				} else {
+					dropped[name] = true
+				}
+			}
 		}
-		maps.Copy(podSetOf, members)
 	}
 	if !adm.Admitted {
 		adm.Flavors = nil
 		return adm
 	}
+	adm.Preempts, adm.Evicted = preempts, evicted
 	adm.Summary = summary(adm)
 	adm.Record = record
+	if sets != 1 {
+		only = nil
+	}
 	adm.Admit = func(pod *corev1.Pod) *corev1.Pod {
-		set, ok := podSetOf[pod.Name]
-		if !ok && len(flavorsOf) == 1 {
+		if dropped[pod.Name] {
+			return nil
+		}
+		flavors, ok := flavorsOf[pod.Name]
+		if !ok {
 			// A live member that stands in for a made one (MergeLive)
 			// of a workload with a single pod set.
-			for name := range flavorsOf {
-				set = name
-			}
+			flavors = only
 		}
-		return withFlavors(m, pod, flavorsOf[set])
+		return withFlavors(m, pod, flavors)
 	}
 	return adm
 }
+
+// refusal is a queued workload Kueue refuses before its quota is looked
+// at (no Workload is ever made of it, or its webhook refuses it).
+type refusal struct{ reason, message string }
+
+func (r *refusal) Error() string { return r.message }
 
 // refusalDetail words a refusal for people: the workload, its queue, and
 // what Kueue says.
@@ -309,7 +331,7 @@ func withFlavors(m *quota.Model, pod *corev1.Pod, flavors map[corev1.ResourceNam
 // (a live suspended job) is that Workload; one not created yet is what
 // Kueue's job framework would make of it: a pod set per role, the
 // priority of its WorkloadPriorityClass or else its pods', queued now.
-func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subject, map[string]string, error) {
+func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subject, map[string][]string, error) {
 	obj := q.Object
 	members := map[string]*corev1.Pod{}
 	for _, p := range g.Members {
@@ -322,10 +344,10 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 		}
 	}
 	sets := podSetsOf(obj, pods)
-	podSetOf := map[string]string{}
+	podSetOf := map[string][]string{}
 	for _, s := range sets {
 		for _, p := range s.pods {
-			podSetOf[p.Name] = s.name
+			podSetOf[s.name] = append(podSetOf[s.name], p.Name)
 		}
 	}
 	if uid := string(obj.GetUID()); uid != "" {
@@ -347,7 +369,7 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 	if wpc := obj.GetLabels()[PriorityClassLabel]; wpc != "" {
 		v, ok := m.PriorityClasses[wpc]
 		if !ok {
-			return nil, nil, fmt.Errorf("%s %s names WorkloadPriorityClass %s, which the snapshot does not hold: Kueue creates no Workload for it until it exists", obj.GetKind(), obj.GetName(), wpc)
+			return nil, nil, &refusal{reason: "WorkloadPriorityClassNotFound", message: fmt.Sprintf("its label %s names WorkloadPriorityClass %s, which does not exist: Kueue creates no Workload for it (the job stays suspended) until it does", PriorityClassLabel, wpc)}
 		}
 		sub.Priority = v
 	} else if len(pods) > 0 && pods[0].Spec.Priority != nil {
@@ -355,9 +377,12 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 	}
 	minCount := int32(-1)
 	if v, ok := obj.GetAnnotations()[MinParallelism]; ok && obj.GetKind() == "Job" {
-		if n, err := strconv.ParseInt(v, 10, 32); err == nil && n > 0 && int(n) < len(pods) {
-			minCount = int32(n)
+		// Kueue's webhook refuses the Job otherwise (ValidateJobOnCreate).
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n <= 0 || int(n) >= len(pods) {
+			return nil, nil, &refusal{reason: "AdmissionWebhook", message: fmt.Sprintf("Kueue's webhook refuses the Job: metadata.annotations[%s]: Invalid value: %q: must be an integer above 0 and below the Job's pod count (%d)", MinParallelism, v, len(pods))}
 		}
+		minCount = int32(n)
 	}
 	for _, s := range sets {
 		ps := quota.SubjectPodSet{Name: s.name, Count: int32(len(s.pods)), MinCount: int32(len(s.pods)), Spec: &s.pods[0].Spec, PerPod: quota.PerPod(&s.pods[0].Spec)}
@@ -401,6 +426,9 @@ func podSetsOf(obj *unstructured.Unstructured, pods []*corev1.Pod) []podSet {
 	var out []podSet
 	for _, p := range pods {
 		name := strings.ToLower(p.Labels[key])
+		if key == "ray.io/group" && name == "headgroup" {
+			name = "head" // Kueue's name for a Ray cluster's head pod set
+		}
 		i := slices.IndexFunc(out, func(s podSet) bool { return s.name == name })
 		if i < 0 {
 			out = append(out, podSet{name: name})
@@ -616,7 +644,7 @@ type admittedRecord struct {
 
 // Committed is snap with a Workload holding the quota of each queued
 // workload of g that Kueue admits (as Kueue writes it: status.admission,
-// QuotaReserved), and without the Workloads it evicts for them.
+// QuotaReserved), and the Workloads it evicts for them pending again.
 func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admission) *schedule.Snapshot {
 	record, _ := adm.Record.([]admittedRecord)
 	if len(record) == 0 {
@@ -629,10 +657,20 @@ func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admis
 			evicted[t.Workload.Namespace+"/"+t.Workload.Name] = true
 		}
 	}
-	out.Objects = slices.DeleteFunc(slices.Clone(snap.Objects), func(u *unstructured.Unstructured) bool {
-		return u.GetKind() == quota.KindWorkload && u.GroupVersionKind().Group == quota.Group && evicted[u.GetNamespace()+"/"+u.GetName()]
-	})
 	now := nowFunc().UTC().Format(time.RFC3339)
+	// An evicted Workload is queued again once its job stops: pending,
+	// its quota released (workload.UnsetQuotaReservationWithCondition).
+	out.Objects = slices.Clone(snap.Objects)
+	for i, u := range out.Objects {
+		if u.GetKind() != quota.KindWorkload || u.GroupVersionKind().Group != quota.Group || !evicted[u.GetNamespace()+"/"+u.GetName()] {
+			continue
+		}
+		c := u.DeepCopy()
+		unstructured.RemoveNestedField(c.Object, "status", "admission")
+		_ = unstructured.SetNestedSlice(c.Object, []any{map[string]any{"type": quota.ConditionQuotaReserved, "status": "False", "reason": "Pending",
+			"message": "evicted", "lastTransitionTime": now}}, "status", "conditions")
+		out.Objects[i] = c
+	}
 	for i, r := range record {
 		var sets, psas []any
 		for _, ps := range r.decision.PodSets {

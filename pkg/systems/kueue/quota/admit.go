@@ -131,6 +131,9 @@ func (sub *Subject) ahead(w *Workload) bool {
 // queue (a StrictFIFO queue waits behind its head), the flavors, and the
 // preemptions (docs/design.md#kueue).
 func (m *Model) Admit(sub *Subject) Decision {
+	if w := sub.Self; w != nil && !w.Pending() {
+		return m.settled(w)
+	}
 	lqKey := sub.Namespace + "/" + sub.Queue
 	lq := m.LocalQueues[lqKey]
 	if lq == nil {
@@ -164,19 +167,26 @@ func (m *Model) Admit(sub *Subject) Decision {
 		}
 	}
 	s := m.newSim()
-	// The Workloads ahead in the queue go first: those that fit take
-	// their quota; in a StrictFIFO queue the first that does not holds
-	// every one behind it.
+	// The Workloads ahead in the queue go first: those that fit (or fit
+	// partly) take their quota; one that preempts holds the queue (it is
+	// popped every cycle until it is admitted: the sticky head of a
+	// BestEffortFIFO queue), and in a StrictFIFO queue so does the first
+	// that does not fit.
 	for _, w := range cq.Pending {
 		if w == sub.Self || !sub.ahead(w) {
 			continue
 		}
-		a := (&assigner{s: s, cq: cq, sub: SubjectOf(w)}).assign(nil)
-		if a.mode() == fit {
+		ahead := &assigner{s: s, cq: cq, sub: SubjectOf(w)}
+		a, targets := ahead.decide()
+		switch {
+		case a.mode() == fit && len(targets) == 0:
 			s.addUsage(cq, a.usage)
 			continue
-		}
-		if cq.Strategy() == "StrictFIFO" {
+		case len(targets) > 0:
+			d.Behind = w
+			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s, which ClusterQueue %s admits first once the Workloads it preempts are gone", w.Namespace, w.Name, cq.Name)
+			return d
+		case cq.Strategy() == "StrictFIFO":
 			d.Behind = w
 			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s at the head of StrictFIFO ClusterQueue %s", w.Namespace, w.Name, cq.Name)
 			d.Detail = "Kueue pops the head of a StrictFIFO queue until it is admitted; it is not: " + a.Message()
@@ -361,9 +371,11 @@ func (a *assigner) decide() (*Assignment, []Target) {
 
 // entry is one head of a scheduling cycle.
 type entry struct {
-	sub *Subject
-	cq  *ClusterQueueState
-	a   *Assignment
+	w       *Workload
+	sub     *Subject
+	cq      *ClusterQueueState
+	a       *Assignment
+	targets []Target
 }
 
 // cycle lets the heads of the cohort tree's other ClusterQueues that Kueue
@@ -382,18 +394,27 @@ func (m *Model) cycle(s *sim, a *assigner, all bool) {
 	var entries []entry
 	for _, name := range slices.Sorted(maps.Keys(m.ClusterQueues)) {
 		c := m.ClusterQueues[name]
-		if c == a.cq || c.Inactive != "" || c.node.root() != root || (!all && c.Strategy() != "StrictFIFO") {
+		if c == a.cq || c.Inactive != "" || c.node.root() != root {
 			continue
 		}
 		for _, w := range m.pendingIn(s, c) {
-			if w == a.sub.Self {
+			if w == a.sub.Self || s.charged[w] {
 				continue
 			}
 			if ok, known := m.MatchesNamespace(c, w.Namespace); !ok && known {
 				break
 			}
 			hs := SubjectOf(w)
-			entries = append(entries, entry{sub: hs, cq: c, a: (&assigner{s: s, cq: c, sub: hs}).assign(nil)})
+			ha := &assigner{s: s, cq: c, sub: hs}
+			e := entry{w: w, sub: hs, cq: c, a: ha.assign(nil)}
+			if e.a.mode().preempts() {
+				e.targets = s.targets(c, hs, e.a.needPreemption(), e.a.usage)
+			}
+			// Parked workloads are no heads until quota is freed; a
+			// StrictFIFO queue's head and a preempting (sticky) one are.
+			if all || c.Strategy() == "StrictFIFO" || len(e.targets) > 0 {
+				entries = append(entries, e)
+			}
 			break
 		}
 	}
@@ -424,15 +445,25 @@ func (m *Model) cycle(s *sim, a *assigner, all bool) {
 		case m == fit:
 			if s.fits(e.cq, e.a.usage) {
 				s.addUsage(e.cq, e.a.usage)
+				s.charged[e.w] = true
 			}
-		case m.preempts():
-			if t := s.targets(e.cq, e.sub, e.a.needPreemption(), e.a.usage); len(t) > 0 {
-				if s.fits(e.cq, e.a.usage) {
-					s.addUsage(e.cq, e.a.usage)
-				}
-			} else if e.cq.preemption().ReclaimWithinCohort != "Any" {
-				s.addUsage(e.cq, s.reserve(e.cq, e.a))
+		case len(e.targets) > 0:
+			// Its fit is checked with its targets gone, and its usage
+			// added whatever they hold (scheduler.go schedule, fits).
+			for _, t := range e.targets {
+				s.remove(t.Workload)
 			}
+			ok := s.fits(e.cq, e.a.usage)
+			for _, t := range e.targets {
+				s.add(t.Workload)
+			}
+			if ok {
+				s.addUsage(e.cq, e.a.usage)
+				s.charged[e.w] = true
+			}
+		case m.preempts() && e.cq.preemption().ReclaimWithinCohort != "Any":
+			s.addUsage(e.cq, s.reserve(e.cq, e.a))
+			s.charged[e.w] = true
 		}
 	}
 }
@@ -537,4 +568,24 @@ func (m *Model) WithPriority(sub *Subject, p int32) Decision {
 	c := *sub
 	c.Priority = p
 	return m.Admit(&c)
+}
+
+// settled is the decision on a Workload Kueue has decided already: it
+// holds quota (admitted, or reserved and waiting for its admission
+// checks), or it is finished or deactivated and Kueue admits it no more.
+func (m *Model) settled(w *Workload) Decision {
+	switch {
+	case w.HoldsQuota():
+		d := Decision{ClusterQueue: w.Status.Admission.ClusterQueue, Admitted: true}
+		for _, psa := range w.Status.Admission.PodSetAssignments {
+			d.PodSets = append(d.PodSets, PodSetDecision{Name: psa.Name, Count: w.podSetCount(psa), Flavors: psa.Flavors, Usage: psa.ResourceUsage})
+		}
+		if !w.conditionTrue(ConditionAdmitted) {
+			d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("Workload %s/%s holds quota in ClusterQueue %s and waits for its admission checks, which are not evaluated", w.Namespace, w.Name, d.ClusterQueue))
+		}
+		return d
+	case w.IsFinished():
+		return Decision{Reason: "Finished", Message: fmt.Sprintf("Workload %s/%s is finished: Kueue admits it no more", w.Namespace, w.Name)}
+	}
+	return Decision{Reason: "Inactive", Message: fmt.Sprintf("Workload %s/%s is deactivated (spec.active: false): Kueue admits it no more", w.Namespace, w.Name)}
 }

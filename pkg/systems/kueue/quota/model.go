@@ -88,6 +88,12 @@ func Load(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace) 
 		if u.GroupVersionKind().Group != Group {
 			continue
 		}
+		if v := u.GroupVersionKind().Version; v != Version {
+			// v1beta1 names fields otherwise (cohort, admissionChecks,
+			// priorityClassName): read at it, a queue would lose them.
+			m.Problems = append(m.Problems, fmt.Sprintf("%s %s is at %s/%s; this build reads %s/%s (kubectl gang snapshot saves what the server prefers)", u.GetKind(), nameOf(u), Group, v, Group, Version))
+			continue
+		}
 		var err error
 		switch u.GetKind() {
 		case KindResourceFlavor:
@@ -364,10 +370,18 @@ func (w *Workload) Usage() map[FlavorResource]int64 {
 	}
 	for _, psa := range w.Status.Admission.PodSetAssignments {
 		count := w.podSetCount(psa)
+		// What is left of the spec's count once the reclaimable pods are
+		// gone, against the admitted count (a partial admission keeps its
+		// count when that is the larger).
 		after := count
+		for _, ps := range w.Spec.PodSets {
+			if ps.Name == psa.Name {
+				after = ps.Count
+			}
+		}
 		for _, r := range w.Status.ReclaimablePods {
 			if r.Name == psa.Name {
-				after = max(0, count-r.Count)
+				after = max(0, after-r.Count)
 			}
 		}
 		for name, q := range psa.ResourceUsage {

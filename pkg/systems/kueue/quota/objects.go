@@ -9,6 +9,7 @@ package quota
 
 import (
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,8 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Group is Kueue's API group.
-const Group = "kueue.x-k8s.io"
+// Group is Kueue's API group, Version the version whose fields this
+// package reads.
+const (
+	Group   = "kueue.x-k8s.io"
+	Version = "v1beta2"
+)
 
 // The kinds of Kueue's objects the admission reads.
 const (
@@ -146,16 +151,16 @@ type PodSet struct {
 	Count    int32                  `json:"count"`
 	MinCount *int32                 `json:"minCount,omitempty"`
 	// raw is the template as read, decoded into Template on first use
-	// (Spec): an admitted Workload's usage is its admission's, so most
-	// templates are never needed.
-	raw map[string]any
+	// (Spec) under once: an admitted Workload's usage is its admission's,
+	// so most templates are never needed, and a Model is shared.
+	raw  map[string]any
+	once *sync.Once
 }
 
 // Spec is the pod set's pod spec.
 func (ps *PodSet) Spec() *corev1.PodSpec {
-	if ps.raw != nil {
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(ps.raw, &ps.Template)
-		ps.raw = nil
+	if ps.once != nil {
+		ps.once.Do(func() { _ = runtime.DefaultUnstructuredConverter.FromUnstructured(ps.raw, &ps.Template) })
 	}
 	return &ps.Template.Spec
 }
@@ -284,6 +289,7 @@ func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
 			ps.MinCount = &mc
 		}
 		ps.raw, _ = m["template"].(map[string]any)
+		ps.once = &sync.Once{}
 		w.Spec.PodSets = append(w.Spec.PodSets, ps)
 	}
 	status, _ := u.Object["status"].(map[string]any)

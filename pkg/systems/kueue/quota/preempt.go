@@ -20,11 +20,13 @@ type sim struct {
 	m       *Model
 	forks   map[*node]*node
 	removed map[*Workload]bool
+	// charged are the heads a cycle charged already.
+	charged map[*Workload]bool
 }
 
 // newSim forks every node's usage.
 func (m *Model) newSim() *sim {
-	s := &sim{m: m, forks: map[*node]*node{}, removed: map[*Workload]bool{}}
+	s := &sim{m: m, forks: map[*node]*node{}, removed: map[*Workload]bool{}, charged: map[*Workload]bool{}}
 	for _, cq := range m.ClusterQueues {
 		s.fork(cq.node)
 	}
