@@ -168,10 +168,10 @@ func (m *Model) Admit(sub *Subject) Decision {
 	}
 	s := m.newSim()
 	// The Workloads ahead in the queue go first: those that fit (or fit
-	// partly) take their quota; one that preempts holds the queue (it is
-	// popped every cycle until it is admitted: the sticky head of a
-	// BestEffortFIFO queue), and in a StrictFIFO queue so does the first
-	// that does not fit.
+	// partly) take their quota; one that preempts is popped every cycle
+	// until it is admitted (the sticky head of a BestEffortFIFO queue), so
+	// it takes its quota once its targets are gone; in a StrictFIFO queue
+	// the first that does not fit holds every one behind it.
 	for _, w := range cq.Pending {
 		if w == sub.Self || !sub.ahead(w) {
 			continue
@@ -183,9 +183,13 @@ func (m *Model) Admit(sub *Subject) Decision {
 			s.addUsage(cq, a.usage)
 			continue
 		case len(targets) > 0:
-			d.Behind = w
-			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s, which ClusterQueue %s admits first once the Workloads it preempts are gone", w.Namespace, w.Name, cq.Name)
-			return d
+			// Kueue pops it every cycle until its targets are gone and it
+			// is admitted; then the queue moves on.
+			for _, t := range targets {
+				s.remove(t.Workload)
+			}
+			s.addUsage(cq, a.usage)
+			continue
 		case cq.Strategy() == "StrictFIFO":
 			d.Behind = w
 			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s at the head of StrictFIFO ClusterQueue %s", w.Namespace, w.Name, cq.Name)

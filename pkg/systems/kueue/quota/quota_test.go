@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -295,5 +296,83 @@ spec: {namespaceSelector: {}, queueingStrategy: `+strategy+`, resourceGroups: [{
 		if strict := strategy == "StrictFIFO"; d.Admitted == strict || (strict && (d.Behind == nil || d.Behind.Name != "head")) {
 			t.Errorf("%s: %+v", strategy, d)
 		}
+	}
+}
+
+// Reclaimable pods scale usage down only when the spec's count less them
+// is below the admitted count (workload.totalRequestsFromAdmission): a
+// partial admission of 6 of 10 with 3 reclaimable still holds 6.
+func TestReclaimableScaling(t *testing.T) {
+	w := load(t, strings.Replace(strings.Replace(admitted("w", "cq", 6, 6, 0, "2026-01-01T00:00:00Z"),
+		"podSets: [{name: main, count: 1,", "podSets: [{name: main, count: 10,", 1),
+		"podSetAssignments: [{name: main, count: 1,", "podSetAssignments: [{name: main, count: 6,", 1)+
+		"  reclaimablePods: [{name: main, count: 3}]\n").Workloads["ns/w"]
+	if got := w.Usage()[FlavorResource{"f0", "nvidia.com/gpu"}]; got != 6 {
+		t.Errorf("7 left of 10, 6 admitted: usage %d, want 6", got)
+	}
+	w.Status.ReclaimablePods[0].Count = 7
+	if got := w.Usage()[FlavorResource{"f0", "nvidia.com/gpu"}]; got != 3 {
+		t.Errorf("3 left of 10, 6 admitted: usage %d, want 3", got)
+	}
+}
+
+// A v1beta1 object is not read with v1beta2's field names: it is a
+// problem, said once.
+func TestOtherVersionIsAProblem(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := sigsyaml.Unmarshal([]byte("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: old}\nspec: {cohort: c}\n"), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	m := Load([]*unstructured.Unstructured{u}, nil)
+	if len(m.Problems) != 1 || !strings.Contains(m.Problems[0], "ClusterQueue old is at kueue.x-k8s.io/v1beta1") || m.ClusterQueues["old"] != nil {
+		t.Errorf("problems %q, queues %v", m.Problems, m.ClusterQueues)
+	}
+}
+
+// A Workload Kueue decided is judged by its state: one holding quota is
+// admitted as it is (not decided, nor charged, twice); a finished one is
+// refused.
+func TestSettledWorkload(t *testing.T) {
+	m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 4}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq")+"---\n"+admitted("held", "cq", 4, 1, 0, "2026-01-01T00:00:00Z"))
+	w := m.Workloads["ns/held"]
+	d := m.Admit(SubjectOf(w))
+	if !d.Admitted || len(d.NotEvaluated) != 1 || !strings.Contains(d.NotEvaluated[0], "waits for its admission checks") {
+		t.Errorf("holding quota, no Admitted condition: %+v", d)
+	}
+	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: ConditionFinished, Status: metav1.ConditionTrue})
+	if d := m.Admit(SubjectOf(w)); d.Admitted || d.Reason != "Finished" {
+		t.Errorf("finished: %+v", d)
+	}
+}
+
+// A Workload ahead that preempts is admitted first once its targets are
+// gone (the sticky head), and the queue moves on: the subject gets what
+// is left, not the room the ahead one takes.
+func TestPreemptorAhead(t *testing.T) {
+	pending := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: pre, namespace: ns, uid: pre, creationTimestamp: "2026-01-02T00:00:00Z"}
+spec: {queueName: q0, priority: 500, podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: c, resources: {requests: {nvidia.com/gpu: "6"}, limits: {nvidia.com/gpu: "6"}}}]}}}]}
+`
+	m := load(t, flavorF0+`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}, preemption: {withinClusterQueue: LowerPriority}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 8}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+`+queue("cq")+"---\n"+admitted("low", "cq", 4, 1, 0, "2026-01-01T00:00:00Z")+"---\n"+pending)
+	// 4 free now; once pre evicts low and takes 6 of 8, 2: 2 GPUs fit,
+	// 3 do not (they would in the 4 free without pre).
+	if d := m.Admit(subject(2, 1, 1, 0)); !d.Admitted {
+		t.Errorf("2 GPUs: %+v", d)
+	}
+	if d := m.Admit(subject(3, 1, 1, 0)); d.Admitted {
+		t.Errorf("3 GPUs: %+v", d)
 	}
 }
