@@ -55,6 +55,9 @@ type Admission struct {
 	Queue string
 	// Flavors are the flavors assigned: pod set -> resource -> flavor.
 	Flavors map[string]map[string]string
+	// Counts are the pods admitted per pod set (fewer than asked in a
+	// partial admission).
+	Counts map[string]int32
 	// Borrows says what is borrowed from where, for people; empty when
 	// nothing is.
 	Borrows string

@@ -308,6 +308,7 @@ func create(t *testing.T, dyn dynamic.Interface, y string) (*unstructured.Unstru
 type kueueOutcome struct {
 	admitted bool
 	flavors  map[string]map[string]string
+	counts   map[string]int32
 	preempts []string
 	message  string
 	// neverTried: Kueue's scheduler never took the Workload up (it waits
@@ -317,7 +318,7 @@ type kueueOutcome struct {
 
 func (o kueueOutcome) String() string {
 	if o.admitted {
-		return fmt.Sprintf("admitted %v preempting %v", o.flavors, o.preempts)
+		return fmt.Sprintf("admitted %v counts %v preempting %v", o.flavors, o.counts, o.preempts)
 	}
 	if o.neverTried {
 		return "never tried (no QuotaReserved condition)"
@@ -394,6 +395,12 @@ func (s *scenario) run(t *testing.T, dyn dynamic.Interface) (string, error) {
 	}
 	if real.admitted && k.Admitted && !equalFlavors(k.Flavors, real.flavors) {
 		diffs = append(diffs, fmt.Sprintf("flavors: kubectl-gang %v, Kueue %v", k.Flavors, real.flavors))
+	}
+	if real.admitted && k.Admitted && !maps.Equal(k.Counts, real.counts) {
+		diffs = append(diffs, fmt.Sprintf("counts: kubectl-gang %v, Kueue %v", k.Counts, real.counts))
+	}
+	if p, ok, _ := unstructured.NestedFieldNoCopy(decode(s.subject).Object, "spec", "parallelism"); ok && real.admitted && fmt.Sprint(real.counts["main"]) != fmt.Sprint(p) {
+		outcome = "admitted partly"
 	}
 	if !slices.Equal(sorted(k.Preempts), sorted(real.preempts)) {
 		diffs = append(diffs, fmt.Sprintf("preempts: kubectl-gang %v, Kueue %v", k.Preempts, real.preempts))
@@ -489,7 +496,7 @@ func (s *scenario) settle(t *testing.T, dyn dynamic.Interface, job *unstructured
 			continue
 		}
 		if c.Status == metav1.ConditionTrue {
-			o := kueueOutcome{admitted: true, flavors: map[string]map[string]string{}}
+			o := kueueOutcome{admitted: true, flavors: map[string]map[string]string{}, counts: map[string]int32{}}
 			psas, _, _ := unstructured.NestedSlice(w.Object, "status", "admission", "podSetAssignments")
 			for _, p := range psas {
 				pm := p.(map[string]any)
@@ -498,6 +505,9 @@ func (s *scenario) settle(t *testing.T, dyn dynamic.Interface, job *unstructured
 					fl[r] = f.(string)
 				}
 				o.flavors[pm["name"].(string)] = fl
+				if c, ok := pm["count"].(int64); ok {
+					o.counts[pm["name"].(string)] = int32(c)
+				}
 			}
 			victims, err := s.victimsOf(t, dyn, string(w.GetUID()))
 			if err != nil {

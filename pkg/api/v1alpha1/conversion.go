@@ -325,6 +325,6 @@ func kueueOf(a *gang.Admission) *Kueue {
 	if a == nil || a.Layer != "Kueue" {
 		return nil
 	}
-	return &Kueue{Admitted: a.Admitted, ClusterQueue: a.Queue, Flavors: a.Flavors, Borrows: a.Borrows, Preempts: a.Preempts,
+	return &Kueue{Admitted: a.Admitted, ClusterQueue: a.Queue, Flavors: a.Flavors, Counts: a.Counts, Borrows: a.Borrows, Preempts: a.Preempts,
 		Message: a.Message, NotEvaluated: a.NotEvaluated}
 }

@@ -379,6 +379,9 @@ type Kueue struct {
 	// Flavors are the flavors assigned, pod set -> resource -> flavor, as
 	// the Workload's status.admission.podSetAssignments names them.
 	Flavors map[string]map[string]string `json:"flavors,omitempty"`
+	// Counts are the pods admitted per pod set (status.admission's
+	// count: fewer than asked in a partial admission).
+	Counts map[string]int32 `json:"counts,omitempty"`
 	// Borrows says what the admission borrows, and from which cohort.
 	Borrows string `json:"borrows,omitempty"`
 	// Preempts are the Workloads (namespace/name) Kueue evicts first.

@@ -225,6 +225,10 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 				fl[string(r)] = f
 			}
 			adm.Flavors[ps.Name] = fl
+			if adm.Counts == nil {
+				adm.Counts = map[string]int32{}
+			}
+			adm.Counts[ps.Name] = ps.Count
 			only = ps.Flavors
 			sets++
 			// The first Count members of the pod set are admitted
@@ -239,7 +243,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		}
 	}
 	if !adm.Admitted {
-		adm.Flavors = nil
+		adm.Flavors, adm.Counts = nil, nil
 		return adm
 	}
 	adm.Preempts, adm.Evicted = preempts, evicted
