@@ -197,6 +197,12 @@ func (m *Model) Admit(sub *Subject) Decision {
 			return d
 		}
 	}
+	if m.fairSharing[cq.node.root()] && cq.node.parent != nil {
+		// Kueue's Configuration (not in the API) says whether it runs fair
+		// sharing; with it, heads are ordered and preemption chosen by
+		// dominant resource share, which is not modelled.
+		d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("ClusterQueue %s's cohort sets fairSharing: where Kueue's configuration enables fair sharing, its ordering and preemption by share are not evaluated (classical rules are used)", cq.Name))
+	}
 	as := &assigner{s: s, cq: cq, sub: sub}
 	// The heads of the cohort's other StrictFIFO queues come up every
 	// cycle: those ordered before this workload take their quota first.

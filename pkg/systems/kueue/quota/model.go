@@ -33,6 +33,9 @@ type Model struct {
 	Namespaces map[string]map[string]string
 	// Problems are objects that could not be read, each in one line.
 	Problems []string
+	// fairSharing are the cohort trees' roots where a ClusterQueue or Cohort
+	// sets spec.fairSharing: Kueue may run fair sharing there.
+	fairSharing map[*node]bool
 	// usage is what each Workload holding quota uses (Workload.Usage).
 	usage map[*Workload]map[FlavorResource]int64
 }
@@ -171,8 +174,13 @@ func (m *Model) cohortNode(name string) *node {
 // ClusterQueue in a tree with a cycle is inactive, as Kueue leaves it.
 func (m *Model) buildTree(cohortObjs []*Cohort) {
 	slices.SortFunc(cohortObjs, func(a, b *Cohort) int { return cmp.Compare(a.Name, b.Name) })
+	m.fairSharing = map[*node]bool{}
+	var fair []*node
 	for _, c := range cohortObjs {
 		n := m.cohortNode(c.Name)
+		if c.Spec.FairSharing != nil {
+			fair = append(fair, n)
+		}
 		n.setQuotas(c.Spec.ResourceGroups)
 		if c.Spec.ParentName != "" {
 			p := m.cohortNode(c.Spec.ParentName)
@@ -187,6 +195,16 @@ func (m *Model) buildTree(cohortObjs []*Cohort) {
 			p := m.cohortNode(cq.Spec.CohortName)
 			cq.node.parent = p
 			p.children = append(p.children, cq.node)
+		}
+	}
+	for _, cq := range m.ClusterQueues {
+		if cq.Spec.FairSharing != nil {
+			fair = append(fair, cq.node)
+		}
+	}
+	for _, n := range fair {
+		if !hasCycle(n) {
+			m.fairSharing[n.root()] = true
 		}
 	}
 	for _, cq := range m.ClusterQueues {

@@ -126,6 +126,9 @@ type Cohort struct {
 	Spec              struct {
 		ParentName     string          `json:"parentName,omitempty"`
 		ResourceGroups []ResourceGroup `json:"resourceGroups,omitempty"`
+		FairSharing    *struct {
+			Weight *resource.Quantity `json:"weight,omitempty"`
+		} `json:"fairSharing,omitempty"`
 	} `json:"spec,omitempty"`
 }
 

@@ -376,3 +376,24 @@ spec: {namespaceSelector: {}, preemption: {withinClusterQueue: LowerPriority}, r
 		t.Errorf("3 GPUs: %+v", d)
 	}
 }
+
+// A cohort whose queues set fairSharing may run Kueue's fair sharing (its
+// Configuration says, which is not in the API): not evaluated, never a
+// plain yes. A lone queue is never in a cohort's fair sharing.
+func TestFairSharingNotEvaluated(t *testing.T) {
+	cq := func(extra string) string {
+		return flavorF0 + `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {` + extra + `namespaceSelector: {}, fairSharing: {weight: 2}, resourceGroups: [{coveredResources: [nvidia.com/gpu, cpu], flavors: [{name: f0, resources: [{name: nvidia.com/gpu, nominalQuota: 8}, {name: cpu, nominalQuota: 64}]}]}]}
+---
+` + queue("cq")
+	}
+	if d := load(t, cq("cohortName: co, ")).Admit(subject(1, 1, 1, 0)); !d.Admitted || len(d.NotEvaluated) != 1 || !strings.Contains(d.NotEvaluated[0], "fairSharing") {
+		t.Errorf("in a cohort: %+v", d)
+	}
+	if d := load(t, cq("")).Admit(subject(1, 1, 1, 0)); !d.Admitted || len(d.NotEvaluated) != 0 {
+		t.Errorf("alone: %+v", d)
+	}
+}
