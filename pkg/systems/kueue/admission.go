@@ -109,7 +109,13 @@ func modelOf(snap *schedule.Snapshot) *quota.Model {
 			return e.model
 		}
 	}
-	key.model = quota.Load(snap.Objects, snap.Namespaces)
+	// The last model read most of these objects already (a what-if
+	// changes a few; capacity adds a Workload a copy).
+	var prev *quota.Model
+	if n := len(models.entries); n > 0 {
+		prev = models.entries[n-1].model
+	}
+	key.model = quota.LoadAfter(snap.Objects, snap.Namespaces, prev)
 	models.entries = append(models.entries, key)
 	if len(models.entries) > 4 {
 		models.entries = models.entries[1:]
@@ -128,17 +134,10 @@ func unread(snap *schedule.Snapshot) []string {
 	return out
 }
 
-// notInstalled: the snapshot holds none of Kueue's queue objects.
-func notInstalled(snap *schedule.Snapshot) bool {
-	for _, u := range snap.Objects {
-		if u.GroupVersionKind().Group == quota.Group {
-			switch u.GetKind() {
-			case quota.KindClusterQueue, quota.KindLocalQueue, quota.KindResourceFlavor:
-				return false
-			}
-		}
-	}
-	return true
+// notInstalled: the snapshot holds none of Kueue's queue objects (nor
+// any it could not read).
+func notInstalled(m *quota.Model) bool {
+	return len(m.ClusterQueues) == 0 && len(m.LocalQueues) == 0 && len(m.Flavors) == 0 && len(m.Problems) == 0
 }
 
 // Admit decides the gang's workloads that wait for Kueue.
@@ -157,12 +156,12 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("Kueue admits the workload first, and its objects could not be read (%s): its quota, flavors and preemption are not evaluated", strings.Join(u, ", ")))
 		return adm
 	}
-	if notInstalled(snap) {
+	m := modelOf(snap)
+	if notInstalled(m) {
 		adm.NotEvaluated = append(adm.NotEvaluated, fmt.Sprintf("the workload names LocalQueue %s, and the snapshot holds no ClusterQueue, LocalQueue or ResourceFlavor "+
 			"(kueue.x-k8s.io): where Kueue runs it admits the workload first, and that is not evaluated; where it does not, the label does nothing", queued[0].Queue))
 		return adm
 	}
-	m := modelOf(snap)
 	for _, p := range m.Problems {
 		adm.NotEvaluated = append(adm.NotEvaluated, "Kueue object not read: "+p)
 	}
@@ -666,6 +665,9 @@ func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admis
 	// its quota released (workload.UnsetQuotaReservationWithCondition).
 	out.Objects = slices.Clone(snap.Objects)
 	for i, u := range out.Objects {
+		if len(evicted) == 0 {
+			break
+		}
 		if u.GetKind() != quota.KindWorkload || u.GroupVersionKind().Group != quota.Group || !evicted[u.GetNamespace()+"/"+u.GetName()] {
 			continue
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/kubectl-gang/kubectl-gang/internal/clustergen"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang/capacity"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
 	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
@@ -77,6 +79,46 @@ func BenchmarkPlaceKueueJob(b *testing.B) {
 		}
 		if p.Verdict != gang.VerdictPlaced || p.Admission == nil || !p.Admission.Admitted {
 			b.Fatalf("%s: %s", p.Verdict, p.Message)
+		}
+	}
+}
+
+// BenchmarkCapacityKueueJob counts copies of a one-pod, one-GPU Job Kueue
+// admits, up to 200, on the same cluster: each copy is admitted by Kueue
+// against the copies before it (a committed Workload each), so the model
+// is read again a copy.
+func BenchmarkCapacityKueueJob(b *testing.B) {
+	path, _ := kueueCluster(b)
+	data, err := json.Marshal(clustergen.Job(clustergen.JobOptions{Name: "small", Namespace: "ml-research", Parallelism: 1, GPUs: 1, Queue: "lq-007"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := &unstructured.Unstructured{}
+	if err := json.Unmarshal(data, &job.Object); err != nil {
+		b.Fatal(err)
+	}
+	snap, _, err := snapshot.LoadFiles(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := workload.FromManifests([]*unstructured.Unstructured{job}, "", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if g, err = workload.Create(g, snap); err != nil {
+		b.Fatal(err)
+	}
+	base, err := schedule.NewScheduler(snap, schedule.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		r, err := capacity.Count(context.Background(), snap, base, g, capacity.Options{Max: 200})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Copies != 200 {
+			b.Fatalf("%d copies: %s", r.Copies, r.Reason)
 		}
 	}
 }

@@ -561,8 +561,8 @@ func (a *assigner) shortfalls() []Shortfall {
 				}
 				sf := Shortfall{FlavorResource: fr, Need: need, Available: avail, Nominal: n.quotas[fr].nominal}
 				for _, w := range a.cq.Admitted {
-					if u := a.s.m.usageOf(w)[fr]; u > 0 && !a.s.removed[w] {
-						sf.Holders = append(sf.Holders, Holder{Workload: w, Uses: u})
+					if u, _ := a.s.m.usageOf(w); u[fr] > 0 && !a.s.removed[w] {
+						sf.Holders = append(sf.Holders, Holder{Workload: w, Uses: u[fr]})
 					}
 				}
 				slices.SortStableFunc(sf.Holders, func(x, y Holder) int { return cmp.Compare(y.Uses, x.Uses) })

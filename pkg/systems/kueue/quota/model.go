@@ -38,10 +38,86 @@ type Model struct {
 	fairSharing map[*node]bool
 	// usage is what each Workload holding quota uses (Workload.Usage).
 	usage map[*Workload]map[FlavorResource]int64
+	// ordered are the Workloads in the snapshot's order (sorted by
+	// namespace and name, as a snapshot keeps its objects).
+	ordered []*Workload
+	// read is what Load read of each object, for LoadAfter.
+	read map[*unstructured.Unstructured]readObject
 }
 
-// usageOf is what w, holding quota, uses.
-func (m *Model) usageOf(w *Workload) map[FlavorResource]int64 { return m.usage[w] }
+// usageOf is what w, holding quota, uses (false when m, which may be nil,
+// has not counted it).
+func (m *Model) usageOf(w *Workload) (map[FlavorResource]int64, bool) {
+	if m == nil {
+		return nil, false
+	}
+	u, ok := m.usage[w]
+	return u, ok
+}
+
+// readObject is one object as Load read it: a *ResourceFlavor,
+// *ClusterQueue, *Cohort, *LocalQueue, *WorkloadPriorityClass, *Workload or
+// admissionCheck, or why it could not be read; nil obj for a kind Load does
+// not read.
+type readObject struct {
+	obj any
+	err error
+}
+
+// readOf is what m read of u, if it read it (m may be nil).
+func (m *Model) readOf(u *unstructured.Unstructured) (readObject, bool) {
+	if m == nil {
+		return readObject{}, false
+	}
+	r, ok := m.read[u]
+	return r, ok
+}
+
+// admissionCheck is an AdmissionCheck's name and whether it is active.
+type admissionCheck struct {
+	name   string
+	active bool
+}
+
+// readOne reads one of Kueue's objects.
+func readOne(u *unstructured.Unstructured) readObject {
+	if v := u.GroupVersionKind().Version; v != Version {
+		// v1beta1 names fields otherwise (cohort, admissionChecks,
+		// priorityClassName): read at it, a queue would lose them.
+		return readObject{err: fmt.Errorf("%s %s is at %s/%s; this build reads %s/%s (kubectl gang snapshot saves what the server prefers)", u.GetKind(), nameOf(u), Group, v, Group, Version)}
+	}
+	var obj any
+	var err error
+	switch u.GetKind() {
+	case KindResourceFlavor:
+		obj, err = decodeAs[ResourceFlavor](u)
+	case KindClusterQueue:
+		obj, err = decodeAs[ClusterQueue](u)
+	case KindCohort:
+		obj, err = decodeAs[Cohort](u)
+	case KindLocalQueue:
+		obj, err = decodeAs[LocalQueue](u)
+	case KindWorkloadPriorityClass:
+		obj, err = decodeAs[WorkloadPriorityClass](u)
+	case KindAdmissionCheck:
+		obj = admissionCheck{name: u.GetName(), active: admissionCheckActive(u)}
+	case KindWorkload:
+		obj, err = decodeWorkload(u)
+	}
+	if err != nil {
+		return readObject{err: err}
+	}
+	return readObject{obj: obj}
+}
+
+// decodeAs reads u into a new T.
+func decodeAs[T any](u *unstructured.Unstructured) (*T, error) {
+	out := new(T)
+	if err := decode(u, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 // ClusterQueueState is a ClusterQueue in the model.
 type ClusterQueueState struct {
@@ -76,10 +152,24 @@ func (c *ClusterQueueState) Path() string {
 // and the namespaces: objects that cannot be read are Problems, not errors,
 // so that one malformed ClusterQueue leaves the rest usable.
 func Load(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace) *Model {
+	return LoadAfter(objects, namespaces, nil)
+}
+
+// LoadAfter is Load reusing what prev, the model of an earlier set of
+// objects, read of the objects both hold (the same pointers; a changed
+// copy replaces the objects it changes): capacity commits one Workload a
+// copy and loads again, and 5,000 Workloads are not read again each time.
+// Nothing read is changed by a model, so models may share it.
+func LoadAfter(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace, prev *Model) *Model {
 	m := &Model{Flavors: map[string]*ResourceFlavor{}, ClusterQueues: map[string]*ClusterQueueState{},
 		cohorts: map[string]*node{}, LocalQueues: map[string]*LocalQueue{}, PriorityClasses: map[string]int32{},
-		AdmissionChecks: map[string]bool{}, Workloads: map[string]*Workload{}, byOwner: map[string]*Workload{},
-		usage: map[*Workload]map[FlavorResource]int64{}}
+		AdmissionChecks: map[string]bool{}, read: make(map[*unstructured.Unstructured]readObject, len(objects))}
+	// Sized after the last model: a what-if or the next copy holds as many.
+	n := 0
+	if prev != nil {
+		n = len(prev.Workloads) + 1
+	}
+	m.Workloads, m.byOwner, m.usage = make(map[string]*Workload, n), make(map[string]*Workload, n), make(map[*Workload]map[FlavorResource]int64, n)
 	if namespaces != nil {
 		m.Namespaces = make(map[string]map[string]string, len(namespaces))
 		for _, ns := range namespaces {
@@ -88,57 +178,43 @@ func Load(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace) 
 	}
 	var cohortObjs []*Cohort
 	for _, u := range objects {
-		if u.GroupVersionKind().Group != Group {
+		// What prev read is Kueue's: no need to parse its apiVersion again.
+		r, ok := prev.readOf(u)
+		if !ok {
+			if u.GroupVersionKind().Group != Group {
+				continue
+			}
+			r = readOne(u)
+		}
+		m.read[u] = r
+		if r.err != nil {
+			m.Problems = append(m.Problems, r.err.Error())
 			continue
 		}
-		if v := u.GroupVersionKind().Version; v != Version {
-			// v1beta1 names fields otherwise (cohort, admissionChecks,
-			// priorityClassName): read at it, a queue would lose them.
-			m.Problems = append(m.Problems, fmt.Sprintf("%s %s is at %s/%s; this build reads %s/%s (kubectl gang snapshot saves what the server prefers)", u.GetKind(), nameOf(u), Group, v, Group, Version))
-			continue
-		}
-		var err error
-		switch u.GetKind() {
-		case KindResourceFlavor:
-			rf := &ResourceFlavor{}
-			if err = decode(u, rf); err == nil {
-				m.Flavors[rf.Name] = rf
-			}
-		case KindClusterQueue:
-			cq := &ClusterQueue{}
-			if err = decode(u, cq); err == nil {
-				m.ClusterQueues[cq.Name] = &ClusterQueueState{ClusterQueue: cq, node: newNode(cq.Name, false)}
-			}
-		case KindCohort:
-			c := &Cohort{}
-			if err = decode(u, c); err == nil {
-				cohortObjs = append(cohortObjs, c)
-			}
-		case KindLocalQueue:
-			lq := &LocalQueue{}
-			if err = decode(u, lq); err == nil {
-				m.LocalQueues[lq.Namespace+"/"+lq.Name] = lq
-			}
-		case KindWorkloadPriorityClass:
-			wpc := &WorkloadPriorityClass{}
-			if err = decode(u, wpc); err == nil {
-				m.PriorityClasses[wpc.Name] = wpc.Value
-			}
-		case KindAdmissionCheck:
-			m.AdmissionChecks[u.GetName()] = admissionCheckActive(u)
-		case KindWorkload:
-			var w *Workload
-			if w, err = decodeWorkload(u); err == nil {
-				m.Workloads[w.Namespace+"/"+w.Name] = w
-				for _, o := range w.OwnerReferences {
-					if o.Controller != nil && *o.Controller {
-						m.byOwner[string(o.UID)] = w
-					}
+		switch o := r.obj.(type) {
+		case *ResourceFlavor:
+			m.Flavors[o.Name] = o
+		case *ClusterQueue:
+			m.ClusterQueues[o.Name] = &ClusterQueueState{ClusterQueue: o, node: newNode(o.Name, false)}
+		case *Cohort:
+			cohortObjs = append(cohortObjs, o)
+		case *LocalQueue:
+			m.LocalQueues[o.Namespace+"/"+o.Name] = o
+		case *WorkloadPriorityClass:
+			m.PriorityClasses[o.Name] = o.Value
+		case admissionCheck:
+			m.AdmissionChecks[o.name] = o.active
+		case *Workload:
+			m.Workloads[o.Namespace+"/"+o.Name] = o
+			m.ordered = append(m.ordered, o)
+			for _, ref := range o.OwnerReferences {
+				if ref.Controller != nil && *ref.Controller {
+					m.byOwner[string(ref.UID)] = o
 				}
 			}
-		}
-		if err != nil {
-			m.Problems = append(m.Problems, err.Error())
+			if u, ok := prev.usageOf(o); ok {
+				m.usage[o] = u
+			}
 		}
 	}
 	m.buildTree(cohortObjs)
@@ -291,8 +367,7 @@ func (cq *ClusterQueueState) checkNames() []string {
 // (cache.addOrUpdateWorkload: QuotaReserved, not finished, active) and
 // queues the pending ones in their ClusterQueues, in Kueue's order.
 func (m *Model) account() {
-	for _, key := range slices.Sorted(maps.Keys(m.Workloads)) {
-		w := m.Workloads[key]
+	for _, w := range m.ordered {
 		switch {
 		case w.HoldsQuota():
 			cq := m.ClusterQueues[w.Status.Admission.ClusterQueue]
@@ -300,8 +375,11 @@ func (m *Model) account() {
 				continue
 			}
 			cq.Admitted = append(cq.Admitted, w)
-			u := w.Usage()
-			m.usage[w] = u
+			u, ok := m.usage[w]
+			if !ok {
+				u = w.Usage()
+				m.usage[w] = u
+			}
 			for fr, v := range u {
 				cq.node.usage[fr] += v
 			}

@@ -55,7 +55,8 @@ func (s *sim) node(cq *ClusterQueueState) *node { return s.forks[cq.node] }
 func (s *sim) remove(w *Workload) {
 	cq := s.m.ClusterQueues[w.Status.Admission.ClusterQueue]
 	s.removed[w] = true
-	for fr, v := range s.m.usageOf(w) {
+	u, _ := s.m.usageOf(w)
+	for fr, v := range u {
 		s.node(cq).removeUsage(fr, v)
 	}
 }
@@ -64,7 +65,8 @@ func (s *sim) remove(w *Workload) {
 func (s *sim) add(w *Workload) {
 	cq := s.m.ClusterQueues[w.Status.Admission.ClusterQueue]
 	delete(s.removed, w)
-	for fr, v := range s.m.usageOf(w) {
+	u, _ := s.m.usageOf(w)
+	for fr, v := range u {
 		s.node(cq).addUsage(fr, v)
 	}
 }
