@@ -9,6 +9,8 @@ package quota
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/fields"
 )
 
 // Group is Kueue's API group, Version the version whose fields this
@@ -192,15 +196,19 @@ type Workload struct {
 	} `json:"spec,omitempty"`
 	Status struct {
 		Conditions []metav1.Condition `json:"conditions,omitempty"`
-		Admission  *struct {
-			ClusterQueue      string             `json:"clusterQueue"`
-			PodSetAssignments []PodSetAssignment `json:"podSetAssignments"`
-		} `json:"admission,omitempty"`
+		Admission  *WorkloadAdmission `json:"admission,omitempty"`
 		ReclaimablePods []struct {
 			Name  string `json:"name"`
 			Count int32  `json:"count"`
 		} `json:"reclaimablePods,omitempty"`
 	} `json:"status,omitempty"`
+}
+
+// WorkloadAdmission is a Workload's status.admission: the ClusterQueue
+// that reserved its quota and what each pod set was given.
+type WorkloadAdmission struct {
+	ClusterQueue      string             `json:"clusterQueue"`
+	PodSetAssignments []PodSetAssignment `json:"podSetAssignments"`
 }
 
 // Workload condition types (workload_types.go).
@@ -251,145 +259,178 @@ func nameOf(u *unstructured.Unstructured) string {
 	return u.GetName()
 }
 
-// decodeWorkload reads a Workload field by field, its pod templates left
-// for PodSet.Spec: a snapshot holds thousands, and the converter's
-// reflection over every template cost as much as the snapshot's load.
+// decodeWorkload reads a Workload field by field (pkg/fields: each error
+// names the object and the field), its pod templates left for
+// PodSet.Spec: a snapshot holds thousands, and the converter's reflection
+// over every template cost as much as the snapshot's load.
 func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
 	w := &Workload{}
 	w.Name, w.Namespace, w.UID = u.GetName(), u.GetNamespace(), u.GetUID()
 	w.CreationTimestamp = u.GetCreationTimestamp()
 	w.OwnerReferences = u.GetOwnerReferences()
 	w.Labels = u.GetLabels()
-	bad := func(field string, err error) error {
-		return fmt.Errorf("%s %s: %s: %w", KindWorkload, nameOf(u), field, err)
+	r := fields.New(u)
+	var err error
+	if w.Spec.QueueName, err = r.String("spec", "queueName"); err != nil {
+		return nil, err
 	}
-	spec, _ := u.Object["spec"].(map[string]any)
-	w.Spec.QueueName, _ = spec["queueName"].(string)
-	if v, ok := spec["priority"]; ok && v != nil {
-		p, ok := toInt(v)
+	if p, found, err := r.Int32(0, math.MinInt32, "spec", "priority"); err != nil {
+		return nil, err
+	} else if found {
+		w.Spec.Priority = &p
+	}
+	if v, found, err := r.Get("spec", "active"); err != nil {
+		return nil, err
+	} else if found {
+		active, ok := v.(bool)
 		if !ok {
-			return nil, bad("spec.priority", fmt.Errorf("not an integer: %v", v))
+			return nil, r.Errorf([]string{"spec", "active"}, "must be a boolean, got %s", fields.Describe(v))
 		}
-		p32 := int32(p)
-		w.Spec.Priority = &p32
+		w.Spec.Active = &active
 	}
-	if v, ok := spec["active"].(bool); ok {
-		w.Spec.Active = &v
+	sets, err := r.Slice("spec", "podSets")
+	if err != nil {
+		return nil, err
 	}
-	sets, _ := spec["podSets"].([]any)
-	for _, raw := range sets {
+	for i, raw := range sets {
 		m, ok := raw.(map[string]any)
+		path := []string{"spec", "podSets", strconv.Itoa(i)}
 		if !ok {
-			return nil, bad("spec.podSets", fmt.Errorf("not an object"))
+			return nil, r.Errorf(path, "must be an object, got %s", fields.Describe(raw))
 		}
-		ps := PodSet{}
-		ps.Name, _, _ = unstructured.NestedString(m, "name")
-		if c, ok := toInt(m["count"]); ok {
-			ps.Count = int32(c)
+		ps, err := readPodSet(r.Within(m))
+		if err != nil {
+			return nil, fields.Prefix(err, path)
 		}
-		if c, ok := toInt(m["minCount"]); ok {
-			mc := int32(c)
-			ps.MinCount = &mc
-		}
-		ps.raw, _ = m["template"].(map[string]any)
-		ps.once = &sync.Once{}
 		w.Spec.PodSets = append(w.Spec.PodSets, ps)
 	}
-	status, _ := u.Object["status"].(map[string]any)
-	if conds, ok := status["conditions"].([]any); ok {
-		for _, raw := range conds {
-			m, _ := raw.(map[string]any)
-			c := metav1.Condition{}
-			c.Type, _, _ = unstructured.NestedString(m, "type")
-			s, _, _ := unstructured.NestedString(m, "status")
-			c.Status = metav1.ConditionStatus(s)
-			c.Reason, _, _ = unstructured.NestedString(m, "reason")
-			c.Message, _, _ = unstructured.NestedString(m, "message")
-			if t, _, _ := unstructured.NestedString(m, "lastTransitionTime"); t != "" {
-				if err := c.LastTransitionTime.UnmarshalQueryParameter(t); err != nil {
-					return nil, bad("status.conditions", err)
-				}
-			}
-			w.Status.Conditions = append(w.Status.Conditions, c)
+	conds, err := r.Slice("status", "conditions")
+	if err != nil {
+		return nil, err
+	}
+	for i, raw := range conds {
+		m, ok := raw.(map[string]any)
+		path := []string{"status", "conditions", strconv.Itoa(i)}
+		if !ok {
+			return nil, r.Errorf(path, "must be an object, got %s", fields.Describe(raw))
+		}
+		c, err := readCondition(r.Within(m))
+		if err != nil {
+			return nil, fields.Prefix(err, path)
+		}
+		w.Status.Conditions = append(w.Status.Conditions, c)
+	}
+	if adm, err := r.Map("status", "admission"); err != nil {
+		return nil, err
+	} else if adm != nil {
+		if w.Status.Admission, err = readAdmission(r.Within(adm)); err != nil {
+			return nil, fields.Prefix(err, []string{"status", "admission"})
 		}
 	}
-	if adm, ok := status["admission"].(map[string]any); ok {
-		a := &struct {
-			ClusterQueue      string             `json:"clusterQueue"`
-			PodSetAssignments []PodSetAssignment `json:"podSetAssignments"`
-		}{}
-		a.ClusterQueue, _, _ = unstructured.NestedString(adm, "clusterQueue")
-		psas, _ := adm["podSetAssignments"].([]any)
-		for _, raw := range psas {
-			m, _ := raw.(map[string]any)
-			psa := PodSetAssignment{}
-			psa.Name, _, _ = unstructured.NestedString(m, "name")
-			if fl, ok := m["flavors"].(map[string]any); ok {
-				psa.Flavors = make(map[corev1.ResourceName]string, len(fl))
-				for r, f := range fl {
-					psa.Flavors[corev1.ResourceName(r)], _ = f.(string)
-				}
-			}
-			if ru, ok := m["resourceUsage"].(map[string]any); ok {
-				psa.ResourceUsage = make(corev1.ResourceList, len(ru))
-				for r, v := range ru {
-					q, err := parseQuantity(v)
-					if err != nil {
-						return nil, bad("status.admission.podSetAssignments.resourceUsage["+r+"]", err)
-					}
-					psa.ResourceUsage[corev1.ResourceName(r)] = q
-				}
-			}
-			if c, ok := toInt(m["count"]); ok {
-				c32 := int32(c)
-				psa.Count = &c32
-			}
-			a.PodSetAssignments = append(a.PodSetAssignments, psa)
-		}
-		w.Status.Admission = a
+	reclaim, err := r.Slice("status", "reclaimablePods")
+	if err != nil {
+		return nil, err
 	}
-	if rps, ok := status["reclaimablePods"].([]any); ok {
-		for _, raw := range rps {
-			m, _ := raw.(map[string]any)
-			name, _, _ := unstructured.NestedString(m, "name")
-			c, _ := toInt(m["count"])
-			w.Status.ReclaimablePods = append(w.Status.ReclaimablePods, struct {
-				Name  string `json:"name"`
-				Count int32  `json:"count"`
-			}{name, int32(c)})
+	for _, raw := range reclaim {
+		m, _ := raw.(map[string]any)
+		rp := r.Within(m)
+		name, err := rp.String("name")
+		if err != nil {
+			return nil, fields.Prefix(err, []string{"status", "reclaimablePods"})
 		}
+		n, _, err := rp.Int32(0, 0, "count")
+		if err != nil {
+			return nil, fields.Prefix(err, []string{"status", "reclaimablePods"})
+		}
+		w.Status.ReclaimablePods = append(w.Status.ReclaimablePods, struct {
+			Name  string `json:"name"`
+			Count int32  `json:"count"`
+		}{name, n})
 	}
 	return w, nil
 }
 
-// toInt reads a JSON number as decoded into an unstructured object.
-func toInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case int32:
-		return int64(n), true
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), true
-		}
+// readPodSet reads one of spec.podSets, its template left as read.
+func readPodSet(r *fields.Reader) (PodSet, error) {
+	ps := PodSet{once: &sync.Once{}}
+	var err error
+	if ps.Name, err = r.String("name"); err != nil {
+		return ps, err
 	}
-	return 0, false
+	if ps.Count, _, err = r.Int32(1, 0, "count"); err != nil {
+		return ps, err
+	}
+	if n, found, err := r.Int32(0, 1, "minCount"); err != nil {
+		return ps, err
+	} else if found {
+		ps.MinCount = &n
+	}
+	ps.raw, err = r.Map("template")
+	return ps, err
 }
 
-// parseQuantity reads a quantity as JSON gives it (a string or a number).
-func parseQuantity(v any) (resource.Quantity, error) {
-	switch q := v.(type) {
-	case string:
-		return resource.ParseQuantity(q)
-	case int64, int, float64:
-		n, ok := toInt(q)
-		if !ok {
-			return resource.Quantity{}, fmt.Errorf("not a quantity: %v", v)
+// readCondition reads one of status.conditions.
+func readCondition(r *fields.Reader) (metav1.Condition, error) {
+	var c metav1.Condition
+	var err error
+	var status, at string
+	for _, f := range []struct {
+		into *string
+		name string
+	}{{&c.Type, "type"}, {&status, "status"}, {&c.Reason, "reason"}, {&c.Message, "message"}, {&at, "lastTransitionTime"}} {
+		if *f.into, err = r.String(f.name); err != nil {
+			return c, err
 		}
-		return *resource.NewQuantity(n, resource.DecimalSI), nil
 	}
-	return resource.Quantity{}, fmt.Errorf("not a quantity: %v", v)
+	c.Status = metav1.ConditionStatus(status)
+	if at != "" {
+		if err := c.LastTransitionTime.UnmarshalQueryParameter(at); err != nil {
+			return c, r.Errorf([]string{"lastTransitionTime"}, "%v", err)
+		}
+	}
+	return c, nil
+}
+
+// readAdmission reads status.admission.
+func readAdmission(r *fields.Reader) (*WorkloadAdmission, error) {
+	a := &WorkloadAdmission{}
+	var err error
+	if a.ClusterQueue, err = r.String("clusterQueue"); err != nil {
+		return nil, err
+	}
+	psas, err := r.Slice("podSetAssignments")
+	if err != nil {
+		return nil, err
+	}
+	for i, raw := range psas {
+		m, _ := raw.(map[string]any)
+		p := r.Within(m)
+		path := []string{"podSetAssignments", strconv.Itoa(i)}
+		psa := PodSetAssignment{}
+		if psa.Name, err = p.String("name"); err != nil {
+			return nil, fields.Prefix(err, path)
+		}
+		flavors, err := p.Map("flavors")
+		if err != nil {
+			return nil, fields.Prefix(err, path)
+		}
+		if flavors != nil {
+			psa.Flavors = make(map[corev1.ResourceName]string, len(flavors))
+			for res := range flavors {
+				if psa.Flavors[corev1.ResourceName(res)], err = p.String("flavors", res); err != nil {
+					return nil, fields.Prefix(err, path)
+				}
+			}
+		}
+		if psa.ResourceUsage, err = p.Resources("resourceUsage"); err != nil {
+			return nil, fields.Prefix(err, path)
+		}
+		if n, found, err := p.Int32(0, 0, "count"); err != nil {
+			return nil, fields.Prefix(err, path)
+		} else if found {
+			psa.Count = &n
+		}
+		a.PodSetAssignments = append(a.PodSetAssignments, psa)
+	}
+	return a, nil
 }

@@ -397,3 +397,16 @@ spec: {` + extra + `namespaceSelector: {}, fairSharing: {weight: 2}, resourceGro
 		t.Errorf("alone: %+v", d)
 	}
 }
+
+// A malformed Workload is a problem that names the object and the field
+// (pkg/fields), and the rest of the model is read.
+func TestMalformedWorkload(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	if err := sigsyaml.Unmarshal([]byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\nspec: {priority: high, podSets: []}\n"), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	m := Load([]*unstructured.Unstructured{u}, nil)
+	if len(m.Problems) != 1 || !strings.Contains(m.Problems[0], "workloads.kueue.x-k8s.io ns/w") || !strings.Contains(m.Problems[0], "spec.priority") {
+		t.Errorf("problems %q", m.Problems)
+	}
+}
