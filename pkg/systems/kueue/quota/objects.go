@@ -195,8 +195,8 @@ type Workload struct {
 		Active *bool `json:"active,omitempty"`
 	} `json:"spec,omitempty"`
 	Status struct {
-		Conditions []metav1.Condition `json:"conditions,omitempty"`
-		Admission  *WorkloadAdmission `json:"admission,omitempty"`
+		Conditions      []metav1.Condition `json:"conditions,omitempty"`
+		Admission       *WorkloadAdmission `json:"admission,omitempty"`
 		ReclaimablePods []struct {
 			Name  string `json:"name"`
 			Count int32  `json:"count"`
