@@ -114,19 +114,35 @@ type AdmitCommitter interface {
 	Committed(snap *schedule.Snapshot, g *Gang, adm *Admission) *schedule.Snapshot
 }
 
-// CommitAdmission is snap once the layer that admitted p's gang holds its
-// quota; snap itself when no layer admitted it.
-func CommitAdmission(snap *schedule.Snapshot, p *Placement) *schedule.Snapshot {
+// CommitAdmission is snap and s once the layer that admitted p's gang
+// holds its quota: the pods of the workloads it evicts taken off their
+// nodes, its objects as it leaves them (AdmitCommitter). Copies; both are
+// returned as they are when no layer admitted the gang. capacity commits
+// each copy's admission so that the next is judged after it.
+func CommitAdmission(snap *schedule.Snapshot, s *schedule.Scheduler, p *Placement) (*schedule.Snapshot, *schedule.Scheduler, error) {
 	adm := p.Admission
 	if adm == nil || !adm.Admitted {
-		return snap
+		return snap, s, nil
+	}
+	if len(adm.Evicted) > 0 {
+		next, err := withoutEvicted(s, adm)
+		if err != nil {
+			return nil, nil, err
+		}
+		gone := make(map[[2]string]bool, len(adm.Evicted))
+		for _, e := range adm.Evicted {
+			gone[[2]string{e.Namespace, e.Name}] = true
+		}
+		out := *snap
+		out.Pods = slices.DeleteFunc(slices.Clone(snap.Pods), func(pod *corev1.Pod) bool { return gone[[2]string{pod.Namespace, pod.Name}] })
+		snap, s = &out, next
 	}
 	for _, a := range admitters {
 		if c, ok := a.(AdmitCommitter); ok {
 			snap = c.Committed(snap, p.Gang, adm)
 		}
 	}
-	return snap
+	return snap, s, nil
 }
 
 // admitters are the registered queueing layers (RegisterAdmitter), filled
@@ -219,25 +235,6 @@ func withoutEvicted(base *schedule.Scheduler, adm *Admission) (*schedule.Schedul
 		}
 	}
 	return fork, nil
-}
-
-// EvictForAdmission is snap and s without the pods of the workloads the
-// layer that admitted p's gang evicts first (copies; both unchanged when
-// it evicts none): capacity commits a copy's evictions before the next.
-func EvictForAdmission(snap *schedule.Snapshot, s *schedule.Scheduler, p *Placement) (*schedule.Snapshot, *schedule.Scheduler, error) {
-	adm := p.Admission
-	if adm == nil || !adm.Admitted || len(adm.Evicted) == 0 {
-		return snap, s, nil
-	}
-	next, err := withoutEvicted(s, adm)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := *snap
-	out.Pods = slices.DeleteFunc(slices.Clone(snap.Pods), func(pod *corev1.Pod) bool {
-		return slices.ContainsFunc(adm.Evicted, func(e *corev1.Pod) bool { return e.Namespace == pod.Namespace && e.Name == pod.Name })
-	})
-	return &out, next, nil
 }
 
 // applyAdmission makes the placement honour the layer's decision: a gang

@@ -64,10 +64,11 @@ func ResolveControllers(ctx context.Context) (string, error) {
 // every pod of the cluster (failurePolicy Fail): give the JobSet tests an
 // Env of their own.
 func (e *Env) StartJobSetControllers(ctx context.Context, dir string) error {
-	kubeconfig := filepath.Join(e.workDir, "kubeconfig-controllers")
-	if err := writeKubeconfig(kubeconfig, e.Host, e.caData, AdminUser, e.tokens[AdminUser]); err != nil {
+	ws, err := e.newWebhookServer("controllers")
+	if err != nil {
 		return err
 	}
+	kubeconfig := ws.kubeconfig
 	kcm, err := startProcess("kube-controller-manager", filepath.Join(dir, "kube-controller-manager"),
 		filepath.Join(e.LogDir, "kube-controller-manager.log"),
 		"--kubeconfig="+kubeconfig, "--controllers=job", "--use-service-account-credentials=false",
@@ -81,16 +82,7 @@ func (e *Env) StartJobSetControllers(ctx context.Context, dir string) error {
 	if err := e.applyManifests(ctx, filepath.Join(dir, "jobset-crd.yaml"), nil); err != nil {
 		return err
 	}
-	certDir := filepath.Join(e.workDir, "jobset-certs")
-	caPEM, err := writeServingCert(certDir)
-	if err != nil {
-		return err
-	}
-	ports, err := freePorts(2)
-	if err != nil {
-		return err
-	}
-	webhookPort, healthPort := ports[0], ports[1]
+	certDir, caPEM, webhookPort, healthPort := ws.certDir, ws.caPEM, ws.webhookPort, ws.healthPort
 	config := fmt.Sprintf(`apiVersion: config.jobset.x-k8s.io/v1alpha1
 kind: Configuration
 internalCertManagement: {enable: false}
@@ -120,6 +112,34 @@ webhook: {host: 127.0.0.1, port: %d, certDir: %s}
 		return err
 	}
 	return e.waitJobSetWebhook(ctx, js)
+}
+
+// webhookServer is what a controller with webhooks on loopback needs: a
+// kubeconfig of the admin user, a serving certificate for 127.0.0.1 (its
+// CA in caPEM, for the webhook configurations), and two free ports.
+type webhookServer struct {
+	kubeconfig, certDir     string
+	caPEM                   []byte
+	webhookPort, healthPort int
+}
+
+// newWebhookServer writes the kubeconfig and certificate of controller
+// name in the test bed's work directory and picks its ports.
+func (e *Env) newWebhookServer(name string) (*webhookServer, error) {
+	ws := &webhookServer{kubeconfig: filepath.Join(e.workDir, "kubeconfig-"+name), certDir: filepath.Join(e.workDir, name+"-certs")}
+	if err := writeKubeconfig(ws.kubeconfig, e.Host, e.caData, AdminUser, e.tokens[AdminUser]); err != nil {
+		return nil, err
+	}
+	var err error
+	if ws.caPEM, err = writeServingCert(ws.certDir); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	ws.webhookPort, ws.healthPort = ports[0], ports[1]
+	return ws, nil
 }
 
 // applyManifests creates every object of a multi-document YAML file,

@@ -73,20 +73,11 @@ func (e *Env) StartKueue(ctx context.Context, dir string) error {
 	if _, err := writeServingCert(kueueMetricsCertDir); err != nil {
 		return fmt.Errorf("kueue: its controller manager reads a metrics certificate at the fixed path %s, which the test bed could not write: %w", kueueMetricsCertDir, err)
 	}
-	kubeconfig := filepath.Join(e.workDir, "kubeconfig-kueue")
-	if err := writeKubeconfig(kubeconfig, e.Host, e.caData, AdminUser, e.tokens[AdminUser]); err != nil {
-		return err
-	}
-	certDir := filepath.Join(e.workDir, "kueue-certs")
-	caPEM, err := writeServingCert(certDir)
+	ws, err := e.newWebhookServer("kueue")
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(2)
-	if err != nil {
-		return err
-	}
-	webhookPort, healthPort := ports[0], ports[1]
+	kubeconfig, certDir, caPEM, webhookPort, healthPort := ws.kubeconfig, ws.certDir, ws.caPEM, ws.webhookPort, ws.healthPort
 	config := fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: default

@@ -110,8 +110,9 @@ func Count(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedule
 		if i == limit {
 			break
 		}
-		// The workloads a queueing layer evicts for the copy leave first.
-		if cur, s, err = gang.EvictForAdmission(cur, s, p); err != nil {
+		// A queueing layer's admission first: the workloads it evicts for
+		// the copy leave, and the copy holds its quota for the next.
+		if cur, s, err = gang.CommitAdmission(cur, s, p); err != nil {
 			return nil, err
 		}
 		if cur, s, err = gang.Commit(cur, s, p.Planned()); err != nil {
@@ -120,8 +121,6 @@ func Count(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedule
 		// The copy's group is there too: a system's queue counts the
 		// copies before it as started gangs (Committer).
 		cur = gang.CommitGroup(cur, c)
-		// And its admission: a queueing layer charges the copies before it.
-		cur = gang.CommitAdmission(cur, p)
 	}
 	out.AtLeast = true
 	return out, nil
