@@ -100,7 +100,7 @@ func (o *AdmitOptions) Validate() error {
 		if o.subject.Kind == SubjectFile {
 			return usageErrorf("--ungate needs pods that exist; it cannot be used with -f")
 		}
-		if o.subject.Kind == SubjectWorkload {
+		if o.subject.Kind == SubjectWorkload || o.subject.Kind == SubjectWaiting {
 			return usageErrorf("--ungate needs pods that exist; a workload's members may not yet: give its pods with -l")
 		}
 		if o.Snapshot.Offline() {

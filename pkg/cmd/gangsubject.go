@@ -34,6 +34,8 @@ func resolveGang(snap *schedule.Snapshot, s *Subject, namespace string, minMembe
 		g, err = s.made(snap)
 	case SubjectPod:
 		g, _, err = gang.ResolvePod(snap, namespace, s.Name)
+	case SubjectWaiting:
+		g, err = resolveWaiting(snap, s, namespace)
 	default:
 		return nil, fmt.Errorf("internal error: subject kind %d", s.Kind)
 	}
@@ -241,4 +243,15 @@ func asInputError(err error) error {
 		return &exitError{code: ExitNo, err: err}
 	}
 	return &exitError{code: ExitUsage, err: err}
+}
+
+// resolveWaiting finds a queueing layer's workload that waits with no
+// pods yet (gang.Waiter) on the snapshot.
+func resolveWaiting(snap *schedule.Snapshot, s *Subject, namespace string) (*gang.Gang, error) {
+	for _, g := range s.Waiter.Waiting(snap) {
+		if g.Namespace == namespace && strings.HasSuffix(g.Subject, "/"+s.Name) {
+			return g, nil
+		}
+	}
+	return nil, usageErrorf("%s in namespace %s does not wait in a queue with no pods: it is not in the snapshot, holds its quota already, or is finished (explain its job, or its pods, instead)", s.Arg, namespace)
 }

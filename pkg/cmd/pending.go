@@ -139,7 +139,8 @@ func (o *ExplainOptions) queuePlace(ctx context.Context, snap *schedule.Snapshot
 	q, _, _ := o.Scheduler.queueOptions(snap)
 	return explain.Position(ctx, snap, q, func(l *explain.Pending) bool {
 		if g != nil {
-			return l.Gang != nil && l.Gang.Source == g.Source && l.Gang.Namespace == g.Namespace && l.Gang.Name == g.Name
+			return l.Gang != nil && l.Gang.Source == g.Source && l.Gang.Namespace == g.Namespace && l.Gang.Name == g.Name ||
+				l.Gang != nil && gang.SameQueued(l.Gang, g)
 		}
 		return l.Gang == nil && l.Pod != nil && l.Pod.Namespace == pod.Namespace && l.Pod.Name == pod.Name
 	})

@@ -22,6 +22,7 @@ const (
 	SubjectSelector                        // -l SELECTOR, an ad hoc gang
 	SubjectFile                            // -f FILE, a what-if gang
 	SubjectWorkload                        // jobset/NAME and other workloads, read from the cluster
+	SubjectWaiting                         // workloads.kueue.x-k8s.io/NAME: a queueing layer's workload with no pods yet
 )
 
 // Subject is a parsed pod, PodGroup, workload, selector or file argument.
@@ -37,6 +38,8 @@ type Subject struct {
 	Filename string
 	// Workload is the kind of a workload subject.
 	Workload workload.Kind
+	// Waiter is the queueing layer of a SubjectWaiting.
+	Waiter gang.Waiter
 	// made makes the gang of a subject whose members are made rather than
 	// found (-f, a workload), once readSubject has read its inputs.
 	made func(*schedule.Snapshot) (*gang.Gang, error)
@@ -152,6 +155,12 @@ func parseSubject(args []string, f *SubjectFlags, allowPod, allowFile bool) (*Su
 			return nil, usageErrorf("unknown PodGroup group %q: expected one of %s", group, strings.Join(gang.PodGroupGroups(), ", "))
 		}
 		return &Subject{Kind: SubjectPodGroup, Arg: args[0], Name: name, Group: group}, nil
+	}
+	if w := gang.WaiterOf(resource, group); w != nil {
+		if !allowFile {
+			return nil, usageErrorf("%q names a workload, whose members may not exist yet; give %s (its pods: -l with their labels)", args[0], want)
+		}
+		return &Subject{Kind: SubjectWaiting, Arg: args[0], Name: name, Waiter: w}, nil
 	}
 	if k, found := workloadKind(resource); found {
 		switch {

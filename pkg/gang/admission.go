@@ -30,6 +30,43 @@ type Admitter interface {
 	Admit(snap *schedule.Snapshot, g *Gang) *Admission
 }
 
+// A Waiter is a queueing layer that holds workloads whose pods do not
+// exist yet (a suspended job makes none): the queue lists them, each as
+// the gang of the pods the layer would let be made, queued for it
+// (Gang.Queued), Gang.Subject naming it.
+type Waiter interface {
+	Waiting(snap *schedule.Snapshot) []*Gang
+	// WaitingKind is the API group of the layer's workload objects and
+	// the names (singular, plural, short) a verb takes them by.
+	WaitingKind() (group string, names []string)
+}
+
+// WaiterOf is the registered layer whose workload objects resource (a
+// verb's TYPE, lower-case, its group if given) names; nil for none.
+func WaiterOf(resource, group string) Waiter {
+	for _, a := range admitters {
+		if w, ok := a.(Waiter); ok {
+			g, names := w.WaitingKind()
+			if (group == "" || group == g) && slices.Contains(names, resource) {
+				return w
+			}
+		}
+	}
+	return nil
+}
+
+// Waiting are the workloads every registered layer holds that have no
+// pods yet (Waiter).
+func Waiting(snap *schedule.Snapshot) []*Gang {
+	var out []*Gang
+	for _, a := range admitters {
+		if w, ok := a.(Waiter); ok {
+			out = append(out, w.Waiting(snap)...)
+		}
+	}
+	return out
+}
+
 // A QueuedWorkload is one workload of a gang that waits for a queueing
 // layer's admission: what the layer admits as one.
 type QueuedWorkload struct {
@@ -42,6 +79,9 @@ type QueuedWorkload struct {
 	// Created is when it was stored; zero for a workload not stored yet
 	// (it would be created now).
 	Created time.Time
+	// Priority is the layer's priority of a workload it holds (Waiter),
+	// by which its queue orders it.
+	Priority int32
 }
 
 // Admission is a queueing layer's decision on a gang's queued workloads.
@@ -75,6 +115,18 @@ type Admission struct {
 	// Gate is the refusal as a gate of the placement (ApplyGate); nil when
 	// admitted.
 	Gate *GateResult
+	// Inadmissible says the refusal holds whatever the quota (a queue that
+	// does not exist or is stopped, a webhook's refusal): no other
+	// workload's going changes it.
+	Inadmissible bool
+	// Behind names the layer's workloads (namespace/name) ahead of these
+	// that hold them back whatever the quota left (the head of a
+	// StrictFIFO queue).
+	Behind []string
+	// FirstInLine says the layer, refusing them for quota, would admit
+	// them were no pending workload ahead of them in its queue: they wait
+	// for those.
+	FirstInLine bool
 	// NotEvaluated says what of the layer's rules could not be evaluated:
 	// an admission with any is not a plain yes.
 	NotEvaluated []string
@@ -253,4 +305,25 @@ func (p *Placement) applyAdmission(adm *Admission) {
 		p.ApplyGate(adm.Gate)
 	}
 	p.NotEvaluated = append(p.NotEvaluated, adm.NotEvaluated...)
+}
+
+// SameQueued reports whether a, a layer's waiting workload (Waiter), is
+// b's: b is that workload, or b's queued workload is the job that owns it.
+func SameQueued(a, b *Gang) bool {
+	if len(a.Queued) != 1 || len(b.Queued) != 1 || a.Namespace != b.Namespace {
+		return false
+	}
+	wa, wb := a.Queued[0].Object, b.Queued[0].Object
+	if wb.GetUID() == "" {
+		return false
+	}
+	if wa.GetUID() == wb.GetUID() {
+		return true
+	}
+	for _, o := range wa.GetOwnerReferences() {
+		if o.UID == wb.GetUID() && o.Controller != nil && *o.Controller {
+			return true
+		}
+	}
+	return false
 }

@@ -83,6 +83,10 @@ type Gang struct {
 	// Read names the objects a what-if gang was expanded from, each as
 	// "Kind name (group/version)", so that output says what was read.
 	Read []string
+	// Subject is how the verbs name a gang no PodGroup names and no pod
+	// stands for (a queueing layer's workload whose pods do not exist
+	// yet, as RESOURCE.GROUP/NAME); "" for the others.
+	Subject string
 	// Queued are the gang's workloads that wait for a queueing layer's
 	// admission (Admitter): PlaceOn asks the layer first.
 	Queued []QueuedWorkload

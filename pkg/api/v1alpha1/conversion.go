@@ -309,6 +309,7 @@ func FromPending(lines []explain.Pending) *PendingList {
 		if g := l.Gang; g != nil {
 			item.Gang = refOf(g)
 		}
+		item.Kueue = kueueOf(l.Admission)
 		out.Items = append(out.Items, item)
 	}
 	return &out

@@ -623,6 +623,9 @@ type PendingItem struct {
 	// (docs/design.md#the-queue). A script must not read its Waits as "does
 	// not start".
 	Raced bool `json:"raced,omitempty"`
+	// Kueue is Kueue's decision on a Workload that waits in a ClusterQueue
+	// with no pods yet, made on what the entries ahead of it left.
+	Kueue *Kueue `json:"kueue,omitempty"`
 }
 
 // QueuePlace is where an explained subject stands in the queue.

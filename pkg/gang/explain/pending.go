@@ -78,6 +78,20 @@ type Pending struct {
 	// reason too (ports, affinity, ...).
 	short      []corev1.ResourceName
 	shortOther bool
+	// waiting says the entry is a workload a queueing layer holds whose
+	// pods do not exist yet (gang.Waiting): the layer decides it first,
+	// and its pods enter the scheduler's queue once it is admitted, after
+	// every pod there now; queuedAt is when it entered the layer's queue.
+	waiting  bool
+	queuedAt time.Time
+	// Admission is, for a waiting workload, its queueing layer's decision
+	// on the state the entries ahead left.
+	Admission *gang.Admission
+	// admittedBy names, for a waiting workload its layer admits, the
+	// layer and its queue: "Kueue (ClusterQueue)".
+	admittedBy string
+	// mayLose says why its layer may admit another workload in its place.
+	mayLose string
 	// tie orders entries of one priority and time: namespace/name, and for
 	// a Coscheduling gang its first pending member's (Coscheduling.Less
 	// compares pods).
@@ -125,6 +139,8 @@ func (p *Pending) Name() string {
 	switch {
 	case p.Gang == nil:
 		return "pod/" + p.Pod.Name
+	case p.Gang.Subject != "":
+		return p.Gang.Subject
 	case p.Gang.Source == kueue.Source:
 		// No object names a Kueue pod group: explain takes it by a member.
 		for _, pod := range p.Gang.Members {
@@ -200,6 +216,7 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 // holds it: markUnsettled).
 func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending, until func(*Pending) bool) (int, error) {
 	sim := newQueueSim(snap, q)
+	sim.entries = entries
 	n, at, found := len(entries), len(entries)-1, false
 	for i := range entries {
 		if volcanoGang(&entries[i]) && entries[i].Outcome != OutcomeHeld {
@@ -324,6 +341,10 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		}
 		out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, Group: group, PendingMembers: 1, Members: 1})
 	}
+	for _, g := range gang.Waiting(snap) {
+		q := g.Queued[0]
+		out = append(out, Pending{Namespace: g.Namespace, Gang: g, waiting: true, queuedAt: q.Created, Queue: q.Queue})
+	}
 	named := map[[2]string]int{}
 	for _, l := range out {
 		if l.Gang != nil {
@@ -338,7 +359,13 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 			pods = l.Gang.Pending()
 			l.PendingMembers, l.Members = len(pods), len(l.Gang.Members)
 			l.Priority, l.Since = gang.QueueKey(snap, l.Gang)
-			l.Queue = l.Gang.Queue
+			if l.waiting {
+				// Its layer's order: the layer's priority, then the time
+				// it was queued (Since is every new pod's: after all).
+				l.Priority = l.Gang.Queued[0].Priority
+			} else {
+				l.Queue = l.Gang.Queue
+			}
 		} else {
 			l.Priority, l.Since = gang.PodQueueKey(l.Pod)
 		}
@@ -355,10 +382,14 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Pending) int {
-		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since), strings.Compare(a.tie, b.tie))
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), a.Since.Compare(b.Since), a.queuedAt.Compare(b.queuedAt), strings.Compare(a.tie, b.tie))
 	})
 	for i := range out {
 		out[i].Position = i + 1
+		if out[i].waiting {
+			// Its age is its time in the layer's queue.
+			out[i].Since = out[i].queuedAt
+		}
 	}
 	return out, nil
 }

@@ -25,6 +25,8 @@ type queueSim struct {
 	initial, cur, empty *simState
 	// changed says an entry started, so cur is no longer initial.
 	changed bool
+	// entries are the queue's entries, in order.
+	entries []Pending
 }
 
 // simState is a snapshot and one working copy of it per profile, built on
@@ -87,17 +89,7 @@ func (st *simState) scheduler(p *schedule.Profile) (*schedule.Scheduler, error) 
 // commit records plan, placed with profile p, as running: every working
 // copy reserves it, the snapshot binds it (gang.Commit).
 func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
-	st := sim.cur
-	if !sim.changed {
-		// The first entry to start: initial keeps its working copies; the
-		// classes go on with cur, whose copies descend from them.
-		sim.cur = &simState{snap: st.snap, par: st.par, scheds: map[*schedule.Profile]*schedule.Scheduler{}, classes: st.classes}
-		for k, v := range st.scheds {
-			sim.cur.scheds[k] = v
-		}
-		st.classes = map[*schedule.Profile]*schedule.ClassStore{}
-		st, sim.changed = sim.cur, true
-	}
+	st := sim.mutable()
 	snap, s, err := gang.Commit(st.snap, st.scheds[p], plan)
 	if err != nil {
 		return err
@@ -128,6 +120,113 @@ func (sim *queueSim) commit(plan []gang.Assignment, p *schedule.Profile) error {
 	st.snap, st.scheds[p] = snap, s
 	return nil
 }
+
+// mutable is cur, split from initial on the first change: initial keeps
+// its working copies; the classes go on with cur, whose copies descend
+// from them.
+func (sim *queueSim) mutable() *simState {
+	st := sim.cur
+	if !sim.changed {
+		sim.cur = &simState{snap: st.snap, par: st.par, scheds: map[*schedule.Profile]*schedule.Scheduler{}, classes: st.classes}
+		for k, v := range st.scheds {
+			sim.cur.scheds[k] = v
+		}
+		st.classes = map[*schedule.Profile]*schedule.ClassStore{}
+		sim.changed = true
+	}
+	return sim.cur
+}
+
+// admit records a queueing layer's admission of p's gang
+// (gang.CommitAdmission): its quota is held for the entries behind it,
+// whatever its pods do, and the pods of the workloads it evicts leave
+// their nodes.
+func (sim *queueSim) admit(p *gang.Placement, prof *schedule.Profile) error {
+	st := sim.mutable()
+	s, err := st.scheduler(prof)
+	if err != nil {
+		return err
+	}
+	snap, next, err := gang.CommitAdmission(st.snap, s, p)
+	if err != nil {
+		return err
+	}
+	if next != s {
+		// Pods left their nodes: the other profiles' copies are built
+		// again from the snapshot when next asked for, and the classes
+		// found before do not hold.
+		clear(st.scheds)
+		st.scheds[prof] = next
+		st.classes = map[*schedule.Profile]*schedule.ClassStore{}
+	}
+	st.snap = snap
+	return nil
+}
+
+// takeWaiting words a waiting workload's line by its queueing layer's
+// decision (docs/design.md#the-queue). Refused, it takes no room: Held
+// when no quota changes that, Waits behind the layer's workloads that hold
+// it back or that the layer admitted ahead of it (it would be admitted on
+// the quota as it is), Blocked otherwise; done says the line is decided.
+// Admitted, its admission holds quota for the entries behind it whatever
+// its pods do, and the pods are placed as any gang's.
+func (sim *queueSim) takeWaiting(ctx context.Context, ahead []Pending, l *Pending, p *gang.Placement, opts gang.PlaceOptions) (done bool, err error) {
+	a := p.Admission
+	l.Admission = a
+	switch {
+	case a == nil || (!a.Admitted && a.Gate == nil):
+		// Not evaluated: placed as it is, never a plain yes.
+		return false, nil
+	case a.Admitted:
+		l.admittedBy = l.admittedByIn(a)
+		for i := range ahead {
+			if e := &ahead[i]; e.waiting && e.admittedBy != "" && slices.Contains(a.Preempts, e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName()) {
+				// Admitted ahead of it here, evicted for it: Kueue may as
+				// well have tried this one first and never admitted that.
+				e.Outcome, e.Verdict = OutcomeUnverified, VerdictUnverified
+				e.Reason += "; not verified: " + qualifiedName(l, e.Namespace) + ", listed behind it, is admitted by evicting it, and " + a.Layer + " may try that one first"
+			}
+		}
+		if a.Borrows != "" && slices.ContainsFunc(sim.entries[l.Position:], func(e Pending) bool { return e.waiting }) {
+			// Kueue tries the heads of a cohort's queues that borrow less
+			// first (its classical ordering), whatever their age: one
+			// behind it in this list may take what it borrows.
+			l.mayLose = "it borrows (" + a.Borrows + "), and " + a.Layer + " tries the workloads that borrow less first, whatever their order here: one listed behind it may take that quota"
+		}
+		return false, sim.admit(p, opts.Profile)
+	}
+	l.Verdict, l.Reason = VerdictUnschedulable, a.Layer+": "+a.Message
+	switch {
+	case a.Inadmissible:
+		l.Outcome = OutcomeHeld
+		return true, nil
+	case len(a.Behind) > 0:
+		l.Outcome, l.Behind = OutcomeWaits, a.Behind
+		return true, nil
+	}
+	l.Outcome = OutcomeBlocked
+	var admitted []string
+	for i := range ahead {
+		if ahead[i].admittedBy == l.admittedByIn(a) {
+			admitted = append(admitted, qualifiedName(&ahead[i], l.Namespace))
+		}
+	}
+	if len(admitted) == 0 {
+		return true, nil
+	}
+	p0, _, err := sim.initial.placeOn(ctx, l.Gang, opts)
+	if err != nil {
+		return true, err
+	}
+	if a0 := p0.Admission; a0 != nil && (a0.Admitted || a0.FirstInLine) {
+		l.Outcome, l.Behind = OutcomeWaits, admitted
+		l.Reason += fmt.Sprintf(" (admitted on the quota as it is, but %s ahead of it take(s) it)", listSome(admitted, 3))
+	}
+	return true, nil
+}
+
+// admittedByIn is how admittedBy names a's layer and queue.
+func (l *Pending) admittedByIn(a *gang.Admission) string { return a.Layer + " (" + a.Queue + ")" }
 
 // emptyState is the cluster without its pods, but DaemonSet and static
 // pods (they come back on any node) and pending pods (they hold nothing);
@@ -196,7 +295,16 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 		return nil
 	}
 	if l.Gang != nil {
-		return sim.takeGang(ctx, ahead, l, opts)
+		err := sim.takeGang(ctx, ahead, l, opts)
+		if l.admittedBy != "" {
+			// Its layer admits it first; then its pods are placed.
+			l.Reason = "admitted by " + l.admittedBy + "; " + l.Reason
+		}
+		if l.mayLose != "" && (l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified) {
+			l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
+			l.Reason += "; not verified: " + l.mayLose
+		}
+		return err
 	}
 	return sim.takePod(ctx, ahead, l, opts)
 }
@@ -208,6 +316,11 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	p, s, err := sim.cur.placeOn(ctx, g, opts)
 	if err != nil {
 		return err
+	}
+	if l.waiting {
+		if done, err := sim.takeWaiting(ctx, ahead, l, p, opts); done || err != nil {
+			return err
+		}
 	}
 	pending := g.Pending()
 	gates := gang.GateNames(pending)

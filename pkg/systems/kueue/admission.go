@@ -71,6 +71,13 @@ type admitter struct{}
 // spec.runPolicy.suspend): Kueue resumes it when it admits it. A stored
 // workload that runs was admitted, and its pods are judged as they are.
 func (admitter) Queued(obj *unstructured.Unstructured) (string, bool) {
+	if isWorkload(obj) {
+		// A Workload itself (Waiting): its queue, pending while it holds
+		// no admission.
+		queue, _, _ := unstructured.NestedString(obj.Object, "spec", "queueName")
+		_, admitted, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "admission")
+		return queue, queue != "" && !admitted
+	}
 	queue := cmp.Or(obj.GetLabels()[QueueName], obj.GetAnnotations()[QueueName])
 	if queue == "" {
 		return "", false
@@ -185,6 +192,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		switch {
 		case errors.As(err, &refused):
 			adm.Admitted = false
+			adm.Inadmissible = true
 			adm.Message = refused.message
 			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: refused.reason, Message: refused.message,
 				Detail: fmt.Sprintf("Kueue does not admit %s %s: %s", q.Object.GetKind(), q.Object.GetName(), refused.message)}
@@ -200,6 +208,12 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 		if !d.Admitted {
 			adm.Admitted = false
 			adm.Message = d.Message
+			adm.Inadmissible = d.Reason == "Inadmissible"
+			if d.Behind != nil {
+				adm.Behind = append(adm.Behind, d.Behind.Namespace+"/"+d.Behind.Name)
+			} else if d.Reason == "Pending" && len(d.Short) > 0 {
+				adm.FirstInLine = m.AdmitFirst(sub).Admitted
+			}
 			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: d.Reason, Message: d.Message,
 				Detail: refusalDetail(q, d)}
 			adm.Holders = holders(d)
@@ -336,6 +350,20 @@ func withFlavors(m *quota.Model, pod *corev1.Pod, flavors map[corev1.ResourceNam
 // priority of its WorkloadPriorityClass or else its pods', queued now.
 func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subject, map[string][]string, error) {
 	obj := q.Object
+	if isWorkload(obj) {
+		// A waiting Workload (Waiting): its pods carry their pod set.
+		w := m.Workloads[obj.GetNamespace()+"/"+obj.GetName()]
+		if w == nil {
+			return nil, nil, fmt.Errorf("Workload %s/%s is not among the snapshot's Kueue objects", obj.GetNamespace(), obj.GetName())
+		}
+		podSetOf := map[string][]string{}
+		for _, p := range g.Members {
+			if ps, ok := p.Labels[PodSetLabel]; ok {
+				podSetOf[ps] = append(podSetOf[ps], p.Name)
+			}
+		}
+		return quota.SubjectOf(w), podSetOf, nil
+	}
 	members := map[string]*corev1.Pod{}
 	for _, p := range g.Members {
 		members[p.Name] = p
@@ -690,15 +718,27 @@ func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admis
 			}
 			psas = append(psas, map[string]any{"name": ps.Name, "count": int64(ps.Count), "flavors": flavors, "resourceUsage": usage})
 		}
+		status := map[string]any{
+			"admission":  map[string]any{"clusterQueue": r.decision.ClusterQueue, "podSetAssignments": psas},
+			"conditions": []any{map[string]any{"type": quota.ConditionQuotaReserved, "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue " + r.decision.ClusterQueue, "lastTransitionTime": now}},
+		}
+		if self := r.sub.Self; self != nil {
+			// A Workload of the snapshot (Waiting): it is the one admitted.
+			if j := slices.IndexFunc(out.Objects, func(u *unstructured.Unstructured) bool {
+				return isWorkload(u) && u.GetNamespace() == self.Namespace && u.GetName() == self.Name
+			}); j >= 0 {
+				c := out.Objects[j].DeepCopy()
+				c.Object["status"] = status
+				out.Objects[j] = c
+				continue
+			}
+		}
 		w := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": quota.Group + "/v1beta2", "kind": quota.KindWorkload,
 			"metadata": map[string]any{"name": fmt.Sprintf("%s-%d-admitted", g.Name, i), "namespace": r.sub.Namespace,
 				"uid": fmt.Sprintf("kubectl-gang-%s-%s-%d", r.sub.Namespace, g.Name, i), "creationTimestamp": now},
-			"spec": map[string]any{"queueName": r.sub.Queue, "priority": int64(r.sub.Priority), "podSets": sets},
-			"status": map[string]any{
-				"admission":  map[string]any{"clusterQueue": r.decision.ClusterQueue, "podSetAssignments": psas},
-				"conditions": []any{map[string]any{"type": quota.ConditionQuotaReserved, "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue " + r.decision.ClusterQueue, "lastTransitionTime": now}},
-			},
+			"spec":   map[string]any{"queueName": r.sub.Queue, "priority": int64(r.sub.Priority), "podSets": sets},
+			"status": status,
 		}}
 		out.Objects = append(out.Objects, w)
 	}

@@ -1,0 +1,177 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
+)
+
+// pendingWorkloads are four Workloads Kueue holds with no pods yet (their
+// Jobs suspended), appended to the README's Kueue example: a and b in
+// ClusterQueue research, whose A100 quota the pretraining Workload holds
+// and which may borrow 8 H100 GPUs from cohort ai; c in a LocalQueue that
+// does not exist; d in prod, whose H100 quota has 8 GPUs free.
+const pendingWorkloads = `
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: Workload
+  metadata: {name: job-a-1, namespace: ml-research, uid: wl-a, creationTimestamp: '2026-12-07T01:00:00Z',
+    ownerReferences: [{apiVersion: batch/v1, kind: Job, name: a, uid: job-a, controller: true}]}
+  spec:
+    queueName: research
+    priority: 0
+    podSets:
+    - name: main
+      count: A_COUNT
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: t, image: x, resources: {requests: {cpu: '4', memory: 16Gi, nvidia.com/gpu: '4'}, limits: {nvidia.com/gpu: '4'}}}]
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: Workload
+  metadata: {name: job-b-2, namespace: ml-research, uid: wl-b, creationTimestamp: '2026-12-07T02:00:00Z',
+    ownerReferences: [{apiVersion: batch/v1, kind: Job, name: b, uid: job-b, controller: true}]}
+  spec:
+    queueName: research
+    priority: 0
+    podSets:
+    - name: main
+      count: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: t, image: x, resources: {requests: {cpu: '4', memory: 16Gi, nvidia.com/gpu: '4'}, limits: {nvidia.com/gpu: '4'}}}]
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: Workload
+  metadata: {name: job-c-3, namespace: ml-research, uid: wl-c, creationTimestamp: '2026-12-07T03:00:00Z',
+    ownerReferences: [{apiVersion: batch/v1, kind: Job, name: c, uid: job-c, controller: true}]}
+  spec:
+    queueName: nosuch
+    podSets:
+    - name: main
+      count: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: t, image: x, resources: {requests: {cpu: '1'}}}]
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: Workload
+  metadata: {name: job-d-4, namespace: ml-prod, uid: wl-d, creationTimestamp: '2026-12-07T04:00:00Z',
+    ownerReferences: [{apiVersion: batch/v1, kind: Job, name: d, uid: job-d, controller: true}]}
+  spec:
+    queueName: prod
+    priority: 0
+    podSets:
+    - name: main
+      count: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: t, image: x, resources: {requests: {cpu: '4', memory: 16Gi, nvidia.com/gpu: '8'}, limits: {nvidia.com/gpu: '8'}}}]
+`
+
+// kueueQueueSnapshot is the Kueue example with pendingWorkloads (a asking
+// for aCount pods of 4 GPUs), research's queueing strategy as given.
+func kueueQueueSnapshot(t *testing.T, aCount, strategy string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := strings.Replace(string(data), "    name: research\n    uid: cq-research\n    creationTimestamp: '2026-11-01T00:00:00Z'\n  spec:\n    cohortName: ai\n    namespaceSelector: {}\n    queueingStrategy: BestEffortFIFO",
+		"    name: research\n    uid: cq-research\n    creationTimestamp: '2026-11-01T00:00:00Z'\n  spec:\n    cohortName: ai\n    namespaceSelector: {}\n    queueingStrategy: "+strategy, 1)
+	if !strings.Contains(snap, "queueingStrategy: "+strategy) {
+		t.Fatal("research's queueingStrategy not found in the example")
+	}
+	path := t.TempDir() + "/snap.yaml"
+	if err := os.WriteFile(path, []byte(strings.TrimRight(snap, "\n")+strings.Replace(pendingWorkloads, "A_COUNT", aCount, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// queueLines runs explain -A -o json and returns its lines by name.
+func queueLines(t *testing.T, snap string) map[string]v1alpha1.PendingItem {
+	t.Helper()
+	code, out, stderr := run(t, "", "explain", "-A", "--snapshot", snap, "-o", "json")
+	var list v1alpha1.PendingList
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != ExitOK {
+		t.Fatalf("explain -A: exit %d, %v: %s %s", code, err, out, stderr)
+	}
+	lines := map[string]v1alpha1.PendingItem{}
+	for _, l := range list.Items {
+		lines[strings.TrimPrefix(l.Name, "workloads.kueue.x-k8s.io/")] = l
+	}
+	return lines
+}
+
+// The queue view lists the Workloads Kueue holds with no pods (suspended
+// Jobs), decided by Kueue first, each on what those ahead of it left, then
+// placed on the nodes (issue #39). a fits research only by borrowing 8
+// H100 GPUs of cohort ai, which d, behind it, needs from prod's own quota:
+// Kueue tries the head that borrows less first (makeClassicalIterator) and
+// reclaims within the cohort (reclaimWithinCohort: Any), so a's admission
+// is no plain yes; b would be admitted on the quota as it is, but a ahead
+// of it takes it; c names no LocalQueue that exists (Held, Kueue's words);
+// d is admitted in prod, evicting a if a was admitted, and starts on the
+// H100 node a would have used.
+func TestKueueQueueView(t *testing.T) {
+	lines := queueLines(t, kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
+	a, b, c, d := lines["job-a-1"], lines["job-b-2"], lines["job-c-3"], lines["job-d-4"]
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want the 4 Workloads: %v", len(lines), lines)
+	}
+	if a.Verdict != "Unverified" || a.Kueue == nil || !a.Kueue.Admitted || !strings.Contains(a.Reason, "it borrows (8 of nvidia.com/gpu in flavor h100 from cohort ai") ||
+		!strings.Contains(a.Reason, "job-d-4, listed behind it, is admitted by evicting it") {
+		t.Errorf("a: %s %+v %q", a.Verdict, a.Kueue, a.Reason)
+	}
+	if b.Verdict != "Waits" || len(b.Behind) != 1 || b.Behind[0] != "workloads.kueue.x-k8s.io/job-a-1" || b.Kueue == nil || b.Kueue.Admitted ||
+		!strings.HasPrefix(b.Reason, "Kueue: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 4 more needed") {
+		t.Errorf("b: %s %v %+v %q", b.Verdict, b.Behind, b.Kueue, b.Reason)
+	}
+	if c.Verdict != "Held" || c.Reason != "Kueue: LocalQueue nosuch doesn't exist" {
+		t.Errorf("c: %s %q", c.Verdict, c.Reason)
+	}
+	if d.Verdict != "Starts" || d.Kueue == nil || !d.Kueue.Admitted || d.Kueue.ClusterQueue != "prod" || strings.Join(d.Kueue.Preempts, ",") != "ml-research/job-a-1" ||
+		strings.Join(d.Nodes, ",") != "h100-1" {
+		t.Errorf("d: %s %+v %v %q", d.Verdict, d.Kueue, d.Nodes, d.Reason)
+	}
+	if a.Position != 1 || b.Position != 2 || c.Position != 3 || d.Position != 4 {
+		t.Errorf("positions %d %d %d %d, want Kueue's order (priority, then creation)", a.Position, b.Position, c.Position, d.Position)
+	}
+	// The Workload is a subject of its own, offline: explain finds its
+	// line in the queue; place and admit judge it as the line does.
+	code, out, _ := run(t, "", "explain", "workloads.kueue.x-k8s.io/job-b-2", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
+	if code != ExitNo || !strings.Contains(out, "Queue: position 2 of 4") || !strings.Contains(out, "is held back by Kueue (Pending)") {
+		t.Errorf("explain workloads.kueue.x-k8s.io/job-b-2: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "admit", "wl/job-c-3", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"), "-o", "jsonpath={.verdict} {.kueue.message}")
+	if code != ExitNo || out != "Rejected LocalQueue nosuch doesn't exist" {
+		t.Errorf("admit wl/job-c-3: exit %d %q", code, out)
+	}
+	code, _, stderr := run(t, "", "place", "wl/job-x", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
+	if code != ExitUsage || !strings.HasPrefix(stderr, "error: wl/job-x in namespace ml-research does not wait in a queue") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("place wl/job-x: exit %d %q, want 2 and one line", code, stderr)
+	}
+}
+
+// In a StrictFIFO ClusterQueue the head that does not fit holds every
+// Workload behind it (Kueue pops it every cycle): a, asking for 16 GPUs,
+// fits neither flavor; b, which would fit the H100 borrowing alone, waits
+// behind it in Kueue's words, taking no quota.
+func TestKueueQueueViewStrictFIFO(t *testing.T) {
+	lines := queueLines(t, kueueQueueSnapshot(t, "4", "StrictFIFO"))
+	a, b := lines["job-a-1"], lines["job-b-2"]
+	if a.Verdict != "Blocked" || a.Kueue == nil || a.Kueue.Admitted || !strings.HasPrefix(a.Reason, "Kueue: couldn't assign flavors to pod set main") {
+		t.Errorf("a: %s %+v %q", a.Verdict, a.Kueue, a.Reason)
+	}
+	if b.Verdict != "Waits" || strings.Join(b.Behind, ",") != "ml-research/job-a-1" ||
+		b.Reason != "Kueue: waiting behind Workload ml-research/job-a-1 at the head of StrictFIFO ClusterQueue research" {
+		t.Errorf("b: %s %v %q", b.Verdict, b.Behind, b.Reason)
+	}
+	if d := lines["job-d-4"]; d.Verdict != "Starts" || d.Kueue == nil || len(d.Kueue.Preempts) != 0 {
+		t.Errorf("d: %s %+v %q", d.Verdict, d.Kueue, d.Reason)
+	}
+}

@@ -1,0 +1,114 @@
+package kueue
+
+import (
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
+	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/systems/kueue/quota"
+)
+
+// PodSetLabel names, on the pods made of a waiting Workload, the pod set
+// each belongs to (the label Kueue puts on the pods it starts).
+const PodSetLabel = "kueue.x-k8s.io/podset"
+
+// WorkloadResource is how the verbs name a Workload.
+const WorkloadResource = "workloads." + quota.Group
+
+// Waiting are the Workloads that wait in their ClusterQueue's queue whose
+// job made no pods yet (Kueue keeps it suspended): each a gang of the pods
+// its pod sets make (workloadGang), queued for Kueue. A Workload of plain
+// pods (owned by a Pod) is left out: its pods exist, gated, and are the
+// queue's already.
+func (admitter) Waiting(snap *schedule.Snapshot) []*gang.Gang {
+	if len(unread(snap)) > 0 {
+		return nil
+	}
+	m := modelOf(snap)
+	if notInstalled(m) {
+		return nil
+	}
+	var out []*gang.Gang
+	for _, u := range snap.Objects {
+		if u.GetKind() != quota.KindWorkload || u.GroupVersionKind().Group != quota.Group {
+			continue
+		}
+		w := m.Workloads[u.GetNamespace()+"/"+u.GetName()]
+		if w == nil || !w.Pending() || ownedByPod(w) {
+			continue
+		}
+		out = append(out, workloadGang(snap, u, w))
+	}
+	return out
+}
+
+// WaitingKind: a Workload is workload, workloads or wl (its CRD's
+// names), of group kueue.x-k8s.io.
+func (admitter) WaitingKind() (string, []string) {
+	return quota.Group, []string{"workload", "workloads", "wl"}
+}
+
+// ownedByPod: the Workload is a plain pod's or a pod group's.
+func ownedByPod(w *quota.Workload) bool {
+	for _, o := range w.OwnerReferences {
+		if o.Kind == "Pod" && o.APIVersion == "v1" {
+			return true
+		}
+	}
+	return false
+}
+
+// workloadGang is a waiting Workload as a gang: for each pod set, count
+// pods of its template named <workload>-<pod set>-<index>, labelled with
+// their pod set, priorities filled in as the Priority admission plugin
+// will when the job makes them; every one must run (Kueue admits the
+// Workload whole, or at the counts a partial admission gives).
+func workloadGang(snap *schedule.Snapshot, u *unstructured.Unstructured, w *quota.Workload) *gang.Gang {
+	g := &gang.Gang{Source: gang.SourceFile, Namespace: w.Namespace, Name: w.Name, Subject: WorkloadResource + "/" + w.Name,
+		Read: []string{fmt.Sprintf("%s %s (%s)", quota.KindWorkload, w.Name, u.GetAPIVersion())}}
+	q := gang.QueuedWorkload{Object: u, Queue: w.Spec.QueueName, Created: w.CreationTimestamp.Time, Priority: w.Priority()}
+	// The pods are its job's, as podsOf finds them (evicted, they leave).
+	var owner []metav1.OwnerReference
+	for _, o := range w.OwnerReferences {
+		if o.Controller != nil && *o.Controller {
+			owner = append(owner, o)
+		}
+	}
+	for i := range w.Spec.PodSets {
+		ps := &w.Spec.PodSets[i]
+		spec := ps.Spec()
+		labels := maps.Clone(ps.Template.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[PodSetLabel] = ps.Name
+		for k := range ps.Count {
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%s-%d", w.Name, ps.Name, k), Namespace: w.Namespace,
+					Labels: maps.Clone(labels), Annotations: maps.Clone(ps.Template.Annotations), OwnerReferences: owner},
+				Spec:   *spec.DeepCopy(),
+				Status: corev1.PodStatus{Phase: corev1.PodPending},
+			}
+			g.Members = append(g.Members, pod)
+			q.Members = append(q.Members, pod.Name)
+		}
+		g.MinMember += ps.Count
+	}
+	if err := schedule.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
+		g.NotEvaluatedFields = append(g.NotEvaluatedFields, gang.NotEvaluatedField{Field: "spec.podSets[].template.spec.priorityClassName",
+			Reason: "the API server would refuse the pods the job makes: " + err.Error()})
+	}
+	g.Queued = []gang.QueuedWorkload{q}
+	g.SortMembers()
+	return g
+}
+
+// isWorkload: obj is one of Kueue's Workloads.
+func isWorkload(obj *unstructured.Unstructured) bool {
+	return obj.GetKind() == quota.KindWorkload && obj.GroupVersionKind().Group == quota.Group
+}
