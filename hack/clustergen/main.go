@@ -7,6 +7,7 @@
 //	go run ./hack/clustergen -nodes 5000 -gpu-nodes 5000 -pending-gangs 200 -out /tmp/queue.json
 //	go run ./hack/clustergen -job train -parallelism 1000 -gpus 2 -indexed -out /tmp/job.json
 //	go run ./hack/clustergen -nodes 5000 -gpu-nodes 5000 -kueue-queues 50 -kueue-workloads 5000 -out /tmp/kueue.json
+//	go run ./hack/clustergen -gpu-nodes 5000 -kueue-queues 50 -kueue-workloads 5000 -kueue-pending 500 -out /tmp/kueue500.json
 //	go run ./hack/clustergen -job train -parallelism 16 -gpus 8 -queue lq-007 -out /tmp/kjob.json
 package main
 
@@ -38,6 +39,7 @@ func run(args []string) error {
 	fs.IntVar(&o.GPUsUsed, "gpus-used", o.GPUsUsed, "GPUs the first pod of each GPU node holds")
 	pending := fs.Int("pending-gangs", 0, "pending gangs and pods of no gang of mixed shapes and priorities to add (the queue's benchmark)")
 	queues := fs.Int("kueue-queues", 0, "Kueue ClusterQueues (and a LocalQueue each, lq-NNN in ml-research) to add")
+	kueuePending := fs.Int("kueue-pending", 0, "pending Workloads Kueue holds with no pods (suspended Jobs), spread over the ClusterQueues; each queue's GPU quota is then what its admitted Workloads use plus 16")
 	workloads := fs.Int("kueue-workloads", 0, "admitted Kueue Workloads to add, spread over the ClusterQueues")
 	out := fs.String("out", "-", "file to write, - for standard output")
 	job := clustergen.JobOptions{Namespace: "ml-research"}
@@ -66,7 +68,7 @@ func run(args []string) error {
 		if err := json.NewEncoder(bw).Encode(clustergen.Job(job)); err != nil {
 			return err
 		}
-	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), append(clustergen.PendingGangs(o, *pending), clustergen.KueueObjects(o, *queues, *workloads)...)...)); err != nil {
+	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), append(clustergen.PendingGangs(o, *pending), clustergen.KueueQueue(o, *queues, *workloads, *kueuePending)...)...)); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -219,6 +219,10 @@ func QueuedBy(obj *unstructured.Unstructured) (queue string, waits bool) {
 	return "", false
 }
 
+// Admit is the queueing layers' decision on g's queued workloads on snap
+// (nil when none concerns it), as PlaceOn asks for it first.
+func Admit(snap *schedule.Snapshot, g *Gang) *Admission { return admit(snap, g) }
+
 // admit asks the queueing layers for g's admission: the first that has
 // something to say decides (a workload names one layer's queue).
 func admit(snap *schedule.Snapshot, g *Gang) *Admission {

@@ -42,6 +42,9 @@ type PlaceOptions struct {
 	// gangs placed one after another (the queue, the capacity count) then
 	// pay one full cycle per shape, not per gang.
 	Classes *schedule.ClassStore
+	// RefusalOnly stops at a queueing layer's refusal: the members are not
+	// placed (the queue takes such a workload no further).
+	RefusalOnly bool
 }
 
 // Attempts keeps the attempts PlaceOn makes on one scheduler, so that a
@@ -173,6 +176,11 @@ func PlaceOn(ctx context.Context, snap *schedule.Snapshot, base *schedule.Schedu
 	// as nothing after it is asked (docs/design.md#queueing-layers).
 	adm := admit(snap, g)
 	if adm != nil && !adm.Admitted && adm.Gate != nil {
+		if opts.RefusalOnly {
+			p := &Placement{Gang: g, Verdict: VerdictUnschedulable, MinMember: g.MinMember}
+			p.applyAdmission(adm)
+			return p, nil
+		}
 		p, _, err := placeMembers(ctx, base, g, opts, nil)
 		if err != nil {
 			return nil, err

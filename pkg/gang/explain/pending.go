@@ -410,6 +410,9 @@ func (p *Pending) matches(sel func(*corev1.Pod) bool) bool {
 func nodeVerdicts(res *schedule.Result) string {
 	counts := map[string]int{}
 	var order []string
+	// Nodes in a row often have the same reasons: their key is made once.
+	var last []string
+	lastKey := ""
 	for _, n := range res.Nodes {
 		if n.Feasible || n.Status == nil {
 			continue
@@ -418,7 +421,10 @@ func nodeVerdicts(res *schedule.Result) string {
 		if slices.Contains(reasons, schedule.NotInDomainReason) || len(reasons) == 0 {
 			continue
 		}
-		key := CompactReasons(reasons)
+		if !slices.Equal(reasons, last) {
+			last, lastKey = reasons, CompactReasons(reasons)
+		}
+		key := lastKey
 		if counts[key] == 0 {
 			order = append(order, key)
 		}

@@ -170,7 +170,7 @@ func (sim *queueSim) admit(p *gang.Placement, prof *schedule.Profile) error {
 // the quota as it is), Blocked otherwise; done says the line is decided.
 // Admitted, its admission holds quota for the entries behind it whatever
 // its pods do, and the pods are placed as any gang's.
-func (sim *queueSim) takeWaiting(ctx context.Context, ahead []Pending, l *Pending, p *gang.Placement, opts gang.PlaceOptions) (done bool, err error) {
+func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement, opts gang.PlaceOptions) (done bool, err error) {
 	a := p.Admission
 	l.Admission = a
 	switch {
@@ -214,11 +214,7 @@ func (sim *queueSim) takeWaiting(ctx context.Context, ahead []Pending, l *Pendin
 	if len(admitted) == 0 {
 		return true, nil
 	}
-	p0, _, err := sim.initial.placeOn(ctx, l.Gang, opts)
-	if err != nil {
-		return true, err
-	}
-	if a0 := p0.Admission; a0 != nil && (a0.Admitted || a0.FirstInLine) {
+	if a0 := gang.Admit(sim.initial.snap, l.Gang); a0 != nil && (a0.Admitted || a0.FirstInLine) {
 		l.Outcome, l.Behind = OutcomeWaits, admitted
 		l.Reason += fmt.Sprintf(" (admitted on the quota as it is, but %s ahead of it take(s) it)", listSome(admitted, 3))
 	}
@@ -313,12 +309,14 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 // explain does.
 func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, opts gang.PlaceOptions) error {
 	g := l.Gang
+	// A workload its layer refuses goes no further (takeWaiting).
+	opts.RefusalOnly = l.waiting
 	p, s, err := sim.cur.placeOn(ctx, g, opts)
 	if err != nil {
 		return err
 	}
 	if l.waiting {
-		if done, err := sim.takeWaiting(ctx, ahead, l, p, opts); done || err != nil {
+		if done, err := sim.takeWaiting(ahead, l, p, opts); done || err != nil {
 			return err
 		}
 	}
@@ -364,8 +362,9 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		return nil
 	}
 	if p0.Blocker != nil {
-		// How many fit of the minimum, and why the next does not.
-		l.Reason = fmt.Sprintf("%d/%d fit: %s", p0.MaxPlaceable, p0.MinMember, nodeVerdicts(p0.Blocker))
+		// How many fit of the minimum, and why the next does not (worded
+		// when it is not NeverFits, below).
+		l.Reason = ""
 		if p0.TopologyKey != "" && p0.PreferredTopologyKey == "" {
 			// A required topology may be the blocker: the gang placed
 			// again without it says so (issue #27).
@@ -389,6 +388,8 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 	if pe.Verdict != gang.VerdictPlaced && pe.Blocker != nil {
 		l.Outcome = OutcomeNeverFits
 		l.Reason = fmt.Sprintf("never fits, even with every other pod gone: %d/%d fit: %s", pe.MaxPlaceable, pe.MinMember, nodeVerdicts(pe.Blocker))
+	} else if l.Reason == "" {
+		l.Reason = fmt.Sprintf("%d/%d fit: %s", p0.MaxPlaceable, p0.MinMember, nodeVerdicts(p0.Blocker))
 	}
 	return nil
 }

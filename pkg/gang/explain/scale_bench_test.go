@@ -1,7 +1,10 @@
 package explain
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +15,7 @@ import (
 	"github.com/kubectl-gang/kubectl-gang/internal/clustergen"
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
+	"github.com/kubectl-gang/kubectl-gang/pkg/snapshot"
 	"github.com/kubectl-gang/kubectl-gang/pkg/workload"
 )
 
@@ -106,6 +110,44 @@ func BenchmarkQueue200Gangs(b *testing.B) {
 		}
 		if len(lines) != 200 {
 			b.Fatalf("%d lines, want 200", len(lines))
+		}
+	}
+}
+
+// BenchmarkQueueKueue500 simulates the queue of issue #39's Kueue shape
+// (clustergen.KueueQueue: 5,000 GPU nodes, 50 ClusterQueues in cohorts of
+// ten, 5,000 admitted Workloads) with 500 Workloads Kueue holds with no
+// pods, 1-8 pods of 1-8 GPUs, most waiting for quota: each decided by
+// Kueue on what those ahead left, the admitted ones placed. Target (issue
+// #39): the whole command at most 3x loading the snapshot.
+func BenchmarkQueueKueue500(b *testing.B) {
+	o := clustergen.Default
+	o.GPUNodes = o.Nodes
+	var buf bytes.Buffer
+	if err := clustergen.WriteList(&buf, append(clustergen.Cluster(o), clustergen.KueueQueue(o, 50, 5000, 500)...)); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "kueue500.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	snap, _, err := snapshot.LoadFiles(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := schedule.DefaultProfile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := QueueOptions{PlaceFor: func(gang.Source, []*corev1.Pod) (gang.PlaceOptions, string) { return gang.PlaceOptions{Profile: p}, "" }}
+	b.ResetTimer()
+	for b.Loop() {
+		lines, err := ListPending(context.Background(), snap, "", q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(lines) != 500 {
+			b.Fatalf("%d lines, want 500", len(lines))
 		}
 	}
 }

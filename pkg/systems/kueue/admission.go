@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-gang/kubectl-gang/pkg/gang"
 	"github.com/kubectl-gang/kubectl-gang/pkg/schedule"
@@ -202,7 +203,16 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			adm.NotEvaluated = append(adm.NotEvaluated, err.Error())
 			continue
 		}
-		d := m.Admit(sub)
+		var d quota.Decision
+		fromQueue := isWorkload(q.Object) && sub.Self != nil && sub.Self.Pending()
+		if fromQueue {
+			// A Workload waiting in its queue (Waiting): decided with every
+			// other pending one, in order (quota.Model.Queue), as the queue
+			// lists them.
+			d = m.Queue()[sub.Self]
+		} else {
+			d = m.Admit(sub)
+		}
 		adm.Queue = cmp.Or(adm.Queue, d.ClusterQueue)
 		adm.NotEvaluated = append(adm.NotEvaluated, d.NotEvaluated...)
 		if !d.Admitted {
@@ -212,7 +222,7 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			if d.Behind != nil {
 				adm.Behind = append(adm.Behind, d.Behind.Namespace+"/"+d.Behind.Name)
 			} else if d.Reason == "Pending" && len(d.Short) > 0 {
-				adm.FirstInLine = m.AdmitFirst(sub).Admitted
+				adm.FirstInLine = d.FirstInLine || !fromQueue && m.AdmitFirst(sub).Admitted
 			}
 			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: d.Reason, Message: d.Message,
 				Detail: refusalDetail(q, d)}
@@ -221,14 +231,16 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			continue
 		}
 		adm.Borrows = strings.Join(append(slices.DeleteFunc([]string{adm.Borrows}, func(s string) bool { return s == "" }), d.Borrows...), "; ")
+		victims := make([]*quota.Workload, 0, len(d.Preempts))
 		for _, t := range d.Preempts {
 			preempts = append(preempts, t.Workload.Namespace+"/"+t.Workload.Name)
-			evicted = append(evicted, podsOf(snap, t.Workload)...)
+			victims = append(victims, t.Workload)
 		}
+		evicted = append(evicted, podsOf(snap, m, victims)...)
 		if len(d.Preempts) > 0 {
 			adm.Message = d.Message
 		}
-		record = append(record, admittedRecord{sub: sub, decision: d})
+		record = append(record, admittedRecord{sub: sub, decision: d, queued: fromQueue})
 		if adm.Flavors == nil {
 			adm.Flavors = map[string]map[string]string{}
 		}
@@ -643,34 +655,142 @@ func withPriorityClass(g *gang.Gang, obj *unstructured.Unstructured, name string
 	return &out
 }
 
-// podsOf are the snapshot's pods of a Workload: those its job controls
-// (the controller reference or the Job's and JobSet's uid labels), or the
-// pods that own it (a pod group).
-func podsOf(snap *schedule.Snapshot, w *quota.Workload) []*corev1.Pod {
-	owners := map[string]bool{}
-	for _, o := range w.OwnerReferences {
-		owners[string(o.UID)] = true
+// podsOf are the snapshot's pods of Workloads ws: those each one's job
+// controls (the controller reference or the Job's and JobSet's uid
+// labels), or the pods that own it (a pod group). The pods of a Workload
+// that held quota when the model's first index was made are looked up in
+// it (ownerIndex) and found again in snap by name; others (one admitted
+// since, by capacity or the queue) are found by reading every pod.
+func podsOf(snap *schedule.Snapshot, m *quota.Model, ws []*quota.Workload) []*corev1.Pod {
+	if len(ws) == 0 {
+		return nil
+	}
+	idx := ownerIndexOf(snap, m)
+	var out []*corev1.Pod
+	var rest []*quota.Workload
+	for _, w := range ws {
+		if !idx.held[w.UID] {
+			rest = append(rest, w)
+			continue
+		}
+		for _, o := range w.OwnerReferences {
+			for _, key := range idx.byOwner[string(o.UID)] {
+				if key[0] != w.Namespace {
+					continue
+				}
+				p := podNamed(snap, key)
+				if p == nil {
+					// Gone since (evicted), or the pods are not in order.
+					rest = append(rest, w)
+					break
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return append(out, scanPodsOf(snap, rest)...)
+}
+
+// podNamed is snap's pod namespace/name, by a binary search (a snapshot
+// keeps its pods in that order); nil when not found.
+func podNamed(snap *schedule.Snapshot, key [2]string) *corev1.Pod {
+	i, found := slices.BinarySearchFunc(snap.Pods, key, func(p *corev1.Pod, k [2]string) int {
+		return cmp.Or(strings.Compare(p.Namespace, k[0]), strings.Compare(p.Name, k[1]))
+	})
+	if !found {
+		return nil
+	}
+	return snap.Pods[i]
+}
+
+// scanPodsOf is podsOf by reading every pod.
+func scanPodsOf(snap *schedule.Snapshot, ws []*quota.Workload) []*corev1.Pod {
+	if len(ws) == 0 {
+		return nil
+	}
+	owners := map[string]string{} // owner UID -> the Workload's namespace
+	for _, w := range ws {
+		for _, o := range w.OwnerReferences {
+			owners[string(o.UID)] = w.Namespace
+		}
 	}
 	var out []*corev1.Pod
 	for _, p := range snap.Pods {
-		if p.Namespace != w.Namespace {
-			continue
-		}
-		mine := owners[string(p.UID)] || owners[p.Labels["batch.kubernetes.io/controller-uid"]] || owners[p.Labels["jobset.sigs.k8s.io/jobset-uid"]]
-		for _, o := range p.OwnerReferences {
-			mine = mine || (o.Controller != nil && *o.Controller && owners[string(o.UID)])
-		}
-		if mine {
+		if uid := ownerOf(p, func(uid string) bool { return owners[uid] == p.Namespace }); uid != "" {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
+// ownerOf is the UID by which pod belongs to a workload's job, the first
+// of its own UID (a pod group's Workload is owned by its pods), the Job's
+// and JobSet's uid labels and its controller that known reports true
+// for; "" for none.
+func ownerOf(p *corev1.Pod, known func(uid string) bool) string {
+	for _, uid := range []string{string(p.UID), p.Labels["batch.kubernetes.io/controller-uid"], p.Labels["jobset.sigs.k8s.io/jobset-uid"]} {
+		if uid != "" && known(uid) {
+			return uid
+		}
+	}
+	for _, o := range p.OwnerReferences {
+		if o.Controller != nil && *o.Controller && known(string(o.UID)) {
+			return string(o.UID)
+		}
+	}
+	return ""
+}
+
+// ownerIndex is where the pods of the Workloads holding quota are: their
+// owners' UIDs to the pods' namespace/name, read once from the first
+// snapshot a model is asked about (the queue and capacity ask about many
+// copies of it, which hold the same pods, some bound, some gone).
+type ownerIndex struct {
+	held    map[types.UID]bool
+	byOwner map[string][][2]string
+}
+
+var ownerIndexes struct {
+	sync.Mutex
+	m   *quota.Model
+	idx *ownerIndex
+}
+
+func ownerIndexOf(snap *schedule.Snapshot, m *quota.Model) *ownerIndex {
+	ownerIndexes.Lock()
+	defer ownerIndexes.Unlock()
+	if ownerIndexes.m == m {
+		return ownerIndexes.idx
+	}
+	idx := &ownerIndex{held: map[types.UID]bool{}, byOwner: map[string][][2]string{}}
+	owners := map[string]bool{}
+	for _, w := range m.Workloads {
+		if !w.HoldsQuota() {
+			continue
+		}
+		idx.held[w.UID] = true
+		for _, o := range w.OwnerReferences {
+			owners[string(o.UID)] = true
+		}
+	}
+	if len(owners) > 0 {
+		for _, p := range snap.Pods {
+			if uid := ownerOf(p, func(uid string) bool { return owners[uid] }); uid != "" {
+				idx.byOwner[uid] = append(idx.byOwner[uid], [2]string{p.Namespace, p.Name})
+			}
+		}
+	}
+	ownerIndexes.m, ownerIndexes.idx = m, idx
+	return idx
+}
+
 // admittedRecord is one queued workload Kueue admits, for Committed.
 type admittedRecord struct {
 	sub      *quota.Subject
 	decision quota.Decision
+	// queued: a Workload of the snapshot decided with every other pending
+	// one (quota.Model.Queue), whose admission the model holds already.
+	queued bool
 }
 
 // Committed is snap with a Workload holding the quota of each queued
@@ -678,6 +798,8 @@ type admittedRecord struct {
 // QuotaReserved), and the Workloads it evicts for them pending again.
 func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admission) *schedule.Snapshot {
 	record, _ := adm.Record.([]admittedRecord)
+	// The model's queue holds its own admissions, and what they evict.
+	record = slices.DeleteFunc(slices.Clone(record), func(r admittedRecord) bool { return r.queued })
 	if len(record) == 0 {
 		return snap
 	}
@@ -722,16 +844,9 @@ func (admitter) Committed(snap *schedule.Snapshot, g *gang.Gang, adm *gang.Admis
 			"admission":  map[string]any{"clusterQueue": r.decision.ClusterQueue, "podSetAssignments": psas},
 			"conditions": []any{map[string]any{"type": quota.ConditionQuotaReserved, "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue " + r.decision.ClusterQueue, "lastTransitionTime": now}},
 		}
-		if self := r.sub.Self; self != nil {
-			// A Workload of the snapshot (Waiting): it is the one admitted.
-			if j := slices.IndexFunc(out.Objects, func(u *unstructured.Unstructured) bool {
-				return isWorkload(u) && u.GetNamespace() == self.Namespace && u.GetName() == self.Name
-			}); j >= 0 {
-				c := out.Objects[j].DeepCopy()
-				c.Object["status"] = status
-				out.Objects[j] = c
-				continue
-			}
+		if r.queued {
+			// The model's queue holds it already, and what it evicts.
+			continue
 		}
 		w := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": quota.Group + "/v1beta2", "kind": quota.KindWorkload,

@@ -33,6 +33,8 @@ func (admitter) Waiting(snap *schedule.Snapshot) []*gang.Gang {
 	if notInstalled(m) {
 		return nil
 	}
+	// Kueue's decisions on them are made while their pods are.
+	go m.Queue()
 	var out []*gang.Gang
 	for _, u := range snap.Objects {
 		if u.GetKind() != quota.KindWorkload || u.GroupVersionKind().Group != quota.Group {
@@ -71,7 +73,7 @@ func ownedByPod(w *quota.Workload) bool {
 func workloadGang(snap *schedule.Snapshot, u *unstructured.Unstructured, w *quota.Workload) *gang.Gang {
 	g := &gang.Gang{Source: gang.SourceFile, Namespace: w.Namespace, Name: w.Name, Subject: WorkloadResource + "/" + w.Name,
 		Read: []string{fmt.Sprintf("%s %s (%s)", quota.KindWorkload, w.Name, u.GetAPIVersion())}}
-	q := gang.QueuedWorkload{Object: u, Queue: w.Spec.QueueName, Created: w.CreationTimestamp.Time, Priority: w.Priority()}
+	q := gang.QueuedWorkload{Object: u, Queue: w.Spec.QueueName, Created: w.QueueTime(), Priority: w.Priority()}
 	// The pods are its job's, as podsOf finds them (evicted, they leave).
 	var owner []metav1.OwnerReference
 	for _, o := range w.OwnerReferences {

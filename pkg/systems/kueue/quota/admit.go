@@ -43,6 +43,9 @@ type Decision struct {
 	// Short are, for a refusal for quota, what the workload lacks in each
 	// flavor its pod sets may use, in the ClusterQueue's order.
 	Short []Shortfall
+	// FirstInLine says, of a refusal for quota (Queue), that the model as
+	// it is would admit it: it waits for those before it.
+	FirstInLine bool
 }
 
 // Shortfall is what a workload lacks of one resource in one flavor.
@@ -100,6 +103,17 @@ func PerPod(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
 // SubjectOf is a Workload of the snapshot as a Subject: its pod sets as
 // its spec has them.
 func SubjectOf(w *Workload) *Subject {
+	if w.memo == nil {
+		return subjectOf(w)
+	}
+	// Made once: the queue asks for every pending Workload many times.
+	w.memo.once.Do(func() { w.memo.sub = subjectOf(w) })
+	c := *w.memo.sub
+	c.Self = w
+	return &c
+}
+
+func subjectOf(w *Workload) *Subject {
 	sub := &Subject{Namespace: w.Namespace, Name: w.Name, UID: string(w.UID), Queue: w.Spec.QueueName,
 		Priority: w.Priority(), QueueTime: w.QueueTime(), Self: w}
 	for i := range w.Spec.PodSets {
@@ -140,37 +154,9 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 	if w := sub.Self; w != nil && !w.Pending() {
 		return m.settled(w)
 	}
-	lqKey := sub.Namespace + "/" + sub.Queue
-	lq := m.LocalQueues[lqKey]
-	if lq == nil {
-		return Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s doesn't exist", sub.Queue)}
-	}
-	if p := lq.Spec.StopPolicy; p != nil && *p != StopNone {
-		return Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s is inactive", sub.Queue),
-			Detail: fmt.Sprintf("its stopPolicy is %s", *p)}
-	}
-	cq := m.ClusterQueues[lq.Spec.ClusterQueue]
-	if cq == nil {
-		return Decision{ClusterQueue: lq.Spec.ClusterQueue, Reason: "Inadmissible", Message: fmt.Sprintf("ClusterQueue %s doesn't exist", lq.Spec.ClusterQueue)}
-	}
-	d := Decision{ClusterQueue: cq.Name}
-	if cq.Inactive != "" {
-		d.Reason, d.Message, d.Detail = "Inadmissible", fmt.Sprintf("ClusterQueue %s is inactive", cq.Name), cq.Inactive
+	cq, d, ok := m.precheck(sub)
+	if !ok {
 		return d
-	}
-	switch matches, known := m.MatchesNamespace(cq, sub.Namespace); {
-	case !known:
-		d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("ClusterQueue %s's namespaceSelector: the labels of namespace %s are not in the snapshot", cq.Name, sub.Namespace))
-	case !matches:
-		d.Reason, d.Message = "Pending", "Workload namespace doesn't match ClusterQueue selector"
-		return d
-	}
-	for _, rg := range cq.Spec.ResourceGroups {
-		for _, f := range rg.Flavors {
-			if rf := m.Flavors[f.Name]; rf != nil && rf.Spec.TopologyName != nil {
-				d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("flavor %s of ClusterQueue %s uses topology-aware scheduling (Topology %s), which is not evaluated", f.Name, cq.Name, *rf.Spec.TopologyName))
-			}
-		}
 	}
 	s := m.newSim()
 	// The Workloads ahead in the queue go first: those that fit (or fit
@@ -249,6 +235,46 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 	d.PodSets, d.Borrows = m.describe(s, cq, a)
 	d.NotEvaluated = append(d.NotEvaluated, m.checksFor(cq, a)...)
 	return d
+}
+
+// precheck is what Kueue decides of sub before its quota: its LocalQueue
+// and ClusterQueue exist and are active, the ClusterQueue selects its
+// namespace; ok false with the refusal. d carries the ClusterQueue and
+// what is not evaluated.
+func (m *Model) precheck(sub *Subject) (cq *ClusterQueueState, d Decision, ok bool) {
+	lqKey := sub.Namespace + "/" + sub.Queue
+	lq := m.LocalQueues[lqKey]
+	if lq == nil {
+		return nil, Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s doesn't exist", sub.Queue)}, false
+	}
+	if p := lq.Spec.StopPolicy; p != nil && *p != StopNone {
+		return nil, Decision{Reason: "Inadmissible", Message: fmt.Sprintf("LocalQueue %s is inactive", sub.Queue),
+			Detail: fmt.Sprintf("its stopPolicy is %s", *p)}, false
+	}
+	cq = m.ClusterQueues[lq.Spec.ClusterQueue]
+	if cq == nil {
+		return nil, Decision{ClusterQueue: lq.Spec.ClusterQueue, Reason: "Inadmissible", Message: fmt.Sprintf("ClusterQueue %s doesn't exist", lq.Spec.ClusterQueue)}, false
+	}
+	d = Decision{ClusterQueue: cq.Name}
+	if cq.Inactive != "" {
+		d.Reason, d.Message, d.Detail = "Inadmissible", fmt.Sprintf("ClusterQueue %s is inactive", cq.Name), cq.Inactive
+		return nil, d, false
+	}
+	switch matches, known := m.MatchesNamespace(cq, sub.Namespace); {
+	case !known:
+		d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("ClusterQueue %s's namespaceSelector: the labels of namespace %s are not in the snapshot", cq.Name, sub.Namespace))
+	case !matches:
+		d.Reason, d.Message = "Pending", "Workload namespace doesn't match ClusterQueue selector"
+		return nil, d, false
+	}
+	for _, rg := range cq.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			if rf := m.Flavors[f.Name]; rf != nil && rf.Spec.TopologyName != nil {
+				d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("flavor %s of ClusterQueue %s uses topology-aware scheduling (Topology %s), which is not evaluated", f.Name, cq.Name, *rf.Spec.TopologyName))
+			}
+		}
+	}
+	return cq, d, true
 }
 
 // partial is the partial admission search (PodSetReducer.Search): the
@@ -569,8 +595,8 @@ func (a *assigner) shortfalls() []Shortfall {
 					continue
 				}
 				sf := Shortfall{FlavorResource: fr, Need: need, Available: avail, Nominal: n.quotas[fr].nominal}
-				for _, w := range a.cq.Admitted {
-					if u, _ := a.s.m.usageOf(w); u[fr] > 0 && !a.s.removed[w] {
+				for _, w := range a.s.admitted(a.cq) {
+					if u := a.s.usageOf(w); u[fr] > 0 && !a.s.removed[w] {
 						sf.Holders = append(sf.Holders, Holder{Workload: w, Uses: u[fr]})
 					}
 				}

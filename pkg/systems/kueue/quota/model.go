@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,6 +44,9 @@ type Model struct {
 	ordered []*Workload
 	// read is what Load read of each object, for LoadAfter.
 	read map[*unstructured.Unstructured]readObject
+	// queue is Queue's decisions, made once.
+	queueOnce sync.Once
+	queue     map[*Workload]Decision
 }
 
 // usageOf is what w, holding quota, uses (false when m, which may be nil,

@@ -182,6 +182,9 @@ type PodSetAssignment struct {
 
 // Workload is kueue.x-k8s.io Workload (workload_types.go).
 type Workload struct {
+	// memo holds what is made of it once (SubjectOf); nil for one not
+	// decoded from an object.
+	memo              *workloadMemo
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
 		PodSets          []PodSet `json:"podSets"`
@@ -263,8 +266,14 @@ func nameOf(u *unstructured.Unstructured) string {
 // names the object and the field), its pod templates left for
 // PodSet.Spec: a snapshot holds thousands, and the converter's reflection
 // over every template cost as much as the snapshot's load.
+// workloadMemo is what is made of a Workload once.
+type workloadMemo struct {
+	once sync.Once
+	sub  *Subject
+}
+
 func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
-	w := &Workload{}
+	w := &Workload{memo: &workloadMemo{}}
 	w.Name, w.Namespace, w.UID = u.GetName(), u.GetNamespace(), u.GetUID()
 	w.CreationTimestamp = u.GetCreationTimestamp()
 	w.OwnerReferences = u.GetOwnerReferences()

@@ -22,6 +22,29 @@ type sim struct {
 	removed map[*Workload]bool
 	// charged are the heads a cycle charged already.
 	charged map[*Workload]bool
+	// extra are the Workloads the simulation admitted (Queue), by
+	// ClusterQueue, and their usage: candidates for preemption as the
+	// model's admitted ones are.
+	extra      map[*ClusterQueueState][]*Workload
+	extraUsage map[*Workload]map[FlavorResource]int64
+}
+
+// usageOf is what w, holding quota on the simulation, uses.
+func (s *sim) usageOf(w *Workload) map[FlavorResource]int64 {
+	if u, ok := s.extraUsage[w]; ok {
+		return u
+	}
+	u, _ := s.m.usageOf(w)
+	return u
+}
+
+// admitted are cq's Workloads holding quota: the model's, then those the
+// simulation admitted.
+func (s *sim) admitted(cq *ClusterQueueState) []*Workload {
+	if len(s.extra[cq]) == 0 {
+		return cq.Admitted
+	}
+	return append(slices.Clip(cq.Admitted), s.extra[cq]...)
 }
 
 // newSim forks every node's usage.
@@ -55,8 +78,7 @@ func (s *sim) node(cq *ClusterQueueState) *node { return s.forks[cq.node] }
 func (s *sim) remove(w *Workload) {
 	cq := s.m.ClusterQueues[w.Status.Admission.ClusterQueue]
 	s.removed[w] = true
-	u, _ := s.m.usageOf(w)
-	for fr, v := range u {
+	for fr, v := range s.usageOf(w) {
 		s.node(cq).removeUsage(fr, v)
 	}
 }
@@ -65,8 +87,7 @@ func (s *sim) remove(w *Workload) {
 func (s *sim) add(w *Workload) {
 	cq := s.m.ClusterQueues[w.Status.Admission.ClusterQueue]
 	delete(s.removed, w)
-	u, _ := s.m.usageOf(w)
-	for fr, v := range u {
+	for fr, v := range s.usageOf(w) {
 		s.node(cq).addUsage(fr, v)
 	}
 }
@@ -126,6 +147,10 @@ type candidate struct {
 	cq      *ClusterQueueState
 	lca     *node // the simulation's subtree root it was found under
 	variant variant
+	// evicted, priority and reserved are w's, read once for order.
+	evicted  bool
+	priority int32
+	reserved time.Time
 }
 
 // preemptCtx is one search for targets.
@@ -136,12 +161,14 @@ type preemptCtx struct {
 	need     map[FlavorResource]bool
 	requests map[FlavorResource]int64
 	policy   Preemption
+	// now is when the search runs (a Workload not reserved is reserved now).
+	now time.Time
 }
 
 // targets is Preemptor.getTargets (classical): the Workloads to evict so
 // that requests fit in cq, nil when no set does.
 func (s *sim) targets(cq *ClusterQueueState, sub *Subject, need map[FlavorResource]bool, requests map[FlavorResource]int64) []Target {
-	c := &preemptCtx{s: s, cq: cq, sub: sub, need: need, requests: requests, policy: cq.preemption()}
+	c := &preemptCtx{s: s, cq: cq, sub: sub, need: need, requests: requests, policy: cq.preemption(), now: time.Now()}
 	same := c.sameQueueCandidates()
 	hier, prio := c.cohortCandidates()
 	for _, l := range [][]*candidate{same, hier, prio} {
@@ -265,11 +292,10 @@ func (c *preemptCtx) valid(cand *candidate, borrow bool) bool {
 // order is CandidatesOrdering: evicted first, other ClusterQueues' first,
 // lower priority, the most recent quota reservation, then UID.
 func (c *preemptCtx) order(a, b *candidate) int {
-	now := time.Now()
-	return cmp.Or(compareBool(b.w.evicted(), a.w.evicted()),
+	return cmp.Or(compareBool(b.evicted, a.evicted),
 		compareBool(a.cq == c.cq, b.cq == c.cq),
-		cmp.Compare(a.w.Priority(), b.w.Priority()),
-		b.w.reservedAt(now).Compare(a.w.reservedAt(now)),
+		cmp.Compare(a.priority, b.priority),
+		b.reserved.Compare(a.reserved),
 		cmp.Compare(a.w.UID, b.w.UID))
 }
 
@@ -305,12 +331,12 @@ func (c *preemptCtx) sameQueueCandidates() []*candidate {
 // fromQueue are the candidates of one ClusterQueue (getCandidatesFromCQ).
 func (c *preemptCtx) fromQueue(cq *ClusterQueueState, lca *node, advantage bool) []*candidate {
 	var out []*candidate
-	for _, w := range cq.Admitted {
+	for _, w := range c.s.admitted(cq) {
 		if c.s.removed[w] {
 			continue
 		}
 		if v := c.classify(cq, w, advantage); v != never {
-			out = append(out, &candidate{w: w, cq: cq, lca: lca, variant: v})
+			out = append(out, &candidate{w: w, cq: cq, lca: lca, variant: v, evicted: w.evicted(), priority: w.Priority(), reserved: w.reservedAt(c.now)})
 		}
 	}
 	return out
