@@ -167,7 +167,7 @@ func TestKueueQueueViewStrictFIFO(t *testing.T) {
 	if a.Verdict != "Blocked" || a.Kueue == nil || a.Kueue.Admitted || !strings.HasPrefix(a.Reason, "Kueue: couldn't assign flavors to pod set main") {
 		t.Errorf("a: %s %+v %q", a.Verdict, a.Kueue, a.Reason)
 	}
-	if b.Verdict != "Waits" || strings.Join(b.Behind, ",") != "ml-research/job-a-1" ||
+	if b.Verdict != "Waits" || strings.Join(b.Behind, ",") != "workloads.kueue.x-k8s.io/job-a-1" ||
 		b.Reason != "Kueue: waiting behind Workload ml-research/job-a-1 at the head of StrictFIFO ClusterQueue research" {
 		t.Errorf("b: %s %v %q", b.Verdict, b.Behind, b.Reason)
 	}

@@ -77,6 +77,9 @@ func Pending(out io.Writer, lines []explain.Pending, allNamespaces bool, o Optio
 		if o.Wide {
 			kind := "-"
 			switch {
+			case l.Gang != nil && l.Gang.Subject != "" && l.Admission != nil:
+				// A queueing layer's workload with no pods yet.
+				kind = strings.ToLower(l.Admission.Layer)
 			case l.Gang != nil:
 				kind = gangKind(l.Gang.Source)
 			case l.Group != "":

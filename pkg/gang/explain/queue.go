@@ -201,7 +201,17 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 		l.Outcome = OutcomeHeld
 		return true, nil
 	case len(a.Behind) > 0:
-		l.Outcome, l.Behind = OutcomeWaits, a.Behind
+		l.Outcome = OutcomeWaits
+		for _, b := range a.Behind {
+			// The line of the workload it waits behind, when listed.
+			name := b
+			for i := range ahead {
+				if e := &ahead[i]; e.waiting && e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName() == b {
+					name = qualifiedName(e, l.Namespace)
+				}
+			}
+			l.Behind = append(l.Behind, name)
+		}
 		return true, nil
 	}
 	l.Outcome = OutcomeBlocked
