@@ -175,3 +175,25 @@ func TestKueueQueueViewStrictFIFO(t *testing.T) {
 		t.Errorf("d: %s %+v %q", d.Verdict, d.Kueue, d.Reason)
 	}
 }
+
+// The README's queue view of Kueue: examples/kueue-waiting.yaml read
+// after examples/kueue-cluster.yaml, the lines and verdicts it shows.
+func TestKueueWaitingExample(t *testing.T) {
+	var data []byte
+	for _, f := range []string{"../../examples/kueue-cluster.yaml", "../../examples/kueue-waiting.yaml"} {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	code, out, stderr := run(t, string(data), "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.position} {.name} {.verdict}{"\n"}{end}`)
+	want := `1 workloads.kueue.x-k8s.io/job-lr-sweep-7f3c1 Unverified
+2 workloads.kueue.x-k8s.io/job-eval-long-ctx-2b9e0 Waits
+3 workloads.kueue.x-k8s.io/job-tokenize-5d1aa Held
+4 workloads.kueue.x-k8s.io/job-distill-8x-c41f2 Starts
+`
+	if code != ExitOK || out != want {
+		t.Errorf("exit %d (%s):\n%s\nwant\n%s", code, stderr, out, want)
+	}
+}
