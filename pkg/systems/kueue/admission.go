@@ -366,7 +366,7 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 		// A waiting Workload (Waiting): its pods carry their pod set.
 		w := m.Workloads[obj.GetNamespace()+"/"+obj.GetName()]
 		if w == nil {
-			return nil, nil, fmt.Errorf("Workload %s/%s is not among the snapshot's Kueue objects", obj.GetNamespace(), obj.GetName())
+			return nil, nil, fmt.Errorf("the snapshot holds no Workload %s/%s among Kueue's objects", obj.GetNamespace(), obj.GetName())
 		}
 		podSetOf := map[string][]string{}
 		for _, p := range g.Members {
