@@ -39,6 +39,7 @@ func run(args []string) error {
 	fs.IntVar(&o.GPUsUsed, "gpus-used", o.GPUsUsed, "GPUs the first pod of each GPU node holds")
 	pending := fs.Int("pending-gangs", 0, "pending gangs and pods of no gang of mixed shapes and priorities to add (the queue's benchmark)")
 	queues := fs.Int("kueue-queues", 0, "Kueue ClusterQueues (and a LocalQueue each, lq-NNN in ml-research) to add")
+	pendingNative := fs.Int("pending-native", 0, "pending native PodGroups of issue #39's queue shape: 2-16 members of 1-8 GPUs, pod priorities 0, 100, 1000, none on the groups, created over a day")
 	kueuePending := fs.Int("kueue-pending", 0, "pending Workloads Kueue holds with no pods (suspended Jobs), spread over the ClusterQueues; each queue's GPU quota is then what its admitted Workloads use plus 16")
 	workloads := fs.Int("kueue-workloads", 0, "admitted Kueue Workloads to add, spread over the ClusterQueues")
 	out := fs.String("out", "-", "file to write, - for standard output")
@@ -68,7 +69,7 @@ func run(args []string) error {
 		if err := json.NewEncoder(bw).Encode(clustergen.Job(job)); err != nil {
 			return err
 		}
-	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), append(clustergen.PendingGangs(o, *pending), clustergen.KueueQueue(o, *queues, *workloads, *kueuePending)...)...)); err != nil {
+	} else if err := clustergen.WriteList(bw, append(clustergen.Cluster(o), append(append(clustergen.PendingGangs(o, *pending), clustergen.PendingNative(o, *pendingNative)...), clustergen.KueueQueue(o, *queues, *workloads, *kueuePending)...)...)); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -168,6 +168,16 @@ func (g *Gang) PodGroupPriorityValue() int32 {
 	return 0
 }
 
+// StaticGate is the refusal of g's gate that no state of the cluster
+// changes (a native group's validation: NativeGate); nil when it passes or
+// g's system has none. The queue holds such a gang without placing it.
+func StaticGate(g *Gang) *GateResult {
+	if r := NativeGate(g); r != nil && !r.Passed {
+		return r
+	}
+	return nil
+}
+
 // NativeGate is kube-scheduler v1.37's validatePodGroup
 // (pkg/scheduler/schedule_one_podgroup.go) for a native gang, as it runs at
 // the start of every pod group cycle with the GenericWorkload gate on and

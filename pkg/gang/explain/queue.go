@@ -319,6 +319,14 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 // explain does.
 func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, opts gang.PlaceOptions) error {
 	g := l.Gang
+	if r := gang.StaticGate(g); r != nil && g.GatedByOthers() == 0 && gang.Validate(g).Valid {
+		// Its gate refuses it on any cluster: held, as placing it would
+		// find (its members are not placed).
+		p := &gang.Placement{Gang: g, MinMember: g.MinMember, Verdict: gang.VerdictUnschedulable}
+		p.ApplyGate(r)
+		l.Verdict, l.Reason, l.Outcome = VerdictUnschedulable, p.Message, OutcomeHeld
+		return nil
+	}
 	// A workload its layer refuses goes no further (takeWaiting).
 	opts.RefusalOnly = l.waiting
 	p, s, err := sim.cur.placeOn(ctx, g, opts)
