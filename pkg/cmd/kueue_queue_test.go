@@ -197,3 +197,63 @@ func TestKueueWaitingExample(t *testing.T) {
 		t.Errorf("exit %d (%s):\n%s\nwant\n%s", code, stderr, out, want)
 	}
 }
+
+// A Kueue pod group whose Workload waits for quota: its pods exist,
+// gated by Kueue's admission gate, which is Kueue's decision and is asked
+// first, not a hold to remove by hand. With 2 GPUs a pod, research admits
+// it by borrowing H100 quota, and the pods start on the H100 node (exit
+// 0; the gate is Kueue's to remove); with 4 GPUs a pod, Kueue does not
+// admit it, in its words, and explain proves a quota fix. Without Kueue's
+// objects in the snapshot, the gated pods are held, as before.
+func TestKueuePodGroup(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := func(gpus string) string {
+		d, err := os.ReadFile("testdata/kueue-podgroup-" + gpus + "gpu.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(cluster) + string(d)
+	}
+	code, out, stderr := run(t, group("2"), "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.name} {.verdict} {.kueue.admitted} {.nodes}{"\n"}{end}`)
+	if code != ExitOK || out != "pod/pg-eval-0 Starts true [\"h100-1\",\"h100-1\",\"h100-1\"]\n" {
+		t.Errorf("queue, 2 GPUs: exit %d %q %s", code, out, stderr)
+	}
+	code, out, _ = run(t, group("2"), "explain", "pod/pg-eval-1", "-n", "ml-research", "--snapshot", "-", "-o", "jsonpath={.verdict} {.kueue.admitted} {.kueue.flavors}")
+	if code != ExitOK || out != `Schedulable true {"b1e2f3a4":{"cpu":"h100","memory":"h100","nvidia.com/gpu":"h100"}}` {
+		t.Errorf("explain pod/pg-eval-1, 2 GPUs: exit %d %q", code, out)
+	}
+	want := "couldn't assign flavors to pod set b1e2f3a4: insufficient quota for nvidia.com/gpu in flavor h100, previously considered podsets requests (0) + current podset request (12) > maximum capacity (8), insufficient unused quota for nvidia.com/gpu in flavor a100, 12 more needed"
+	code, out, _ = run(t, group("4"), "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.verdict}: {.reason}{end}`)
+	if code != ExitOK || out != "Blocked: Kueue: "+want {
+		t.Errorf("queue, 4 GPUs: exit %d %q", code, out)
+	}
+	code, out, _ = run(t, group("4"), "explain", "pod/pg-eval-0", "-n", "ml-research", "--snapshot", "-")
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != ExitNo || !strings.Contains(flat, "is held back by Kueue (Pending)") || !strings.Contains(flat, "raising ClusterQueue research's nominalQuota in flavor a100: nvidia.com/gpu from 16 to 28") ||
+		strings.Contains(flat, "--ungate") {
+		t.Errorf("explain pod/pg-eval-0, 4 GPUs: exit %d\n%s", code, out)
+	}
+	// Without Kueue's objects, nothing decides: the pods wait for the gate.
+	d, err := os.ReadFile("testdata/kueue-podgroup-2gpu.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noKueue := strings.Replace(string(d), "- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload", "- apiVersion: v1\n  kind: ConfigMap", 1)
+	code, out, _ = run(t, exampleClusterYAML(t)+noKueue, "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[?(@.name=="pod/pg-eval-0")]}{.verdict}: {.reason}{end}`)
+	if code != ExitOK || !strings.HasPrefix(out, "Held: 3 pending member(s) waiting for scheduling gates: [kueue.x-k8s.io/admission]") {
+		t.Errorf("queue without Kueue's Workload: exit %d %q", code, out)
+	}
+}
+
+// exampleClusterYAML is the README's main example snapshot.
+func exampleClusterYAML(t *testing.T) string {
+	t.Helper()
+	d, err := os.ReadFile(exampleSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(d)
+}

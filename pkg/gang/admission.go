@@ -30,6 +30,24 @@ type Admitter interface {
 	Admit(snap *schedule.Snapshot, g *Gang) *Admission
 }
 
+// A GateHolder is a queueing layer that holds the pods of a workload it
+// has not admitted (they exist) by a scheduling gate of its own, and
+// removes it when it admits the workload (its Admission.Admit does): for a
+// gang queued for it, that gate is the layer's decision.
+type GateHolder interface {
+	HoldingGate() string
+}
+
+// holdingGate reports whether gate is a registered layer's (GateHolder).
+func holdingGate(gate string) bool {
+	for _, a := range admitters {
+		if h, ok := a.(GateHolder); ok && h.HoldingGate() == gate {
+			return true
+		}
+	}
+	return false
+}
+
 // A Waiter is a queueing layer that holds workloads whose pods do not
 // exist yet (a suspended job makes none): the queue lists them, each as
 // the gang of the pods the layer would let be made, queued for it

@@ -80,7 +80,7 @@ func (p *Placement) ApplyQuota(q QuotaResult) {
 // what the scheduler does after the release); the message says which gates
 // hold them and what placement said.
 func (p *Placement) HoldGated() {
-	n := p.Gang.GatedCount()
+	n := p.Gang.HeldCount()
 	if n == 0 {
 		return
 	}

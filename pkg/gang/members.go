@@ -74,16 +74,34 @@ func (g *Gang) GatedCount() int {
 	return n
 }
 
+// HeldCount is how many pending members scheduling gates hold: every gate
+// but a queueing layer's own on a gang queued for it (GateHolder), which
+// is the layer's decision, asked first (PlaceOn), and removed when it
+// admits the gang.
+func (g *Gang) HeldCount() int {
+	queued := len(g.Queued) > 0
+	n := 0
+	for _, pod := range g.Pending() {
+		if slices.ContainsFunc(pod.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool { return !(queued && holdingGate(sg.Name)) }) {
+			n++
+		}
+	}
+	return n
+}
+
 // GatedByOthers is how many pending members have scheduling gates other
 // than their own scheduler's (Rules.OwnGate): a scheduler that removes its
 // gate itself when its queue has room lets a member gated only by it
 // compete for room as any other (docs/design.md#the-queue).
 func (g *Gang) GatedByOthers() int {
 	own := rulesOf(g.Source).OwnGate
+	queued := len(g.Queued) > 0
 	n := 0
 	for _, pod := range g.Pending() {
 		if slices.ContainsFunc(pod.Spec.SchedulingGates, func(sg corev1.PodSchedulingGate) bool {
-			return own == "" || sg.Name != own
+			// A queueing layer's own gate on a gang queued for it is its
+			// decision, asked first (PlaceOn), not a hold.
+			return (own == "" || sg.Name != own) && !(queued && holdingGate(sg.Name))
 		}) {
 			n++
 		}

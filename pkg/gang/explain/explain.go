@@ -325,7 +325,7 @@ func Gang(ctx context.Context, snap *schedule.Snapshot, g *gang.Gang, opts Optio
 		e.NotEvaluated = append(e.NotEvaluated, u.String())
 	}
 	pending := g.Pending()
-	e.GatedMembers = g.GatedCount()
+	e.GatedMembers = g.HeldCount()
 	e.Gates = gang.GateNames(pending)
 	e.Domains = domainHolds(p)
 

@@ -180,14 +180,14 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 	case a.Admitted:
 		l.admittedBy = l.admittedByIn(a)
 		for i := range ahead {
-			if e := &ahead[i]; e.waiting && e.admittedBy != "" && slices.Contains(a.Preempts, e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName()) {
+			if e := &ahead[i]; e.Gang != nil && len(e.Gang.Queued) > 0 && e.admittedBy != "" && slices.Contains(a.Preempts, e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName()) {
 				// Admitted ahead of it here, evicted for it: Kueue may as
 				// well have tried this one first and never admitted that.
 				e.Outcome, e.Verdict = OutcomeUnverified, VerdictUnverified
 				e.Reason += "; not verified: " + qualifiedName(l, e.Namespace) + ", listed behind it, is admitted by evicting it, and " + a.Layer + " may try that one first"
 			}
 		}
-		if a.Borrows != "" && slices.ContainsFunc(sim.entries[l.Position:], func(e Pending) bool { return e.waiting }) {
+		if a.Borrows != "" && slices.ContainsFunc(sim.entries[l.Position:], func(e Pending) bool { return e.Gang != nil && len(e.Gang.Queued) > 0 }) {
 			// Kueue tries the heads of a cohort's queues that borrow less
 			// first (its classical ordering), whatever their age: one
 			// behind it in this list may take what it borrows.
@@ -206,7 +206,7 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 			// The line of the workload it waits behind, when listed.
 			name := b
 			for i := range ahead {
-				if e := &ahead[i]; e.waiting && e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName() == b {
+				if e := &ahead[i]; e.Gang != nil && len(e.Gang.Queued) > 0 && e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName() == b {
 					name = qualifiedName(e, l.Namespace)
 				}
 			}
@@ -328,12 +328,13 @@ func (sim *queueSim) takeGang(ctx context.Context, ahead []Pending, l *Pending, 
 		return nil
 	}
 	// A workload its layer refuses goes no further (takeWaiting).
-	opts.RefusalOnly = l.waiting
+	queued := len(g.Queued) > 0
+	opts.RefusalOnly = queued
 	p, s, err := sim.cur.placeOn(ctx, g, opts)
 	if err != nil {
 		return err
 	}
-	if l.waiting {
+	if queued {
 		if done, err := sim.takeWaiting(ahead, l, p, opts); done || err != nil {
 			return err
 		}

@@ -287,7 +287,8 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			// of a workload with a single pod set.
 			flavors = only
 		}
-		return withFlavors(m, pod, flavors)
+		// Kueue removes its gate from the pods it admits.
+		return withoutGate(withFlavors(m, pod, flavors), pod, AdmissionGate)
 	}
 	return adm
 }
@@ -310,6 +311,20 @@ func refusalDetail(q gang.QueuedWorkload, d quota.Decision) string {
 		msg += " (" + d.Detail + ")"
 	}
 	return msg
+}
+
+// withoutGate is p (pod, or a copy of it) without scheduling gate name: a
+// copy when p is pod and has it.
+func withoutGate(p, pod *corev1.Pod, name string) *corev1.Pod {
+	i := slices.IndexFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == name })
+	if i < 0 {
+		return p
+	}
+	if p == pod {
+		p = pod.DeepCopy()
+	}
+	p.Spec.SchedulingGates = slices.Delete(slices.Clone(p.Spec.SchedulingGates), i, i+1)
+	return p
 }
 
 // withFlavors is pod as Kueue starts it in the flavors assigned
@@ -370,7 +385,13 @@ func subjectOf(m *quota.Model, g *gang.Gang, q gang.QueuedWorkload) (*quota.Subj
 		}
 		podSetOf := map[string][]string{}
 		for _, p := range g.Members {
-			if ps, ok := p.Labels[PodSetLabel]; ok {
+			// Made pods carry their pod set; a pod group's pods their role
+			// (the pod set's name); a Workload of one pod set has them all.
+			ps := cmp.Or(p.Labels[PodSetLabel], p.Annotations[RoleHashAnnotation])
+			if ps == "" && len(w.Spec.PodSets) == 1 {
+				ps = w.Spec.PodSets[0].Name
+			}
+			if ps != "" {
 				podSetOf[ps] = append(podSetOf[ps], p.Name)
 			}
 		}

@@ -35,7 +35,10 @@ const (
 	RequiredTopology  = "kueue.x-k8s.io/podset-required-topology"
 	PreferredTopology = "kueue.x-k8s.io/podset-preferred-topology"
 	sliceTopology     = "kueue.x-k8s.io/podset-slice-required-topology"
-	sliceSize         = "kueue.x-k8s.io/podset-slice-size"
+	// RoleHashAnnotation names a pod group's pod's role: the pod set of its
+	// Workload.
+	RoleHashAnnotation = "kueue.x-k8s.io/role-hash"
+	sliceSize          = "kueue.x-k8s.io/podset-slice-size"
 )
 
 // system: a Kueue plain pod group, the pods that carry PodGroupLabel; no
@@ -69,7 +72,7 @@ func (system) Short(g *gang.Gang, v gang.Validity) string { return gang.MembersM
 // GateOwner words the gates of Kueue's.
 func (system) GateOwner(gate string) string {
 	switch {
-	case gate == "kueue.x-k8s.io/admission":
+	case gate == AdmissionGate:
 		return "Kueue's: it removes it once a ClusterQueue admits the workload (check the Workload's conditions)"
 	case gate == "kueue.x-k8s.io/topology":
 		return "Kueue's topology-aware scheduling: it removes it once the workload's topology is assigned"
@@ -103,6 +106,7 @@ func ResolveGroup(snap *schedule.Snapshot, namespace, name string) (*gang.Gang, 
 	}
 	g.SortMembers()
 	ReadTopology(g)
+	queueGroup(snap, g)
 	return g, nil
 }
 

@@ -114,3 +114,35 @@ func workloadGang(snap *schedule.Snapshot, u *unstructured.Unstructured, w *quot
 func isWorkload(obj *unstructured.Unstructured) bool {
 	return obj.GetKind() == quota.KindWorkload && obj.GroupVersionKind().Group == quota.Group
 }
+
+// queueGroup queues pod group g for Kueue when the snapshot holds its
+// Workload waiting for quota (owned by its pods): Kueue keeps its pods
+// gated (AdmissionGate) until it admits the Workload, so its decision
+// comes first (gang.PlaceOn), and the gate is Kueue's to remove.
+func queueGroup(snap *schedule.Snapshot, g *gang.Gang) {
+	if len(unread(snap)) > 0 {
+		return
+	}
+	m := modelOf(snap)
+	var w *quota.Workload
+	for _, p := range g.Members {
+		if w = m.OwnedBy(string(p.UID)); w != nil {
+			break
+		}
+	}
+	if w == nil || !w.Pending() || m.ObjectOf(w) == nil {
+		return
+	}
+	q := gang.QueuedWorkload{Object: m.ObjectOf(w), Queue: w.Spec.QueueName, Created: w.QueueTime(), Priority: w.Priority()}
+	for _, p := range g.Members {
+		q.Members = append(q.Members, p.Name)
+	}
+	g.Queued = []gang.QueuedWorkload{q}
+}
+
+// AdmissionGate is the scheduling gate Kueue puts on the pods of a plain
+// pod (or pod group) it has not admitted, and removes on admission.
+const AdmissionGate = "kueue.x-k8s.io/admission"
+
+// HoldingGate: Kueue holds the pods it has not admitted by AdmissionGate.
+func (admitter) HoldingGate() string { return AdmissionGate }

@@ -29,6 +29,8 @@ type Model struct {
 	// of the job that owns each.
 	Workloads map[string]*Workload
 	byOwner   map[string]*Workload
+	// objects are the Workloads' objects.
+	objects map[*Workload]*unstructured.Unstructured
 	// Namespaces are the snapshot's namespaces' labels (a ClusterQueue's
 	// namespaceSelector), nil when the snapshot has none.
 	Namespaces map[string]map[string]string
@@ -174,6 +176,7 @@ func LoadAfter(objects []*unstructured.Unstructured, namespaces []*corev1.Namesp
 		n = len(prev.Workloads) + 1
 	}
 	m.Workloads, m.byOwner, m.usage = make(map[string]*Workload, n), make(map[string]*Workload, n), make(map[*Workload]map[FlavorResource]int64, n)
+	m.objects = make(map[*Workload]*unstructured.Unstructured, n)
 	if namespaces != nil {
 		m.Namespaces = make(map[string]map[string]string, len(namespaces))
 		for _, ns := range namespaces {
@@ -211,8 +214,11 @@ func LoadAfter(objects []*unstructured.Unstructured, namespaces []*corev1.Namesp
 		case *Workload:
 			m.Workloads[o.Namespace+"/"+o.Name] = o
 			m.ordered = append(m.ordered, o)
+			m.objects[o] = u
 			for _, ref := range o.OwnerReferences {
-				if ref.Controller != nil && *ref.Controller {
+				// A job controls its Workload; the pods of a plain pod
+				// group each own theirs (no controller among them).
+				if ref.Controller != nil && *ref.Controller || ref.Kind == "Pod" && ref.APIVersion == "v1" {
 					m.byOwner[string(ref.UID)] = o
 				}
 			}
@@ -417,6 +423,9 @@ func (m *Model) clusterQueueOf(namespace, name string) *ClusterQueueState {
 
 // OwnedBy is the Workload Kueue made for the job of uid, nil for none.
 func (m *Model) OwnedBy(uid string) *Workload { return m.byOwner[uid] }
+
+// ObjectOf is the object w was read from.
+func (m *Model) ObjectOf(w *Workload) *unstructured.Unstructured { return m.objects[w] }
 
 // HoldsQuota: the Workload counts against its ClusterQueue's quota
 // (workload.HasActiveQuotaReservation): QuotaReserved, an admission, not
