@@ -31,17 +31,17 @@ type Admitter interface {
 }
 
 // A GateHolder is a queueing layer that holds the pods of a workload it
-// has not admitted (they exist) by a scheduling gate of its own, and
-// removes it when it admits the workload (its Admission.Admit does): for a
-// gang queued for it, that gate is the layer's decision.
+// has not admitted (they exist) by scheduling gates of its own, and
+// removes them when it admits the workload (its Admission.Admit does): for
+// a gang queued for it, those gates are the layer's decision.
 type GateHolder interface {
-	HoldingGate() string
+	HoldingGates() []string
 }
 
 // holdingGate reports whether gate is a registered layer's (GateHolder).
 func holdingGate(gate string) bool {
 	for _, a := range admitters {
-		if h, ok := a.(GateHolder); ok && h.HoldingGate() == gate {
+		if h, ok := a.(GateHolder); ok && slices.Contains(h.HoldingGates(), gate) {
 			return true
 		}
 	}

@@ -46,7 +46,7 @@ func ResolveKueue(ctx context.Context) (string, error) {
 
 // KueueFrameworks are the job integrations the test bed's Kueue manages,
 // each with the path fragment of its webhooks.
-var KueueFrameworks = map[string]string{"batch/job": "-batch-v1-job"}
+var KueueFrameworks = map[string]string{"batch/job": "-batch-v1-job", "pod": "--v1-pod"}
 
 // StartKueue starts, on a running Env, Kueue's controller manager of dir
 // (ResolveKueue) with its CRDs installed and the webhooks of its own kinds

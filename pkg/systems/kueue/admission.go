@@ -287,8 +287,9 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			// of a workload with a single pod set.
 			flavors = only
 		}
-		// Kueue removes its gate from the pods it admits.
-		return withoutGate(withFlavors(m, pod, flavors), pod, AdmissionGate)
+		// Kueue removes its gates from the pods it admits (a flavor with
+		// a topology is not evaluated: checksFor and the decision say so).
+		return withoutGate(withoutGate(withFlavors(m, pod, flavors), pod, AdmissionGate), pod, TopologyGate)
 	}
 	return adm
 }

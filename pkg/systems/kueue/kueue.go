@@ -74,7 +74,7 @@ func (system) GateOwner(gate string) string {
 	switch {
 	case gate == AdmissionGate:
 		return "Kueue's: it removes it once a ClusterQueue admits the workload (check the Workload's conditions)"
-	case gate == "kueue.x-k8s.io/topology":
+	case gate == TopologyGate:
 		return "Kueue's topology-aware scheduling: it removes it once the workload's topology is assigned"
 	case strings.HasPrefix(gate, "kueue.x-k8s.io/"):
 		return "Kueue's"

@@ -140,9 +140,14 @@ func queueGroup(snap *schedule.Snapshot, g *gang.Gang) {
 	g.Queued = []gang.QueuedWorkload{q}
 }
 
-// AdmissionGate is the scheduling gate Kueue puts on the pods of a plain
-// pod (or pod group) it has not admitted, and removes on admission.
-const AdmissionGate = "kueue.x-k8s.io/admission"
+// The scheduling gates Kueue puts on the pods of a plain pod (or pod
+// group) it has not admitted: AdmissionGate, and, with topology-aware
+// scheduling on (its default), TopologyGate, both removed on admission to
+// a flavor without a topology (pod_controller.go prepare).
+const (
+	AdmissionGate = "kueue.x-k8s.io/admission"
+	TopologyGate  = "kueue.x-k8s.io/topology"
+)
 
-// HoldingGate: Kueue holds the pods it has not admitted by AdmissionGate.
-func (admitter) HoldingGate() string { return AdmissionGate }
+// HoldingGates: Kueue holds the pods it has not admitted by its gates.
+func (admitter) HoldingGates() []string { return []string{AdmissionGate, TopologyGate} }
