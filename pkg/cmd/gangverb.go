@@ -190,8 +190,9 @@ func (o *GangVerbOptions) resolveSubject(snap *schedule.Snapshot) (*schedule.Sna
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if (o.subject.Kind == SubjectFile || o.subject.Kind == SubjectWorkload) && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 {
-			// One pod from a file or a workload is a pod, not a gang of one.
+		if (o.subject.Kind == SubjectFile || o.subject.Kind == SubjectWorkload) && g.PodGroup == nil && len(g.Members) == 1 && g.MinMember <= 1 && len(g.Queued) == 0 {
+			// One pod from a file or a workload is a pod, not a gang of one
+			// (but for a queueing layer, which admits the workload first).
 			return snap, nil, g.Members[0], nil
 		}
 		return snap, g, nil, nil

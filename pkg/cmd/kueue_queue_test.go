@@ -257,3 +257,68 @@ func exampleClusterYAML(t *testing.T) string {
 	}
 	return string(d)
 }
+
+// Where a ClusterQueue's borrowingLimit, not its cohort, keeps the quota
+// out, explain's first fix raises the limit by what is missing, proven by
+// placing again: research may borrow only 4 H100 GPUs of the 8 its cohort
+// has free, and lr-sweep asks 8.
+func TestKueueBorrowingLimitFix(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = "        - name: nvidia.com/gpu\n          nominalQuota: 0\n          borrowingLimit: 8"
+	if !strings.Contains(string(cluster), limit) {
+		t.Fatal("research's H100 borrowingLimit not found in the example")
+	}
+	snap := strings.Replace(string(cluster), limit, strings.Replace(limit, "borrowingLimit: 8", "borrowingLimit: 4", 1), 1) + string(waiting)
+	code, out, stderr := run(t, snap, "explain", "wl/job-lr-sweep-7f3c1", "-n", "ml-research", "--snapshot", "-", "-o", "jsonpath={.suggestions[0].kind} {.suggestions[0].verified} {.suggestions[0].message}")
+	if code != ExitNo || !strings.HasPrefix(out, "Admission true raising ClusterQueue research's borrowingLimit in flavor h100 (its cohort has the quota free): nvidia.com/gpu from 4 to 8 (by 4): then Kueue admits it") {
+		t.Errorf("exit %d %q %s", code, out, stderr)
+	}
+	// With the limit at 8 the cohort's 8 free GPUs are what it may take:
+	// no borrowingLimit fix when the cohort lacks them too (pg-eval asks 12).
+	group, err := os.ReadFile("testdata/kueue-podgroup-4gpu.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = run(t, string(cluster)+string(group), "explain", "pod/pg-eval-0", "-n", "ml-research", "--snapshot", "-")
+	if strings.Contains(out, "borrowingLimit") {
+		t.Errorf("a borrowingLimit fix where the cohort has not the quota:\n%s", out)
+	}
+}
+
+// A one-pod Job for a LocalQueue is Kueue's to admit first, as any other:
+// explain took one pod from a file or a workload for a pod alone and said
+// Schedulable (exit 0) where Kueue keeps the Job suspended (research may
+// borrow only 4 H100 GPUs here, and the A100 quota is held).
+func TestKueueOnePodJobIsNoPlainPod(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = "          nominalQuota: 0\n          borrowingLimit: 8"
+	snap := strings.Replace(string(cluster), limit, strings.Replace(limit, ": 8", ": 4", 1), 1)
+	path := t.TempDir() + "/snap.yaml"
+	if err := os.WriteFile(path, []byte(snap), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job, err := os.ReadFile("../../examples/kueue-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := strings.NewReplacer("parallelism: 2", "parallelism: 1", "completions: 2", "completions: 1").Replace(string(job))
+	if one == string(job) {
+		t.Fatal("the example Job's parallelism not found")
+	}
+	for _, verb := range []string{"explain", "place", "admit"} {
+		code, out, stderr := run(t, one, verb, "-f", "-", "--snapshot", path, "-o", "jsonpath={.kueue.admitted} {.kueue.message}")
+		if code != ExitNo || !strings.HasPrefix(out, "false couldn't assign flavors to pod set main") {
+			t.Errorf("%s -f of a one-pod Kueue Job: exit %d %q %s", verb, code, out, stderr)
+		}
+	}
+}

@@ -229,3 +229,55 @@ func snapshotGoing(t *testing.T, ns string) string {
 	}
 	return file
 }
+
+// TestBorrowingLimitFixLetsKueueAdmit: a ClusterQueue that may borrow 2
+// GPUs of the 8 its cohort lends; a Job asking 4 waits. explain's first
+// fix raises the borrowingLimit to 4; made on the real ClusterQueue, Kueue
+// admits the Job.
+func TestBorrowingLimitFixLetsKueueAdmit(t *testing.T) {
+	ctx := t.Context()
+	ns := "blfix"
+	dyn := bed(t, ns, flavor("bl-a"), `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: bl-research}
+spec: {cohortName: bl-co, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu, nvidia.com/gpu], flavors: [{name: bl-a, resources: [{name: cpu, nominalQuota: 64}, {name: nvidia.com/gpu, nominalQuota: 0, borrowingLimit: 2}]}]}]}
+`, clusterQueue("bl-lender", "BestEffortFIFO", "bl-co", map[string]int{"bl-a": 8}),
+		fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: bl-research}\n", ns))
+	sc := &scenario{ns: ns, cqs: []string{"bl-research", "bl-lender"}}
+	if err := sc.waitQueuesActive(t, dyn); err != nil {
+		t.Fatal(err)
+	}
+	node := testutil.MakeNode().Name("bl-0").Label("qv", "bl-a").
+		Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
+	if err := env.CreateNode(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	job, err := create(t, dyn, gpuJob(ns, "train", "team", 1, 4, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := sc.settle(t, dyn, job); err != nil || o.admitted {
+		t.Fatalf("Kueue: %v %v; want the Job not admitted", o, err)
+	}
+	code, out, stderr := run(t, "explain", "job/train", "-n", ns, "-o", "jsonpath={.suggestions[0].verified} {.suggestions[0].message}")
+	if want := "true raising ClusterQueue bl-research's borrowingLimit in flavor bl-a (its cohort has the quota free): nvidia.com/gpu from 2 to 4 (by 2): then Kueue admits it"; code != 3 || !strings.HasPrefix(out, want) {
+		t.Fatalf("explain job/train: exit %d %q %s\nwant prefix %q", code, out, stderr, want)
+	}
+	if _, err := dyn.Resource(kueueGVR("clusterqueues")).Patch(ctx, "bl-research", types.JSONPatchType,
+		[]byte(`[{"op": "replace", "path": "/spec/resourceGroups/0/flavors/0/resources/1/borrowingLimit", "value": "4"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list, err := dyn.Resource(gvrWorkload).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.GetUID())})
+		if err == nil && len(list.Items) == 1 {
+			if c := condition(&list.Items[0], "QuotaReserved"); c != nil && c.Status == metav1.ConditionTrue {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("with the borrowingLimit raised as explain says, Kueue did not admit the Job in 30s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

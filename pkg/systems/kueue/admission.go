@@ -577,6 +577,33 @@ func fixes(m *quota.Model, q gang.QueuedWorkload, sub *quota.Subject, d quota.De
 		}
 		byFlavor[sf.Flavor] = append(byFlavor[sf.Flavor], sf)
 	}
+	for _, f := range order {
+		// Where the cohort has the quota and the ClusterQueue's borrowing
+		// limit keeps it out: the limit raised (before any nominal quota).
+		short := byFlavor[f]
+		var words []string
+		limits := map[corev1.ResourceName]int64{}
+		for _, sf := range short {
+			if sf.BorrowingLimit == nil || sf.CohortFree < sf.Need {
+				break
+			}
+			by := sf.Need - sf.Available
+			limits[sf.Resource] = *sf.BorrowingLimit + by
+			words = append(words, fmt.Sprintf("%s from %s to %s (by %s)", sf.Resource,
+				quota.Format(sf.Resource, *sf.BorrowingLimit), quota.Format(sf.Resource, *sf.BorrowingLimit+by), quota.Format(sf.Resource, by)))
+		}
+		if len(limits) != len(short) {
+			continue
+		}
+		cq := d.ClusterQueue
+		out = append(out, gang.AdmissionFix{
+			Words: fmt.Sprintf("raising ClusterQueue %s's borrowingLimit in flavor %s (its cohort has the quota free): %s", cq, f, strings.Join(words, ", ")),
+			Objects: func(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+				return withQuotaField(objs, cq, f, "borrowingLimit", limits)
+			},
+		})
+		break
+	}
 	for _, f := range order[:min(len(order), 2)] {
 		short := byFlavor[f]
 		var words []string
@@ -591,7 +618,7 @@ func fixes(m *quota.Model, q gang.QueuedWorkload, sub *quota.Subject, d quota.De
 		out = append(out, gang.AdmissionFix{
 			Words: fmt.Sprintf("raising ClusterQueue %s's nominalQuota in flavor %s: %s", cq, f, strings.Join(words, ", ")),
 			Objects: func(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
-				return withNominal(objs, cq, f, raised)
+				return withQuotaField(objs, cq, f, "nominalQuota", raised)
 			},
 		})
 	}
@@ -622,9 +649,10 @@ func fixes(m *quota.Model, q gang.QueuedWorkload, sub *quota.Subject, d quota.De
 	return out
 }
 
-// withNominal is objs with ClusterQueue cq's nominal quotas in flavor f
-// set to those of raised.
-func withNominal(objs []*unstructured.Unstructured, cq, f string, raised map[corev1.ResourceName]int64) []*unstructured.Unstructured {
+// withQuotaField is objs with ClusterQueue cq's field (nominalQuota,
+// borrowingLimit) in flavor f set to raised, per resource (a copy of the
+// ClusterQueue).
+func withQuotaField(objs []*unstructured.Unstructured, cq, f, field string, raised map[corev1.ResourceName]int64) []*unstructured.Unstructured {
 	out := slices.Clone(objs)
 	for i, u := range objs {
 		if u.GroupVersionKind().Group != quota.Group || u.GetKind() != quota.KindClusterQueue || u.GetName() != cq {
@@ -645,7 +673,7 @@ func withNominal(objs []*unstructured.Unstructured, cq, f string, raised map[cor
 					name, _ := rm["name"].(string)
 					if v, ok := raised[corev1.ResourceName(name)]; ok {
 						q := quota.Quantity(corev1.ResourceName(name), v)
-						rm["nominalQuota"] = q.String()
+						rm[field] = q.String()
 					}
 				}
 			}

@@ -54,6 +54,12 @@ type Shortfall struct {
 	// Need is what the workload asks, Available what the ClusterQueue
 	// may still take (its borrowing counted), Nominal its nominal quota.
 	Need, Available, Nominal int64
+	// BorrowingLimit is the ClusterQueue's, nil when it sets none or has
+	// no cohort to borrow from; CohortFree is what its cohort tree could
+	// still lend it were the limit no bound (potentialAvailable past the
+	// limit, Available when none is set).
+	BorrowingLimit *int64
+	CohortFree     int64
 	// Holders are the Workloads holding the ClusterQueue's quota of it,
 	// the most first.
 	Holders []Holder
@@ -594,7 +600,12 @@ func (a *assigner) shortfalls() []Shortfall {
 				if need <= avail {
 					continue
 				}
-				sf := Shortfall{FlavorResource: fr, Need: need, Available: avail, Nominal: n.quotas[fr].nominal}
+				sf := Shortfall{FlavorResource: fr, Need: need, Available: avail, Nominal: n.quotas[fr].nominal, CohortFree: avail}
+				if q := n.quotas[fr]; q.borrowing != nil && n.parent != nil {
+					l := *q.borrowing
+					sf.BorrowingLimit = &l
+					sf.CohortFree = max(0, n.availableUnbounded(fr))
+				}
 				for _, w := range a.s.admitted(a.cq) {
 					if u := a.s.usageOf(w); u[fr] > 0 && !a.s.removed[w] {
 						sf.Holders = append(sf.Holders, Holder{Workload: w, Uses: u[fr]})

@@ -116,6 +116,15 @@ func (n *node) available(fr FlavorResource) int64 {
 	return n.localAvailable(fr) + parentAvailable
 }
 
+// availableUnbounded is available with the node's own borrowing limit
+// lifted (its ancestors' kept): what raising that limit could give it.
+func (n *node) availableUnbounded(fr FlavorResource) int64 {
+	if n.parent == nil {
+		return n.available(fr)
+	}
+	return n.localAvailable(fr) + n.parent.available(fr)
+}
+
 // potentialAvailable is the most of fr the node could take with no usage
 // anywhere, its borrowing limits kept (potentialAvailable).
 func (n *node) potentialAvailable(fr FlavorResource) int64 {
