@@ -55,8 +55,8 @@ func TestPodGroupsAgreeWithKueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	groups := []struct {
-		name        string
-		pods, gpus  int
+		name         string
+		pods, gpus   int
 		wantAdmitted bool
 	}{{"small", 2, 1, true}, {"big", 3, 2, false}}
 	for _, g := range groups {
