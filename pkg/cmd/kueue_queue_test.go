@@ -322,3 +322,21 @@ func TestKueueOnePodJobIsNoPlainPod(t *testing.T) {
 		}
 	}
 }
+
+// A pending Workload whose pod sets make no pod (count 0) has nothing to
+// start: it is no line of the queue.
+func TestKueueWorkloadOfNoPods(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := strings.Replace(string(waiting), "      count: 2\n", "      count: 0\n", 1)
+	code, out, _ := run(t, string(cluster)+none, "explain", "-A", "--snapshot", "-", "-o", "name")
+	if code != ExitOK || strings.Contains(out, "lr-sweep") || strings.Count(out, "\n") != 3 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

@@ -41,7 +41,8 @@ func (admitter) Waiting(snap *schedule.Snapshot) []*gang.Gang {
 			continue
 		}
 		w := m.Workloads[u.GetNamespace()+"/"+u.GetName()]
-		if w == nil || !w.Pending() || ownedByPod(w) {
+		if w == nil || !w.Pending() || ownedByPod(w) || podCount(w) == 0 {
+			// A Workload of no pods has nothing to start.
 			continue
 		}
 		out = append(out, workloadGang(snap, u, w))
@@ -53,6 +54,15 @@ func (admitter) Waiting(snap *schedule.Snapshot) []*gang.Gang {
 // names), of group kueue.x-k8s.io.
 func (admitter) WaitingKind() (string, []string) {
 	return quota.Group, []string{"workload", "workloads", "wl"}
+}
+
+// podCount is how many pods the Workload's pod sets make.
+func podCount(w *quota.Workload) int64 {
+	n := int64(0)
+	for _, ps := range w.Spec.PodSets {
+		n += int64(ps.Count)
+	}
+	return n
 }
 
 // ownedByPod: the Workload is a plain pod's or a pod group's.

@@ -301,6 +301,11 @@ func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(sets) < 1 || len(sets) > 8 {
+		// The API server refuses it (workload_types.go: MinItems=1,
+		// MaxItems=8).
+		return nil, r.Errorf([]string{"spec", "podSets"}, "must have 1 to 8 items, has %d", len(sets))
+	}
 	for i, raw := range sets {
 		m, ok := raw.(map[string]any)
 		path := []string{"spec", "podSets", strconv.Itoa(i)}

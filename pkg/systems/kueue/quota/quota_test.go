@@ -410,3 +410,19 @@ func TestMalformedWorkload(t *testing.T) {
 		t.Errorf("problems %q", m.Problems)
 	}
 }
+
+// A Workload of no pod set, or of more than eight, is one the API server
+// refuses (MinItems=1, MaxItems=8): a problem naming the field, not a
+// Workload decided with an empty message.
+func TestWorkloadPodSetsCount(t *testing.T) {
+	for _, sets := range []string{"[]", "[" + strings.TrimSuffix(strings.Repeat("{name: a, count: 1, template: {spec: {containers: [{name: c, image: c}]}}}, ", 9), ", ") + "]"} {
+		u := &unstructured.Unstructured{}
+		if err := sigsyaml.Unmarshal([]byte("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\nspec: {queueName: q, podSets: "+sets+"}\n"), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		m := Load([]*unstructured.Unstructured{u}, nil)
+		if len(m.Problems) != 1 || !strings.Contains(m.Problems[0], "spec.podSets") || !strings.Contains(m.Problems[0], "must have 1 to 8 items") {
+			t.Errorf("podSets %s: problems %q", sets[:min(len(sets), 20)], m.Problems)
+		}
+	}
+}
