@@ -152,6 +152,10 @@ func (o *CapacityOptions) Complete(args []string) error {
 		if s.Kind == SubjectWorkload && o.Snapshot.Offline() {
 			return usageErrorf("%s is read from the cluster; offline, give its manifest with -f", s.Arg)
 		}
+		if s.Kind == SubjectWaiting {
+			// Copies of a Workload would be new Workloads of no job.
+			return usageErrorf("capacity counts copies of a job Kueue would admit, not of %s: give the job's manifest with -f", s.Arg)
+		}
 	}
 	if err := o.completeVolcano(); err != nil {
 		return err

@@ -123,9 +123,16 @@ func TestKueueQueueView(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want the 4 Workloads: %v", len(lines), lines)
 	}
-	if a.Verdict != "Unverified" || a.Kueue == nil || !a.Kueue.Admitted || !strings.Contains(a.Reason, "it borrows (8 of nvidia.com/gpu in flavor h100 from cohort ai") ||
-		!strings.Contains(a.Reason, "job-d-4, listed behind it, is admitted by evicting it") {
+	if a.Verdict != "Unverified" || a.Kueue == nil || !a.Kueue.Admitted || !strings.Contains(a.Reason, "not verified: it borrows from its cohort") ||
+		strings.Join(a.Kueue.NotEvaluated, "\n") != "it borrows from its cohort, and Kueue tries the Workloads that borrow less first, whatever their order: one queued after it may take that quota: not evaluated\n"+
+			"Workload ml-prod/job-d-4, queued after it, is admitted by evicting it, and Kueue may try that one first: not evaluated" {
 		t.Errorf("a: %s %+v %q", a.Verdict, a.Kueue, a.Reason)
+	}
+	// Every verb says the same of it: Kueue's decision carries what one
+	// pass cannot tell, so place is not a plain yes either.
+	code, out, _ := run(t, "", "place", "wl/job-a-1", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"), "-o", "jsonpath={.verdict}")
+	if code != ExitNo || out != "Placed" {
+		t.Errorf("place wl/job-a-1: exit %d %q; want 3, Placed (not verified)", code, out)
 	}
 	if b.Verdict != "Waits" || len(b.Behind) != 1 || b.Behind[0] != "workloads.kueue.x-k8s.io/job-a-1" || b.Kueue == nil || b.Kueue.Admitted ||
 		!strings.HasPrefix(b.Reason, "Kueue: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 4 more needed") {
@@ -143,7 +150,7 @@ func TestKueueQueueView(t *testing.T) {
 	}
 	// The Workload is a subject of its own, offline: explain finds its
 	// line in the queue; place and admit judge it as the line does.
-	code, out, _ := run(t, "", "explain", "workloads.kueue.x-k8s.io/job-b-2", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
+	code, out, _ = run(t, "", "explain", "workloads.kueue.x-k8s.io/job-b-2", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
 	if code != ExitNo || !strings.Contains(out, "Queue: position 2 of 4") || !strings.Contains(out, "is held back by Kueue (Pending)") {
 		t.Errorf("explain workloads.kueue.x-k8s.io/job-b-2: exit %d\n%s", code, out)
 	}
@@ -187,12 +194,18 @@ func TestKueueWaitingExample(t *testing.T) {
 		}
 		data = append(data, d...)
 	}
-	code, out, stderr := run(t, string(data), "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.position} {.name} {.verdict}{"\n"}{end}`)
-	want := `1 workloads.kueue.x-k8s.io/job-lr-sweep-7f3c1 Unverified
-2 workloads.kueue.x-k8s.io/job-eval-long-ctx-2b9e0 Waits
-3 workloads.kueue.x-k8s.io/job-tokenize-5d1aa Held
-4 workloads.kueue.x-k8s.io/job-distill-8x-c41f2 Starts
-`
+	code, out, stderr := run(t, string(data), "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.position} {.name} {.verdict}: {.reason}{"\n"}{end}`)
+	// The README's lines, word for word.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(readme), "1 workloads.kueue.x-k8s.io/job-lr-sweep-7f3c1 ")
+	j := strings.Index(string(readme)[max(i, 0):], "```")
+	if i < 0 || j < 0 {
+		t.Fatal("the README's Kueue queue view not found")
+	}
+	want := string(readme)[i : i+j]
 	if code != ExitOK || out != want {
 		t.Errorf("exit %d (%s):\n%s\nwant\n%s", code, stderr, out, want)
 	}
@@ -275,7 +288,15 @@ func TestKueueBorrowingLimitFix(t *testing.T) {
 	if !strings.Contains(string(cluster), limit) {
 		t.Fatal("research's H100 borrowingLimit not found in the example")
 	}
-	snap := strings.Replace(string(cluster), limit, strings.Replace(limit, "borrowingLimit: 8", "borrowingLimit: 4", 1), 1) + string(waiting)
+	// lr-sweep alone waits (others behind it would leave its borrowing
+	// not verified: Kueue tries the queues that borrow less first).
+	first := string(waiting)
+	if i := strings.Index(first, "- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload\n  metadata:\n    name: job-eval"); i > 0 {
+		first = first[:i]
+	} else {
+		t.Fatal("the second Workload of kueue-waiting.yaml not found")
+	}
+	snap := strings.Replace(string(cluster), limit, strings.Replace(limit, "borrowingLimit: 8", "borrowingLimit: 4", 1), 1) + first
 	code, out, stderr := run(t, snap, "explain", "wl/job-lr-sweep-7f3c1", "-n", "ml-research", "--snapshot", "-", "-o", "jsonpath={.suggestions[0].kind} {.suggestions[0].verified} {.suggestions[0].message}")
 	if code != ExitNo || !strings.HasPrefix(out, "Admission true raising ClusterQueue research's borrowingLimit in flavor h100 (its cohort has the quota free): nvidia.com/gpu from 4 to 8 (by 4): then Kueue admits it") {
 		t.Errorf("exit %d %q %s", code, out, stderr)
@@ -338,5 +359,41 @@ func TestKueueWorkloadOfNoPods(t *testing.T) {
 	code, out, _ := run(t, string(cluster)+none, "explain", "-A", "--snapshot", "-", "-o", "name")
 	if code != ExitOK || strings.Contains(out, "lr-sweep") || strings.Count(out, "\n") != 3 {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// What the review of the queue view found: a Workload that names no
+// LocalQueue is Kueue's to hold for ever (no plain Starts); one a JobSet
+// owns is made from Kueue's templates, which lack what the JobSet's
+// controller adds to its pods (exclusive placement): never a plain yes;
+// capacity refuses a Workload as its shape (copies would be Workloads of
+// no job).
+func TestKueueWaitingEdges(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(snap, name string) (int, string) {
+		code, out, stderr := run(t, snap, "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[?(@.name=="workloads.kueue.x-k8s.io/`+name+`")]}{.verdict}: {.reason}{end}`)
+		if stderr != "" {
+			t.Errorf("stderr %s", stderr)
+		}
+		return code, out
+	}
+	noQueue := strings.Replace(string(waiting), "    queueName: prod\n", "    queueName: ''\n", 1)
+	if code, out := line(string(cluster)+noQueue, "job-distill-8x-c41f2"); code != ExitOK || out != "Held: Kueue: the Workload names no LocalQueue (spec.queueName is empty)" {
+		t.Errorf("no queue name: exit %d %q", code, out)
+	}
+	jobSet := strings.Replace(string(waiting), "{apiVersion: batch/v1, kind: Job, name: distill-8x,", "{apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: distill-8x,", 1)
+	if code, out := line(string(cluster)+jobSet, "job-distill-8x-c41f2"); code != ExitOK || !strings.HasPrefix(out, "Unverified: admitted by Kueue (prod); would start on h100-1; not verified: metadata.ownerReferences") {
+		t.Errorf("JobSet's Workload: exit %d %q", code, out)
+	}
+	code, _, stderr := run(t, string(cluster)+string(waiting), "capacity", "wl/job-lr-sweep-7f3c1", "-n", "ml-research", "--snapshot", "-")
+	if code != ExitUsage || !strings.HasPrefix(stderr, "error: capacity counts copies of a job Kueue would admit") {
+		t.Errorf("capacity wl/: exit %d %q", code, stderr)
 	}
 }

@@ -97,9 +97,6 @@ type QueuedWorkload struct {
 	// Created is when it was stored; zero for a workload not stored yet
 	// (it would be created now).
 	Created time.Time
-	// Priority is the layer's priority of a workload it holds (Waiter),
-	// by which its queue orders it.
-	Priority int32
 }
 
 // Admission is a queueing layer's decision on a gang's queued workloads.

@@ -80,8 +80,9 @@ type Pending struct {
 	shortOther bool
 	// waiting says the entry is a workload a queueing layer holds whose
 	// pods do not exist yet (gang.Waiting): the layer decides it first,
-	// and its pods enter the scheduler's queue once it is admitted, after
-	// every pod there now; queuedAt is when it entered the layer's queue.
+	// and its pods enter the scheduler's queue once it is admitted, by
+	// their priority, after every pod of theirs there now; queuedAt is
+	// when it entered the layer's queue.
 	waiting  bool
 	queuedAt time.Time
 	// Admission is, for a waiting workload, its queueing layer's decision
@@ -90,8 +91,8 @@ type Pending struct {
 	// admittedBy names, for a waiting workload its layer admits, the
 	// layer and its queue: "Kueue (ClusterQueue)".
 	admittedBy string
-	// mayLose says why its layer may admit another workload in its place.
-	mayLose string
+	// undecided says no queueing layer decided its queued workload.
+	undecided bool
 	// tie orders entries of one priority and time: namespace/name, and for
 	// a Coscheduling gang its first pending member's (Coscheduling.Less
 	// compares pods).
@@ -216,7 +217,6 @@ func ListPending(ctx context.Context, snap *schedule.Snapshot, namespace string,
 // holds it: markUnsettled).
 func simulate(ctx context.Context, snap *schedule.Snapshot, q QueueOptions, entries []Pending, until func(*Pending) bool) (int, error) {
 	sim := newQueueSim(snap, q)
-	sim.entries = entries
 	n, at, found := len(entries), len(entries)-1, false
 	for i := range entries {
 		if volcanoGang(&entries[i]) && entries[i].Outcome != OutcomeHeld {
@@ -358,12 +358,12 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		if l.Gang != nil {
 			pods = l.Gang.Pending()
 			l.PendingMembers, l.Members = len(pods), len(l.Gang.Members)
+			// A waiting workload's pods, created once its layer admits it,
+			// enter the scheduler's queue by their priority after every
+			// pod of theirs there now (Since is a new pod's); among
+			// themselves by the time each was queued, then UID.
 			l.Priority, l.Since = gang.QueueKey(snap, l.Gang)
-			if l.waiting {
-				// Its layer's order: the layer's priority, then the time
-				// it was queued (Since is every new pod's: after all).
-				l.Priority = l.Gang.Queued[0].Priority
-			} else {
+			if !l.waiting {
 				l.Queue = l.Gang.Queue
 			}
 		} else {
@@ -373,6 +373,8 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 			l.Scheduler = cmp.Or(pods[0].Spec.SchedulerName, corev1.DefaultSchedulerName)
 		}
 		switch {
+		case l.waiting:
+			l.tie = string(l.Gang.Queued[0].Object.GetUID())
 		case l.Gang == nil:
 			l.tie = l.Pod.Namespace + "/" + l.Pod.Name
 		case l.Gang.Source == coscheduling.Source && len(pods) > 0:

@@ -25,8 +25,6 @@ type queueSim struct {
 	initial, cur, empty *simState
 	// changed says an entry started, so cur is no longer initial.
 	changed bool
-	// entries are the queue's entries, in order.
-	entries []Pending
 }
 
 // simState is a snapshot and one working copy of it per profile, built on
@@ -174,25 +172,18 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 	a := p.Admission
 	l.Admission = a
 	switch {
-	case a == nil || (!a.Admitted && a.Gate == nil):
-		// Not evaluated: placed as it is, never a plain yes.
+	case a == nil:
+		// No layer decided it: placed as it is, never a plain yes.
+		l.undecided = true
+		return false, nil
+	case !a.Admitted && a.Gate == nil:
+		// Not evaluated (its NotEvaluated): placed as it is.
 		return false, nil
 	case a.Admitted:
+		// What of the layer's order one pass cannot tell (a queue behind
+		// it that borrows less, one behind it that evicts it) is in its
+		// NotEvaluated: the line is not verified.
 		l.admittedBy = l.admittedByIn(a)
-		for i := range ahead {
-			if e := &ahead[i]; e.Gang != nil && len(e.Gang.Queued) > 0 && e.admittedBy != "" && slices.Contains(a.Preempts, e.Gang.Namespace+"/"+e.Gang.Queued[0].Object.GetName()) {
-				// Admitted ahead of it here, evicted for it: Kueue may as
-				// well have tried this one first and never admitted that.
-				e.Outcome, e.Verdict = OutcomeUnverified, VerdictUnverified
-				e.Reason += "; not verified: " + qualifiedName(l, e.Namespace) + ", listed behind it, is admitted by evicting it, and " + a.Layer + " may try that one first"
-			}
-		}
-		if a.Borrows != "" && slices.ContainsFunc(sim.entries[l.Position:], func(e Pending) bool { return e.Gang != nil && len(e.Gang.Queued) > 0 }) {
-			// Kueue tries the heads of a cohort's queues that borrow less
-			// first (its classical ordering), whatever their age: one
-			// behind it in this list may take what it borrows.
-			l.mayLose = "it borrows (" + a.Borrows + "), and " + a.Layer + " tries the workloads that borrow less first, whatever their order here: one listed behind it may take that quota"
-		}
 		return false, sim.admit(p, opts.Profile)
 	}
 	l.Verdict, l.Reason = VerdictUnschedulable, a.Layer+": "+a.Message
@@ -215,16 +206,18 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 		return true, nil
 	}
 	l.Outcome = OutcomeBlocked
+	if !a.FirstInLine {
+		return true, nil
+	}
+	// Admitted on the quota as it is: those the layer admitted ahead of
+	// it in its queue take it.
 	var admitted []string
 	for i := range ahead {
 		if ahead[i].admittedBy == l.admittedByIn(a) {
 			admitted = append(admitted, qualifiedName(&ahead[i], l.Namespace))
 		}
 	}
-	if len(admitted) == 0 {
-		return true, nil
-	}
-	if a0 := gang.Admit(sim.initial.snap, l.Gang); a0 != nil && (a0.Admitted || a0.FirstInLine) {
+	if len(admitted) > 0 {
 		l.Outcome, l.Behind = OutcomeWaits, admitted
 		l.Reason += fmt.Sprintf(" (admitted on the quota as it is, but %s ahead of it take(s) it)", listSome(admitted, 3))
 	}
@@ -306,9 +299,9 @@ func (sim *queueSim) take(ctx context.Context, ahead []Pending, l *Pending) erro
 			// Its layer admits it first; then its pods are placed.
 			l.Reason = "admitted by " + l.admittedBy + "; " + l.Reason
 		}
-		if l.mayLose != "" && (l.Outcome == OutcomeStarts || l.Outcome == OutcomeUnverified) {
+		if l.undecided && l.Outcome == OutcomeStarts {
 			l.Outcome, l.Verdict = OutcomeUnverified, VerdictUnverified
-			l.Reason += "; not verified: " + l.mayLose
+			l.Reason += "; not verified: no queueing layer decided its workload"
 		}
 		return err
 	}
@@ -679,6 +672,10 @@ func markPreemption(snap *schedule.Snapshot, lines []Pending) {
 	for i := range lines {
 		e := &lines[i]
 		if (e.Outcome != OutcomeWaits && e.Outcome != OutcomeBlocked) || !mayPreempt(e) {
+			continue
+		}
+		if a := e.Admission; a != nil && !a.Admitted {
+			// Its queueing layer holds its pods from every scheduler.
 			continue
 		}
 		for j := i + 1; j < len(lines); j++ {

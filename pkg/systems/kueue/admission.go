@@ -152,7 +152,9 @@ func notInstalled(m *quota.Model) bool {
 func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 	var queued []gang.QueuedWorkload
 	for _, q := range g.Queued {
-		if name, _ := a.Queued(q.Object); name != "" {
+		// A Workload is Kueue's to decide whatever queue it names (none:
+		// Kueue never admits it).
+		if name, _ := a.Queued(q.Object); name != "" || isWorkload(q.Object) {
 			queued = append(queued, q)
 		}
 	}
@@ -723,6 +725,8 @@ func podsOf(snap *schedule.Snapshot, m *quota.Model, ws []*quota.Workload) []*co
 			rest = append(rest, w)
 			continue
 		}
+		var mine []*corev1.Pod
+		missed := false
 		for _, o := range w.OwnerReferences {
 			for _, key := range idx.byOwner[string(o.UID)] {
 				if key[0] != w.Namespace {
@@ -730,13 +734,19 @@ func podsOf(snap *schedule.Snapshot, m *quota.Model, ws []*quota.Workload) []*co
 				}
 				p := podNamed(snap, key)
 				if p == nil {
-					// Gone since (evicted), or the pods are not in order.
-					rest = append(rest, w)
+					// Gone since (evicted), or the pods are not in order:
+					// its pods are found by reading them all instead.
+					missed = true
 					break
 				}
-				out = append(out, p)
+				mine = append(mine, p)
 			}
 		}
+		if missed {
+			rest = append(rest, w)
+			continue
+		}
+		out = append(out, mine...)
 	}
 	return append(out, scanPodsOf(snap, rest)...)
 }

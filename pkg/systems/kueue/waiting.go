@@ -83,7 +83,7 @@ func ownedByPod(w *quota.Workload) bool {
 func workloadGang(snap *schedule.Snapshot, u *unstructured.Unstructured, w *quota.Workload) *gang.Gang {
 	g := &gang.Gang{Source: gang.SourceFile, Namespace: w.Namespace, Name: w.Name, Subject: WorkloadResource + "/" + w.Name,
 		Read: []string{fmt.Sprintf("%s %s (%s)", quota.KindWorkload, w.Name, u.GetAPIVersion())}}
-	q := gang.QueuedWorkload{Object: u, Queue: w.Spec.QueueName, Created: w.QueueTime(), Priority: w.Priority()}
+	q := gang.QueuedWorkload{Object: u, Queue: w.Spec.QueueName, Created: w.QueueTime()}
 	// The pods are its job's, as podsOf finds them (evicted, they leave).
 	var owner []metav1.OwnerReference
 	for _, o := range w.OwnerReferences {
@@ -111,6 +111,15 @@ func workloadGang(snap *schedule.Snapshot, u *unstructured.Unstructured, w *quot
 		}
 		g.MinMember += ps.Count
 	}
+	for _, o := range w.OwnerReferences {
+		if o.Controller != nil && *o.Controller && (o.Kind != "Job" || o.APIVersion != "batch/v1") {
+			// A Job's pods are its template's; other kinds' controllers
+			// add to theirs (a JobSet's exclusive placement, ...).
+			g.NotEvaluatedFields = append(g.NotEvaluatedFields, gang.NotEvaluatedField{Field: "metadata.ownerReferences",
+				Value:  o.Kind + " " + o.Name,
+				Reason: fmt.Sprintf("its pods are made from Kueue's Workload templates: what the %s's controller adds to them (exclusive placement, ...) is not evaluated; give the %s's manifest with -f", o.Kind, o.Kind)})
+		}
+	}
 	if err := schedule.ApplyPriorities(g.Members, snap.PriorityClasses); err != nil {
 		g.NotEvaluatedFields = append(g.NotEvaluatedFields, gang.NotEvaluatedField{Field: "spec.podSets[].template.spec.priorityClassName",
 			Reason: "the API server would refuse the pods the job makes: " + err.Error()})
@@ -134,6 +143,10 @@ func queueGroup(snap *schedule.Snapshot, g *gang.Gang) {
 		return
 	}
 	m := modelOf(snap)
+	if notInstalled(m) {
+		// Nothing would decide it: its pods wait for the gates.
+		return
+	}
 	var w *quota.Workload
 	for _, p := range g.Members {
 		if w = m.OwnedBy(string(p.UID)); w != nil {
@@ -143,7 +156,7 @@ func queueGroup(snap *schedule.Snapshot, g *gang.Gang) {
 	if w == nil || !w.Pending() || m.ObjectOf(w) == nil {
 		return
 	}
-	q := gang.QueuedWorkload{Object: m.ObjectOf(w), Queue: w.Spec.QueueName, Created: w.QueueTime(), Priority: w.Priority()}
+	q := gang.QueuedWorkload{Object: m.ObjectOf(w), Queue: w.Spec.QueueName, Created: w.QueueTime()}
 	for _, p := range g.Members {
 		q.Members = append(q.Members, p.Name)
 	}

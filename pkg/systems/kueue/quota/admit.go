@@ -248,6 +248,10 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 // namespace; ok false with the refusal. d carries the ClusterQueue and
 // what is not evaluated.
 func (m *Model) precheck(sub *Subject) (cq *ClusterQueueState, d Decision, ok bool) {
+	if sub.Queue == "" {
+		// No queue manager takes it up: it waits for ever.
+		return nil, Decision{Reason: "Inadmissible", Message: "the Workload names no LocalQueue (spec.queueName is empty)"}, false
+	}
 	lqKey := sub.Namespace + "/" + sub.Queue
 	lq := m.LocalQueues[lqKey]
 	if lq == nil {

@@ -15,7 +15,8 @@ import (
 
 // Queue is Kueue's decision on every pending Workload of the model, taken
 // one after another in QueueOrder over every ClusterQueue (priority, then
-// the time it was queued, then namespace and name) on one simulation:
+// the time it was queued, then UID, as a ClusterQueue orders its own) on
+// one simulation:
 // each is decided on what those before it left, as Admit decides a
 // Workload (its flavors, partial admission, preemption within its
 // ClusterQueue and reclaim in its cohort), and one admitted holds its
@@ -24,12 +25,13 @@ import (
 // queue passes over it (Kueue parks it as inadmissible). Made once per
 // model (docs/design.md#kueue).
 //
-// What it leaves to the caller: Kueue takes one head per ClusterQueue a
-// cycle, those that borrow less first (makeClassicalIterator), so a
-// Workload that borrows may lose its quota to one that comes after it
-// here (Decision.Borrows says it borrows); and once a preemption frees
-// quota, Workloads parked before may be queued again and take it first
-// (Decision.NotEvaluated says so).
+// Where Kueue's cycles may differ from one pass, the decision says so in
+// NotEvaluated (never a plain yes): Kueue takes one head per ClusterQueue
+// a cycle, those that borrow less first (makeClassicalIterator), so one
+// that borrows may lose its quota to one queued after it; one admitted
+// here may be evicted by one queued after it, which Kueue may have tried
+// first; and once a preemption frees quota, Workloads parked before it
+// may be queued again and take it first.
 func (m *Model) Queue() map[*Workload]Decision {
 	m.queueOnce.Do(func() { m.queue = m.decideQueue() })
 	return m.queue
@@ -38,8 +40,7 @@ func (m *Model) Queue() map[*Workload]Decision {
 // QueueOrderOf orders pending Workloads over every ClusterQueue as Queue
 // takes them.
 func QueueOrderOf(a, b *Workload) int {
-	return cmp.Or(cmp.Compare(b.Priority(), a.Priority()), a.QueueTime().Compare(b.QueueTime()),
-		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	return cmp.Or(QueueOrder(a, b), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }
 
 func (m *Model) decideQueue() map[*Workload]Decision {
@@ -98,7 +99,9 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 	// Workload was refused and parked.
 	parked, parkedIn := map[*node]bool{}, map[*ClusterQueueState]bool{}
 	now := time.Now()
-	for _, w := range order {
+	// origin is the Workload each one the pass admitted stands for.
+	origin := map[*Workload]*Workload{}
+	for i, w := range order {
 		sub := SubjectOf(w)
 		cq, d, _ := m.precheck(sub)
 		if h := head[cq]; h != nil {
@@ -127,9 +130,10 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 			d.Short = as.shortfalls()
 			if cq.Strategy() == "StrictFIFO" {
 				head[cq] = w
-			} else {
-				parked[cq.node.root()], parkedIn[cq] = true, true
 			}
+			// Parked (or, a StrictFIFO head, tried every cycle): once
+			// quota is freed it may take it before those after it.
+			parked[cq.node.root()], parkedIn[cq] = true, true
 			fa, ft := (&assigner{s: first, cq: cq, sub: sub}).decide()
 			d.FirstInLine = fa.mode() == fit || len(ft) > 0
 			out[w] = d
@@ -137,8 +141,20 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 		}
 		for _, t := range targets {
 			s.remove(t.Workload)
+			if o := origin[t.Workload]; o != nil {
+				// Admitted before it in this pass, evicted for it: Kueue
+				// may as well have tried this one first.
+				od := out[o]
+				od.NotEvaluated = append(od.NotEvaluated, fmt.Sprintf("Workload %s/%s, queued after it, is admitted by evicting it, and Kueue may try that one first: not evaluated", w.Namespace, w.Name))
+				out[o] = od
+			}
 		}
 		d.PodSets, d.Borrows = m.describe(s, cq, a)
+		if len(d.Borrows) > 0 && i < len(order)-1 {
+			// Kueue takes the heads of a cohort's queues that borrow less
+			// first (makeClassicalIterator), whatever their age.
+			d.NotEvaluated = append(d.NotEvaluated, "it borrows from its cohort, and Kueue tries the Workloads that borrow less first, whatever their order: one queued after it may take that quota: not evaluated")
+		}
 		if len(targets) > 0 && (parkedIn[cq] || len(d.Borrows) > 0 && parked[cq.node.root()]) {
 			// Its queue's parked Workloads come before it, and a
 			// cohort's that borrow no more than it may.
@@ -147,6 +163,7 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 		d.NotEvaluated = append(d.NotEvaluated, m.checksFor(cq, a)...)
 		s.addUsage(cq, a.usage)
 		held := w.heldIn(cq.Name, d.PodSets, now)
+		origin[held] = w
 		s.extra[cq] = append(s.extra[cq], held)
 		s.extraUsage[held] = a.usage
 		out[w] = d

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,8 +97,26 @@ func TestQueueDecidesInOrder(t *testing.T) {
 	if want := "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor f0, 2 more needed"; got["a4"].Message != want {
 		t.Errorf("a4: %q\nwant %q", got["a4"].Message, want)
 	}
-	// Made once per model.
-	if again := m.Queue(); len(again) != len(q) {
-		t.Error("a second Queue differs")
+	// Made once per model: the same map.
+	if again := m.Queue(); reflect.ValueOf(again).Pointer() != reflect.ValueOf(q).Pointer() {
+		t.Error("a second Queue was made again")
+	}
+}
+
+// Workloads queued in the same second (creation times have a second's
+// resolution) are taken by UID, as a ClusterQueue orders its own
+// (QueueOrder), not by name: room for one, z (UID u1) goes first.
+func TestQueueTiesByUID(t *testing.T) {
+	wl := func(name, uid string) string {
+		return strings.Replace(pending(name, "best", 4, 0, "2030-01-01T00:00:01Z"), "uid: "+name, "uid: u"+uid, 1)
+	}
+	m := load(t, strings.Join([]string{"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f0}\n",
+		queueCQ("best", "", "BestEffortFIFO", 4, "withinClusterQueue: Never"), wl("a", "2"), wl("z", "1")}, "\n---\n"))
+	got := map[string]bool{}
+	for w, d := range m.Queue() {
+		got[w.Name] = d.Admitted
+	}
+	if !got["z"] || got["a"] {
+		t.Errorf("admitted %v, want z (the lower UID) alone", got)
 	}
 }
