@@ -219,3 +219,34 @@ func TestKueueCapacity(t *testing.T) {
 		t.Errorf("capacity without the priority: exit %d %q", code, out)
 	}
 }
+
+// One verdict for a gang that waits in the queue (issue #42): gb fits the
+// cluster alone, but ga, of a higher priority and so ahead of it for
+// certain, takes the room: explain's first line and exit code answer
+// "will it start now", no (exit 3), saying it waits behind ga; ga starts.
+func TestExplainOfAGangThatWaits(t *testing.T) {
+	snap := `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-1}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "20"}}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: ga, namespace: ml, creationTimestamp: "2026-12-01T00:00:00Z"}, spec: {priority: 100, schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: ga-0, namespace: ml, creationTimestamp: "2026-12-01T00:00:00Z"}, spec: {priority: 100, priorityClassName: high, schedulingGroup: {podGroupName: ga}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: ga-1, namespace: ml, creationTimestamp: "2026-12-01T00:00:00Z"}, spec: {priority: 100, priorityClassName: high, schedulingGroup: {podGroupName: ga}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: gb, namespace: ml, creationTimestamp: "2026-11-01T00:00:00Z"}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: gb-0, namespace: ml, creationTimestamp: "2026-11-01T00:00:00Z"}, spec: {schedulingGroup: {podGroupName: gb}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: gb-1, namespace: ml, creationTimestamp: "2026-11-01T00:00:00Z"}, spec: {schedulingGroup: {podGroupName: gb}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}}
+`
+	code, out, stderr := run(t, snap, "explain", "podgroup/gb", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.queue.verdict} {.queue.raced}|{.message}")
+	if code != ExitNo || !strings.HasPrefix(out, "Unschedulable Waits |") || !strings.Contains(out, "; it waits: fits the cluster as it is, but podgroup/ga ahead of it take(s) the room") {
+		t.Errorf("explain podgroup/gb: exit %d %q %s", code, out, stderr)
+	}
+	code, out, _ = run(t, snap, "explain", "podgroup/ga", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict} {.queue.verdict}")
+	if code != ExitOK || out != "Schedulable Starts" {
+		t.Errorf("explain podgroup/ga: exit %d %q", code, out)
+	}
+	// place answers whether the gang fits the cluster as it is: it does.
+	if code, out, _ := run(t, snap, "place", "podgroup/gb", "-n", "ml", "--snapshot", "-", "-o", "jsonpath={.verdict}"); code != ExitOK || out != "Placed" {
+		t.Errorf("place podgroup/gb: exit %d %q", code, out)
+	}
+}

@@ -760,15 +760,45 @@ func requestsAny(l *Pending, names []corev1.ResourceName) bool {
 // queue line says so without changing the verdict.
 func (e *Explanation) SetQueue(q *QueuePlace) {
 	e.Queue = q
-	if q == nil || e.Gang == nil || e.Gang.Source != volcano.Source || q.Entry.Outcome != OutcomeWaits || e.Verdict != VerdictSchedulable {
+	if q == nil || e.Verdict != VerdictSchedulable {
 		return
 	}
+	// One verdict (docs/design.md#the-queue): the first line and the exit
+	// code answer "will it start now", and the queue may say otherwise.
+	// A raced wait or an uncertain start is said on the queue line (the
+	// gang itself fits, and may start).
+	if q.Entry.Outcome == OutcomeWaits && !q.Entry.Raced && !e.volcanoHeld(q) {
+		e.Verdict, e.Message = VerdictUnschedulable, fmt.Sprintf("%s; it %s", strings.TrimSuffix(e.Message, "."), q.Entry.Reason)
+		return
+	}
+	e.volcanoWaits(q)
+}
+
+// volcanoHeld reports whether a Volcano gang that waits does so behind
+// Volcano gangs of its own session (volcanoWaits).
+func (e *Explanation) volcanoHeld(q *QueuePlace) bool {
+	return e.Gang != nil && e.Gang.Source == volcano.Source && len(e.volcanoAhead(q)) > 0
+}
+
+// volcanoAhead are the Volcano gangs ahead of a Volcano gang that take the
+// room it would use.
+func (e *Explanation) volcanoAhead(q *QueuePlace) []string {
 	var held []string
 	for _, a := range q.Ahead {
 		if a.Gang != nil && a.Gang.Source == volcano.Source && slices.Contains(q.Entry.Behind, qualifiedName(&a, q.Entry.Namespace)) {
 			held = append(held, qualifiedName(&a, q.Entry.Namespace))
 		}
 	}
+	return held
+}
+
+// volcanoWaits: a Volcano gang that waits behind Volcano gangs of its own
+// session is not verified (the session's allocate order).
+func (e *Explanation) volcanoWaits(q *QueuePlace) {
+	if e.Gang == nil || e.Gang.Source != volcano.Source || q.Entry.Outcome != OutcomeWaits || e.Verdict != VerdictSchedulable {
+		return
+	}
+	held := e.volcanoAhead(q)
 	if len(held) == 0 {
 		return
 	}
