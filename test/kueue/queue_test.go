@@ -267,17 +267,7 @@ spec: {cohortName: bl-co, namespaceSelector: {}, resourceGroups: [{coveredResour
 		[]byte(`[{"op": "replace", "path": "/spec/resourceGroups/0/flavors/0/resources/1/borrowingLimit", "value": "4"}]`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		list, err := dyn.Resource(gvrWorkload).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.GetUID())})
-		if err == nil && len(list.Items) == 1 {
-			if c := condition(&list.Items[0], "QuotaReserved"); c != nil && c.Status == metav1.ConditionTrue {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("with the borrowingLimit raised as explain says, Kueue did not admit the Job in 30s")
-		}
-		time.Sleep(200 * time.Millisecond)
+	if !admittedWithin(t, dyn, ns, job, 30*time.Second) {
+		t.Fatal("with the borrowingLimit raised as explain says, Kueue did not admit the Job in 30s")
 	}
 }

@@ -151,19 +151,26 @@ func TestJobWithoutQuotaIsNotPlaced(t *testing.T) {
 	if _, err := dyn.Resource(kueueGVR("clusterqueues")).Update(ctx, cq, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		list, err := dyn.Resource(gvrWorkload).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.GetUID())})
+	if !admittedWithin(t, dyn, ns, job, 30*time.Second) {
+		t.Fatal("with the quota raised as explain says, Kueue did not admit the Job in 30s")
+	}
+}
+
+// admittedWithin reports whether Kueue reserves quota for job's Workload
+// within d.
+func admittedWithin(t *testing.T, dyn dynamic.Interface, ns string, job *unstructured.Unstructured, d time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		list, err := dyn.Resource(gvrWorkload).Namespace(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.GetUID())})
 		if err == nil && len(list.Items) == 1 {
 			if c := condition(&list.Items[0], "QuotaReserved"); c != nil && c.Status == metav1.ConditionTrue {
-				break
+				return true
 			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("with the quota raised as explain says, Kueue did not admit the Job in 30s")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	return false
 }
 
 // Quota says yes, the nodes say no: Kueue admits the Job in flavor a100,

@@ -224,18 +224,7 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 			targets = nil
 		}
 	}
-	switch {
-	case a.mode() == fit && len(targets) == 0:
-		d.Admitted = true
-	case len(targets) > 0:
-		d.Admitted, d.Preempts = true, targets
-		slices.SortFunc(d.Preempts, func(x, y Target) int {
-			return strings.Compare(x.Workload.Namespace+"/"+x.Workload.Name, y.Workload.Namespace+"/"+y.Workload.Name)
-		})
-		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", as.first.Message(), len(targets))
-	default:
-		d.Reason, d.Message = "Pending", a.Message()
-		d.Short = as.shortfalls()
+	if !d.decided(as, a, targets) {
 		return d
 	}
 	d.PodSets, d.Borrows = m.describe(s, cq, a)
@@ -285,6 +274,26 @@ func (m *Model) precheck(sub *Subject) (cq *ClusterQueueState, d Decision, ok bo
 		}
 	}
 	return cq, d, true
+}
+
+// decided words the decision on as's workload, given its assignment a and
+// the targets it preempts: admitted at once, after those preemptions, or
+// not (Kueue's message, what it lacks); it reports whether admitted.
+func (d *Decision) decided(as *assigner, a *Assignment, targets []Target) bool {
+	switch {
+	case a.mode() == fit && len(targets) == 0:
+		d.Admitted = true
+	case len(targets) > 0:
+		d.Admitted, d.Preempts = true, targets
+		slices.SortFunc(d.Preempts, func(x, y Target) int {
+			return strings.Compare(x.Workload.Namespace+"/"+x.Workload.Name, y.Workload.Namespace+"/"+y.Workload.Name)
+		})
+		d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", as.first.Message(), len(targets))
+	default:
+		d.Reason, d.Message = "Pending", a.Message()
+		d.Short = as.shortfalls()
+	}
+	return d.Admitted
 }
 
 // partial is the partial admission search (PodSetReducer.Search): the

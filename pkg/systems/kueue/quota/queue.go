@@ -116,18 +116,7 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 		}
 		as := &assigner{s: s, cq: cq, sub: sub}
 		a, targets := as.decide()
-		switch {
-		case a.mode() == fit && len(targets) == 0:
-			d.Admitted = true
-		case len(targets) > 0:
-			d.Admitted, d.Preempts = true, targets
-			slices.SortFunc(d.Preempts, func(x, y Target) int {
-				return strings.Compare(x.Workload.Namespace+"/"+x.Workload.Name, y.Workload.Namespace+"/"+y.Workload.Name)
-			})
-			d.Message = fmt.Sprintf("%s. Pending the preemption of %d workload(s)", as.first.Message(), len(targets))
-		default:
-			d.Reason, d.Message = "Pending", a.Message()
-			d.Short = as.shortfalls()
+		if !d.decided(as, a, targets) {
 			if cq.Strategy() == "StrictFIFO" {
 				head[cq] = w
 			}
