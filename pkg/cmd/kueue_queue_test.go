@@ -249,6 +249,19 @@ func TestKueuePodGroup(t *testing.T) {
 		strings.Contains(flat, "--ungate") {
 		t.Errorf("explain pod/pg-eval-0, 4 GPUs: exit %d\n%s", code, out)
 	}
+	// A pod short of the total count: Kueue's admission (its gates off)
+	// does not lower the minimum, and the group waits for its pod.
+	short := group("2")
+	i := strings.Index(short, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: pg-eval-2\n")
+	j := strings.Index(short[max(i, 0):], "- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload")
+	if i < 0 || j < 0 {
+		t.Fatal("pg-eval-2 not found in the test data")
+	}
+	short = short[:i] + short[i+j:]
+	code, out, _ = run(t, short, "explain", "pod/pg-eval-0", "-n", "ml-research", "--snapshot", "-", "-o", "jsonpath={.verdict}: {.message}")
+	if code != ExitNo || !strings.HasPrefix(out, "Unschedulable: 1 member(s) do not exist: 2 of minimum 3 exist") {
+		t.Errorf("a pod group short of a pod: exit %d %q", code, out)
+	}
 	// Without Kueue's objects, nothing decides: the pods wait for the gate.
 	d, err := os.ReadFile("testdata/kueue-podgroup-2gpu.yaml")
 	if err != nil {
@@ -395,5 +408,51 @@ func TestKueueWaitingEdges(t *testing.T) {
 	code, _, stderr := run(t, string(cluster)+string(waiting), "capacity", "wl/job-lr-sweep-7f3c1", "-n", "ml-research", "--snapshot", "-")
 	if code != ExitUsage || !strings.HasPrefix(stderr, "error: capacity counts copies of a job Kueue would admit") {
 		t.Errorf("capacity wl/: exit %d %q", code, stderr)
+	}
+}
+
+// A job decided alone (-f) is no plain yes where the snapshot is not
+// settled: Workloads pending in cohort ai that Kueue would admit (lr-sweep,
+// distill-8x) may take the quota first; the what-if (of a
+// priority above research's pending Workloads) that borrows the cohort's
+// H100 quota is Placed (not verified), exit 3.
+// Without the waiting Workloads, the same what-if is a plain yes.
+func TestKueueWhatIfOnAnUnsettledCohort(t *testing.T) {
+	const job = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: small-eval
+  namespace: ml-research
+  labels: {kueue.x-k8s.io/queue-name: research, kueue.x-k8s.io/priority-class: research-low}
+spec:
+  parallelism: 1
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: eval
+        image: ghcr.io/example/eval:1.9
+        resources: {requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "4"}, limits: {nvidia.com/gpu: "4"}}
+`
+	dir := t.TempDir()
+	var snap []byte
+	for _, f := range []string{"../../examples/kueue-cluster.yaml", "../../examples/kueue-waiting.yaml"} {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap = append(snap, d...)
+	}
+	if err := os.WriteFile(dir+"/snap.yaml", snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, job, "place", "-f", "-", "--snapshot", dir+"/snap.yaml", "-o", "jsonpath={.verdict} {.kueue.admitted} {.notEvaluated}")
+	if code != ExitNo || !strings.HasPrefix(out, "Placed true") || !strings.Contains(out, ", pending in the same cohort, would be admitted as well (the snapshot is not settled)") {
+		t.Errorf("on the unsettled snapshot: exit %d %q", code, out)
+	}
+	code, out, _ = run(t, job, "place", "-f", "-", "--snapshot", "../../examples/kueue-cluster.yaml", "-o", "jsonpath={.verdict} {.kueue.admitted}")
+	if code != ExitOK || out != "Placed true" {
+		t.Errorf("on the settled example: exit %d %q", code, out)
 	}
 }

@@ -261,6 +261,7 @@ func admitted(g *Gang, adm *Admission) *Gang {
 	out := *g
 	out.Members = make([]*corev1.Pod, 0, len(g.Members))
 	changed := false
+	dropped := int32(0)
 	for _, pod := range g.Members {
 		p := pod
 		if pod.Spec.NodeName == "" {
@@ -269,6 +270,7 @@ func admitted(g *Gang, adm *Admission) *Gang {
 		switch {
 		case p == nil:
 			changed = true
+			dropped++
 		case p != pod:
 			out.Members, changed = append(out.Members, p), true
 		default:
@@ -279,8 +281,12 @@ func admitted(g *Gang, adm *Admission) *Gang {
 		return g
 	}
 	// The members the layer leaves out are not created: the gang is what
-	// it admits.
-	out.MinMember = min(g.MinMember, int32(len(out.Members)))
+	// it admits. A member it only changes (its gates removed) still
+	// counts, and so do those that do not exist yet (a pod group short of
+	// pods): the minimum falls only with members dropped.
+	if dropped > 0 {
+		out.MinMember = min(g.MinMember, int32(len(g.Members))-dropped)
+	}
 	return &out
 }
 

@@ -214,13 +214,17 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			d = m.Queue()[sub.Self]
 		} else {
 			d = m.Admit(sub)
+			if u := m.Unsettled(d.ClusterQueue, sub.Self); d.Admitted && len(u) > 0 {
+				d.NotEvaluated = append(d.NotEvaluated, fmt.Sprintf("Workload %s/%s, pending in the same cohort, would be admitted as well (the snapshot is not settled): Kueue may admit it first and take the quota", u[0].Namespace, u[0].Name))
+			}
 		}
 		adm.Queue = cmp.Or(adm.Queue, d.ClusterQueue)
 		adm.NotEvaluated = append(adm.NotEvaluated, d.NotEvaluated...)
 		if !d.Admitted {
 			adm.Admitted = false
 			adm.Message = d.Message
-			adm.Inadmissible = d.Reason == "Inadmissible"
+			// Refused whatever the quota (or until its backoff ends).
+			adm.Inadmissible = d.Reason == "Inadmissible" || d.Reason == "Backoff"
 			if d.Behind != nil {
 				adm.Behind = append(adm.Behind, d.Behind.Namespace+"/"+d.Behind.Name)
 			} else if d.Reason == "Pending" && len(d.Short) > 0 {

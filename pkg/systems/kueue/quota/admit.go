@@ -164,6 +164,12 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 	if !ok {
 		return d
 	}
+	if w := sub.Self; w != nil {
+		if why := w.backoff(m.now); why != "" {
+			d.Reason, d.Message = "Backoff", why
+			return d
+		}
+	}
 	s := m.newSim()
 	// The Workloads ahead in the queue go first: those that fit (or fit
 	// partly) take their quota; one that preempts is popped every cycle

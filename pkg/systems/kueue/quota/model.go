@@ -46,6 +46,8 @@ type Model struct {
 	ordered []*Workload
 	// read is what Load read of each object, for LoadAfter.
 	read map[*unstructured.Unstructured]readObject
+	// now is when the model was read (a Workload's backoff).
+	now time.Time
 	// queue is Queue's decisions, made once.
 	queueOnce sync.Once
 	queue     map[*Workload]Decision
@@ -167,7 +169,7 @@ func Load(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace) 
 // copy and loads again, and 5,000 Workloads are not read again each time.
 // Nothing read is changed by a model, so models may share it.
 func LoadAfter(objects []*unstructured.Unstructured, namespaces []*corev1.Namespace, prev *Model) *Model {
-	m := &Model{Flavors: map[string]*ResourceFlavor{}, ClusterQueues: map[string]*ClusterQueueState{},
+	m := &Model{now: time.Now(), Flavors: map[string]*ResourceFlavor{}, ClusterQueues: map[string]*ClusterQueueState{},
 		cohorts: map[string]*node{}, LocalQueues: map[string]*LocalQueue{}, PriorityClasses: map[string]int32{},
 		AdmissionChecks: map[string]bool{}, read: make(map[*unstructured.Unstructured]readObject, len(objects))}
 	// Sized after the last model: a what-if or the next copy holds as many.
@@ -393,7 +395,8 @@ func (m *Model) account() {
 			for fr, v := range u {
 				cq.node.usage[fr] += v
 			}
-		case w.Pending():
+		case w.Pending() && w.backoff(m.now) == "":
+			// One waiting out its backoff is in no queue yet.
 			if cq := m.clusterQueueOf(w.Namespace, w.Spec.QueueName); cq != nil {
 				cq.Pending = append(cq.Pending, w)
 			}
@@ -439,6 +442,20 @@ func (w *Workload) HoldsQuota() bool {
 // admission gate read here): not finished, active, no quota reserved.
 func (w *Workload) Pending() bool {
 	return !w.IsFinished() && (w.Spec.Active == nil || *w.Spec.Active) && !w.HasQuotaReservation()
+}
+
+// backoff says why a pending Workload is not in its ClusterQueue's queue
+// yet (ClusterQueue.backoffWaitingTimeExpired): its Requeued condition is
+// False, or its requeueAt (the backoff after an eviction) is still to
+// come at now; "" when it is.
+func (w *Workload) backoff(now time.Time) string {
+	if c := w.Condition(ConditionRequeued); c != nil && c.Status == metav1.ConditionFalse {
+		return fmt.Sprintf("Kueue has not queued it again (its Requeued condition is False: %s)", c.Reason)
+	}
+	if at := w.Status.RequeueAt; at != nil && now.Before(at.Time) {
+		return fmt.Sprintf("Kueue queues it again at %s, after its backoff (status.requeueState.requeueAt)", at.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // Priority is the Workload's priority (spec.priority, 0 when unset).

@@ -204,6 +204,9 @@ type Workload struct {
 			Name  string `json:"name"`
 			Count int32  `json:"count"`
 		} `json:"reclaimablePods,omitempty"`
+		// RequeueAt is status.requeueState.requeueAt: after an eviction
+		// Kueue queues it again then (its backoff).
+		RequeueAt *metav1.Time `json:"-"`
 	} `json:"status,omitempty"`
 }
 
@@ -219,6 +222,7 @@ const (
 	ConditionQuotaReserved = "QuotaReserved"
 	ConditionAdmitted      = "Admitted"
 	ConditionEvicted       = "Evicted"
+	ConditionRequeued      = "Requeued"
 	ConditionFinished      = "Finished"
 	ConditionPreempted     = "Preempted"
 )
@@ -340,6 +344,15 @@ func decodeWorkload(u *unstructured.Unstructured) (*Workload, error) {
 		if w.Status.Admission, err = readAdmission(r.Within(adm)); err != nil {
 			return nil, fields.Prefix(err, []string{"status", "admission"})
 		}
+	}
+	if at, err := r.String("status", "requeueState", "requeueAt"); err != nil {
+		return nil, err
+	} else if at != "" {
+		t := metav1.Time{}
+		if err := t.UnmarshalQueryParameter(at); err != nil {
+			return nil, r.Errorf([]string{"status", "requeueState", "requeueAt"}, "must be a time (RFC 3339), got %q", at)
+		}
+		w.Status.RequeueAt = &t
 	}
 	reclaim, err := r.Slice("status", "reclaimablePods")
 	if err != nil {

@@ -104,6 +104,12 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 	for i, w := range order {
 		sub := SubjectOf(w)
 		cq, d, _ := m.precheck(sub)
+		if why := w.backoff(m.now); why != "" {
+			// In no queue yet: no head, taking nothing.
+			d.Reason, d.Message = "Backoff", why
+			out[w] = d
+			continue
+		}
 		if h := head[cq]; h != nil {
 			d.Behind = h
 			d.Reason, d.Message = "Pending", fmt.Sprintf("waiting behind Workload %s/%s at the head of StrictFIFO ClusterQueue %s", h.Namespace, h.Name, cq.Name)
@@ -173,4 +179,27 @@ func (w *Workload) heldIn(cq string, sets []PodSetDecision, now time.Time) *Work
 	c.Status.Conditions = []metav1.Condition{{Type: ConditionQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
 		LastTransitionTime: metav1.NewTime(now)}}
 	return &c
+}
+
+// Unsettled are the pending Workloads (but self) that Queue admits in the
+// cohort tree of ClusterQueue cq: a snapshot Kueue has settled has none
+// (it admits what fits at once). A workload decided alone (Admit) does
+// not count them ahead of it, and they may take its quota first.
+func (m *Model) Unsettled(cq string, self *Workload) []*Workload {
+	c := m.ClusterQueues[cq]
+	if c == nil {
+		return nil
+	}
+	root := c.node.root()
+	var out []*Workload
+	for w, d := range m.Queue() {
+		if w == self || !d.Admitted {
+			continue
+		}
+		if o := m.ClusterQueues[d.ClusterQueue]; o != nil && o.node.root() == root {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, QueueOrderOf)
+	return out
 }

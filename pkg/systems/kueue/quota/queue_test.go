@@ -120,3 +120,34 @@ func TestQueueTiesByUID(t *testing.T) {
 		t.Errorf("admitted %v, want z (the lower UID) alone", got)
 	}
 }
+
+// A Workload waiting out its backoff after an eviction (requeueAt to come,
+// or Requeued False) is in no queue yet (backoffWaitingTimeExpired): never
+// admitted, and taking nothing from those after it.
+func TestQueueBackoff(t *testing.T) {
+	later := pending("later", "best", 4, 0, "2030-01-01T00:00:02Z")
+	backoff := pending("evicted", "best", 4, 100, "2030-01-01T00:00:01Z") + "status: {requeueState: {requeueAt: \"2999-01-01T00:00:00Z\"}}\n"
+	notRequeued := pending("unqueued", "best", 4, 100, "2030-01-01T00:00:01Z") +
+		"status: {conditions: [{type: Requeued, status: \"False\", reason: BackoffStarted, message: m, lastTransitionTime: \"2030-01-01T00:00:01Z\"}]}\n"
+	m := load(t, strings.Join([]string{"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f0}\n",
+		queueCQ("best", "", "BestEffortFIFO", 4, "withinClusterQueue: Never"), backoff, notRequeued, later}, "\n---\n"))
+	got := map[string]Decision{}
+	for w, d := range m.Queue() {
+		got[w.Name] = d
+	}
+	if d := got["evicted"]; d.Admitted || d.Reason != "Backoff" || !strings.Contains(d.Message, "at 2999-01-01T00:00:00Z") {
+		t.Errorf("evicted: %+v", d)
+	}
+	if d := got["unqueued"]; d.Admitted || d.Reason != "Backoff" || !strings.Contains(d.Message, "Requeued condition is False: BackoffStarted") {
+		t.Errorf("unqueued: %+v", d)
+	}
+	if !got["later"].Admitted {
+		t.Errorf("later, behind two in backoff: %+v", got["later"])
+	}
+	// Decided alone, the same.
+	for w := range m.Queue() {
+		if d := m.Admit(SubjectOf(w)); d.Admitted != got[w.Name].Admitted || d.Reason != got[w.Name].Reason {
+			t.Errorf("%s alone: %+v, in the pass %+v", w.Name, d, got[w.Name])
+		}
+	}
+}
