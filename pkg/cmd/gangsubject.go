@@ -253,5 +253,20 @@ func resolveWaiting(snap *schedule.Snapshot, s *Subject, namespace string) (*gan
 			return g, nil
 		}
 	}
-	return nil, usageErrorf("%s in namespace %s does not wait in a queue with no pods: it is not in the snapshot, holds its quota already, or is finished (explain its job, or its pods, instead)", s.Arg, namespace)
+	// Say which of the reasons it is, as far as the snapshot tells.
+	var elsewhere []string
+	for _, u := range snap.Objects {
+		if u.GetName() != s.Name || !s.Waiter.Holds(u) {
+			continue
+		}
+		if u.GetNamespace() != namespace {
+			elsewhere = append(elsewhere, u.GetNamespace())
+			continue
+		}
+		return nil, usageErrorf("%s in namespace %s does not wait in a queue with no pods: %s (explain its job, or its pods, instead)", s.Arg, namespace, s.Waiter.NotWaiting(snap, u))
+	}
+	if len(elsewhere) > 0 {
+		return nil, usageErrorf("%s is not in namespace %s; it is in %s (give -n)", s.Arg, namespace, strings.Join(elsewhere, ", "))
+	}
+	return nil, usageErrorf("%s: the snapshot holds no such object in namespace %s", s.Arg, namespace)
 }

@@ -158,9 +158,15 @@ func TestKueueQueueView(t *testing.T) {
 	if code != ExitNo || out != "Rejected LocalQueue nosuch doesn't exist" {
 		t.Errorf("admit wl/job-c-3: exit %d %q", code, out)
 	}
-	code, _, stderr := run(t, "", "place", "wl/job-x", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
-	if code != ExitUsage || !strings.HasPrefix(stderr, "error: wl/job-x in namespace ml-research does not wait in a queue") || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("place wl/job-x: exit %d %q, want 2 and one line", code, stderr)
+	for _, tt := range []struct{ args, want string }{
+		{"wl/job-x -n ml-research", "error: wl/job-x: the snapshot holds no such object in namespace ml-research"},
+		{"wl/job-a-1 -n ml-prod", "error: wl/job-a-1 is not in namespace ml-prod; it is in ml-research (give -n)"},
+		{"wl/job-pretrain-7b-4f2a1 -n ml-research", "error: wl/job-pretrain-7b-4f2a1 in namespace ml-research does not wait in a queue with no pods: Kueue admitted it already (it holds quota in ClusterQueue research)"},
+	} {
+		code, _, stderr := run(t, "", append([]string{"place"}, append(strings.Fields(tt.args), "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))...)...)
+		if code != ExitUsage || !strings.HasPrefix(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("place %s: exit %d %q, want 2 and one line %q", tt.args, code, stderr, tt.want)
+		}
 	}
 }
 

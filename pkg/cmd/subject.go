@@ -196,4 +196,8 @@ var workloadHelp = `
 	jobsets.jobset.x-k8s.io/NAME. Its gang is the pods its controllers
 	created (matched by name, or by their Job, Ray group or Kubeflow role
 	where the names are random) plus those still to come, expanded as -f
-	expands its manifest. Offline (--snapshot), give the manifest with -f.`
+	expands its manifest. Offline (--snapshot), give the manifest with -f.
+
+	workloads.kueue.x-k8s.io/NAME (wl/NAME) is a Workload Kueue holds
+	whose job made no pods yet, found in the snapshot (offline too): the
+	pods its pod sets make, Kueue's decision first, as explain -A lists it.`

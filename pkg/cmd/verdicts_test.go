@@ -196,6 +196,20 @@ func TestKueueExample(t *testing.T) {
 	if code != ExitOK || out != `Placed ["ml-research/job-pretrain-7b-4f2a1"] a100-0 a100-1` {
 		t.Errorf("with research-high: exit %d %q (%s)", code, out, stderr)
 	}
+	// The README shows the kueue object of that placement as it is.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmdLine = "$ kubectl gang place -f finetune-high.yaml --snapshot examples/kueue-cluster.yaml -o jsonpath='{.kueue}'\n"
+	i := strings.Index(string(readme), cmdLine)
+	if i < 0 {
+		t.Fatal("the README's kueue object example not found")
+	}
+	shown, _, _ := strings.Cut(string(readme)[i+len(cmdLine):], "\n")
+	if _, out, _ = run(t, high, "place", "-f", "-", "--snapshot", snap, "-o", "jsonpath={.kueue}"); out != shown {
+		t.Errorf("README shows\n%s\nplace prints\n%s", shown, out)
+	}
 }
 
 // capacity of a Kueue workload counts the copies Kueue admits one after

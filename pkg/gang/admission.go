@@ -57,6 +57,10 @@ type Waiter interface {
 	// WaitingKind is the API group of the layer's workload objects and
 	// the names (singular, plural, short) a verb takes them by.
 	WaitingKind() (group string, names []string)
+	// Holds reports whether obj is one of the layer's workload objects;
+	// NotWaiting says why one is not among Waiting's.
+	Holds(obj *unstructured.Unstructured) bool
+	NotWaiting(snap *schedule.Snapshot, obj *unstructured.Unstructured) string
 }
 
 // WaiterOf is the registered layer whose workload objects resource (a

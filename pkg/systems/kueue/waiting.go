@@ -3,6 +3,7 @@ package kueue
 import (
 	"fmt"
 	"maps"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,6 +64,30 @@ func podCount(w *quota.Workload) int64 {
 		n += int64(ps.Count)
 	}
 	return n
+}
+
+// Holds: obj is a Workload.
+func (admitter) Holds(obj *unstructured.Unstructured) bool { return isWorkload(obj) }
+
+// NotWaiting says why Workload obj is not among Waiting's.
+func (admitter) NotWaiting(snap *schedule.Snapshot, obj *unstructured.Unstructured) string {
+	m := modelOf(snap)
+	w := m.Workloads[obj.GetNamespace()+"/"+obj.GetName()]
+	switch {
+	case w == nil:
+		return "it could not be read (" + strings.Join(m.Problems, "; ") + ")"
+	case w.HoldsQuota():
+		return "Kueue admitted it already (it holds quota in ClusterQueue " + w.Status.Admission.ClusterQueue + ")"
+	case w.IsFinished():
+		return "it is finished"
+	case w.Spec.Active != nil && !*w.Spec.Active:
+		return "it is deactivated (spec.active: false)"
+	case ownedByPod(w):
+		return "its pods exist (a plain pod group's): explain one of them, pod/NAME"
+	case podCount(w) == 0:
+		return "its pod sets make no pod"
+	}
+	return "Kueue's objects could not be read"
 }
 
 // ownedByPod: the Workload is a plain pod's or a pod group's.
