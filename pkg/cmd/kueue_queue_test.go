@@ -151,7 +151,8 @@ func TestKueueQueueView(t *testing.T) {
 	// The Workload is a subject of its own, offline: explain finds its
 	// line in the queue; place and admit judge it as the line does.
 	code, out, _ = run(t, "", "explain", "workloads.kueue.x-k8s.io/job-b-2", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"))
-	if code != ExitNo || !strings.Contains(out, "Queue: position 2 of 4") || !strings.Contains(out, "is held back by Kueue (Pending)") {
+	if code != ExitNo || !strings.Contains(out, "Queue: position 2 of 4") || !strings.Contains(out, "is held back by Kueue (Pending)") ||
+		!strings.Contains(strings.Join(strings.Fields(out), " "), "ml-research/job-a-1 (8 nvidia.com/gpu in flavor h100, admitted ahead of it in Kueue's queue)") {
 		t.Errorf("explain workloads.kueue.x-k8s.io/job-b-2: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "", "admit", "wl/job-c-3", "-n", "ml-research", "--snapshot", kueueQueueSnapshot(t, "2", "BestEffortFIFO"), "-o", "jsonpath={.verdict} {.kueue.message}")

@@ -156,3 +156,18 @@ func TestQueuePlaceGrammar(t *testing.T) {
 		t.Errorf("two ahead: %q, want %q", two, want)
 	}
 }
+
+// An entry held outside the pipeline, or one that does not fit even
+// first, gets no list of those that start ahead of it (they do not
+// matter to it): a held one says why it is held.
+func TestQueuePlaceOfHeldAndBlocked(t *testing.T) {
+	ahead := []explain.Pending{{Pod: testutil.MakePod().Namespace("ml").Name("a").Obj()}}
+	held := explain.Pending{Outcome: explain.OutcomeHeld, Reason: "Kueue: LocalQueue reserch doesn't exist", Position: 3}
+	if got, want := queuePlace(&explain.QueuePlace{Entry: held, Of: 4, Ahead: ahead}), "position 3 of 4, held: Kueue: LocalQueue reserch doesn't exist"; got != want {
+		t.Errorf("held: %q, want %q", got, want)
+	}
+	blocked := explain.Pending{Outcome: explain.OutcomeBlocked, Reason: "0/2 fit", Position: 2}
+	if got, want := queuePlace(&explain.QueuePlace{Entry: blocked, Of: 4, Ahead: ahead}), "position 2 of 4"; got != want {
+		t.Errorf("blocked: %q, want %q", got, want)
+	}
+}

@@ -624,6 +624,12 @@ func queuePlace(q *explain.QueuePlace) string {
 	switch q.Entry.Outcome {
 	case explain.OutcomeWaits:
 		return s + ", " + q.Entry.Reason
+	case explain.OutcomeHeld:
+		// Held outside the pipeline: who starts ahead does not matter.
+		return s + ", held: " + q.Entry.Reason
+	case explain.OutcomeBlocked, explain.OutcomeNeverFits:
+		// It does not fit even first: the verdict says why.
+		return s
 	case explain.OutcomeUnverified:
 		// Its start is no plain yes (docs/design.md#the-queue): why.
 		s += ", " + q.Entry.Reason

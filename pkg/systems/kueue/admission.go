@@ -556,7 +556,9 @@ func holders(d quota.Decision) string {
 			}
 			seen[key] = true
 			part := fmt.Sprintf("%s (%s %s in flavor %s", key, quota.Format(sf.Resource, h.Uses), sf.Resource, sf.Flavor)
-			if c := h.Workload.Condition(quota.ConditionQuotaReserved); c != nil {
+			if h.Workload.Simulated() {
+				part += ", admitted ahead of it in Kueue's queue"
+			} else if c := h.Workload.Condition(quota.ConditionQuotaReserved); c != nil {
 				part += ", since " + c.LastTransitionTime.UTC().Format(time.RFC3339)
 			}
 			parts = append(parts, part+")")

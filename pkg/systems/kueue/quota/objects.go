@@ -184,7 +184,10 @@ type PodSetAssignment struct {
 type Workload struct {
 	// memo holds what is made of it once (SubjectOf); nil for one not
 	// decoded from an object.
-	memo              *workloadMemo
+	memo *workloadMemo
+	// simulated says Queue admitted it (heldIn): its quota reservation is
+	// not the object's.
+	simulated         bool
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
 		PodSets          []PodSet `json:"podSets"`
@@ -249,6 +252,10 @@ func (w *Workload) HasQuotaReservation() bool {
 }
 
 // IsFinished: the Workload's job finished (workload.IsFinished).
+// Simulated reports whether the queue's pass admitted it (its reservation
+// is not the object's).
+func (w *Workload) Simulated() bool { return w.simulated }
+
 func (w *Workload) IsFinished() bool { return w.conditionTrue(ConditionFinished) }
 
 // decode reads u into out, naming the object in the error.

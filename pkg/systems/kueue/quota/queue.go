@@ -170,6 +170,7 @@ func (m *Model) decideTree(order []*Workload) map[*Workload]Decision {
 // sets at now: holding that quota (a copy; w is not changed).
 func (w *Workload) heldIn(cq string, sets []PodSetDecision, now time.Time) *Workload {
 	c := *w
+	c.simulated = true
 	c.Status.Admission = &WorkloadAdmission{ClusterQueue: cq}
 	for _, ps := range sets {
 		count := ps.Count
