@@ -463,3 +463,36 @@ spec:
 		t.Errorf("on the settled example: exit %d %q", code, out)
 	}
 }
+
+// A single plain pod Kueue holds (its own Workload, owned by it; the pod
+// gated) is Kueue's to decide first, as a gang of one: 4 GPUs fit
+// research's H100 borrowing and it starts (exit 0); 16 do not fit any
+// quota, in Kueue's words (exit 3). explain pod/NAME says the same.
+func TestKueueSinglePod(t *testing.T) {
+	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		gpus, line string
+		exit       int
+		verdict    string
+	}{
+		{"4", "pod/notebook-gpu Starts: admitted by Kueue (research); starts on h100-1", ExitOK, "Schedulable true"},
+		{"16", "pod/notebook-gpu Blocked: Kueue: couldn't assign flavors to pod set main", ExitNo, "Unschedulable false"},
+	} {
+		d, err := os.ReadFile("testdata/kueue-pod-" + tt.gpus + "gpu.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := string(cluster) + string(d)
+		_, out, stderr := run(t, snap, "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[*]}{.name} {.verdict}: {.reason}{"\n"}{end}`)
+		if !strings.HasPrefix(out, tt.line) || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s GPUs, queue: %q %s", tt.gpus, out, stderr)
+		}
+		code, out, _ := run(t, snap, "explain", "pod/notebook-gpu", "-n", "ml-research", "--snapshot", "-", "-o", "jsonpath={.verdict} {.kueue.admitted}")
+		if code != tt.exit || out != tt.verdict {
+			t.Errorf("%s GPUs, explain pod/notebook-gpu: exit %d %q, want %d %q", tt.gpus, code, out, tt.exit, tt.verdict)
+		}
+	}
+}

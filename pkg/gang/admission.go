@@ -48,6 +48,14 @@ func holdingGate(gate string) bool {
 	return false
 }
 
+// A PodHolder is a queueing layer that holds single pods as workloads of
+// their own (gated until it admits each): HeldPod is the pod as a gang of
+// one queued for the layer (Gang.Subject pod/NAME), nil when it holds no
+// workload of it.
+type PodHolder interface {
+	HeldPod(snap *schedule.Snapshot, pod *corev1.Pod) *Gang
+}
+
 // A Waiter is a queueing layer that holds workloads whose pods do not
 // exist yet (a suspended job makes none): the queue lists them, each as
 // the gang of the pods the layer would let be made, queued for it

@@ -65,8 +65,28 @@ func ResolvePod(snap *schedule.Snapshot, namespace, name string) (*Gang, *corev1
 				return g, pod, err
 			}
 		}
+		if g := HeldPod(snap, pod); g != nil {
+			return g, pod, nil
+		}
 	}
 	return nil, pod, firstMissing
+}
+
+// HeldPod is a pod of no gang that a queueing layer holds (gated) as a
+// workload of its own, as that layer's gang of one queued for it
+// (PodHolder); nil when none does.
+func HeldPod(snap *schedule.Snapshot, pod *corev1.Pod) *Gang {
+	if len(pod.Spec.SchedulingGates) == 0 {
+		return nil
+	}
+	for _, a := range admitters {
+		if h, ok := a.(PodHolder); ok {
+			if g := h.HeldPod(snap, pod); g != nil {
+				return g
+			}
+		}
+	}
+	return nil
 }
 
 // HeldForGroup says why a pod whose PodGroup does not exist stays pending,

@@ -140,3 +140,91 @@ func TestPodGroupsAgreeWithKueue(t *testing.T) {
 		}
 	}
 }
+
+// TestSinglePodsAgreeWithKueue: plain pods Kueue holds one by one (each
+// its own Workload, owned by it, the pod gated) in a stopped LocalQueue;
+// explain -A of the snapshot with the LocalQueue going says which Kueue
+// admits (quota 4 GPUs: the 3-GPU pod first, then not the 2-GPU one);
+// then the real LocalQueue goes, and Kueue ungates that pod and no other.
+func TestSinglePodsAgreeWithKueue(t *testing.T) {
+	ctx := t.Context()
+	prefix := "spq"
+	ns := prefix
+	dyn := bed(t, ns, flavor(prefix+"-a"), clusterQueue(prefix+"-cq", "BestEffortFIFO", "", map[string]int{prefix + "-a": 4}),
+		fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: %s-cq, stopPolicy: Hold}\n", ns, prefix))
+	node := testutil.MakeNode().Name(prefix+"-0").Label("qv", prefix+"-a").
+		Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
+	if err := env.CreateNode(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	sc := &scenario{ns: ns, cqs: []string{prefix + "-cq"}}
+	if err := sc.waitQueuesActive(t, dyn); err != nil {
+		t.Fatal(err)
+	}
+	pods := []struct {
+		name         string
+		gpus         int
+		wantAdmitted bool
+	}{{"first", 3, true}, {"second", 2, false}}
+	for _, p := range pods {
+		pod := groupPod(ns, p.name, 0, 1, p.gpus)
+		pod.Name = p.name
+		delete(pod.Labels, "kueue.x-k8s.io/pod-group-name")
+		delete(pod.Annotations, "kueue.x-k8s.io/pod-group-total-count")
+		if _, err := env.Clientset().CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list, err := dyn.Resource(gvrWorkload).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err == nil && len(list.Items) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Kueue made no Workload per pod in 30s (%v)", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	file := snapshotGoing(t, ns)
+	code, out, stderr := run(t, "explain", "-n", ns, "--snapshot", file, "-o", "json")
+	var list v1alpha1.PendingList
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("explain exit %d: %v\n%s%s", code, err, out, stderr)
+	}
+	said := map[string]v1alpha1.PendingItem{}
+	for _, l := range list.Items {
+		said[l.Name] = l
+		t.Logf("kubectl-gang: %s %s: %s", l.Name, l.Verdict, l.Reason)
+	}
+	if _, err := dyn.Resource(kueueGVR("localqueues")).Namespace(ns).Patch(ctx, "team", types.MergePatchType, []byte(`{"spec":{"stopPolicy":"None"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		l, ok := said["pod/"+p.name]
+		if !ok || l.Kueue == nil {
+			t.Errorf("%s: no line with Kueue's decision (%+v)", p.name, l)
+			continue
+		}
+		if l.Kueue.Admitted != p.wantAdmitted || (l.Kueue.Admitted && l.Verdict != "Starts") {
+			t.Errorf("%s: kubectl-gang: admitted %v, %s: %s", p.name, l.Kueue.Admitted, l.Verdict, l.Reason)
+		}
+		ungated := false
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			pod, err := env.Clientset().CoreV1().Pods(ns).Get(ctx, p.name, metav1.GetOptions{})
+			if err == nil && len(pod.Spec.SchedulingGates) == 0 {
+				ungated = true
+				break
+			}
+			if !p.wantAdmitted && time.Until(deadline) < 14*time.Second {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if ungated != l.Kueue.Admitted {
+			t.Errorf("%s: Kueue ungated it: %v; kubectl-gang said admitted %v", p.name, ungated, l.Kueue.Admitted)
+		}
+	}
+}

@@ -339,6 +339,11 @@ func queueEntries(snap *schedule.Snapshot) ([]Pending, error) {
 		if g != nil {
 			continue
 		}
+		if held := gang.HeldPod(snap, pod); held != nil && group == "" {
+			// A pod a queueing layer holds as a workload of its own.
+			out = append(out, Pending{Namespace: pod.Namespace, Gang: held})
+			continue
+		}
 		out = append(out, Pending{Namespace: pod.Namespace, Pod: pod, Group: group, PendingMembers: 1, Members: 1})
 	}
 	for _, g := range gang.Waiting(snap) {

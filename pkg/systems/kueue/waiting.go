@@ -3,6 +3,7 @@ package kueue
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -199,3 +200,19 @@ const (
 
 // HoldingGates: Kueue holds the pods it has not admitted by its gates.
 func (admitter) HoldingGates() []string { return []string{AdmissionGate, TopologyGate} }
+
+// HeldPod is a plain pod Kueue holds (not of a pod group: its own
+// Workload, owned by it, waits for quota) as a gang of one queued for
+// Kueue, named pod/NAME (queueGroup decides the group of one).
+func (admitter) HeldPod(snap *schedule.Snapshot, pod *corev1.Pod) *gang.Gang {
+	if pod.Labels[PodGroupLabel] != "" || !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == AdmissionGate }) {
+		return nil
+	}
+	g := &gang.Gang{Source: gang.SourceFile, Namespace: pod.Namespace, Name: pod.Name, Subject: "pod/" + pod.Name,
+		MinMember: 1, Members: []*corev1.Pod{pod}, Read: []string{"Pod " + pod.Name + " (v1), a workload of Kueue's"}}
+	queueGroup(snap, g)
+	if len(g.Queued) == 0 {
+		return nil
+	}
+	return g
+}
