@@ -152,7 +152,7 @@ type Admission struct {
 	Behind []string
 	// FirstInLine says the layer, refusing them for quota, would admit
 	// them were no pending workload ahead of them in its queue: they wait
-	// for those.
+	// for those (decided with the layer's queue: Waiter's workloads).
 	FirstInLine bool
 	// NotEvaluated says what of the layer's rules could not be evaluated:
 	// an admission with any is not a plain yes.
@@ -245,10 +245,6 @@ func QueuedBy(obj *unstructured.Unstructured) (queue string, waits bool) {
 	}
 	return "", false
 }
-
-// Admit is the queueing layers' decision on g's queued workloads on snap
-// (nil when none concerns it), as PlaceOn asks for it first.
-func Admit(snap *schedule.Snapshot, g *Gang) *Admission { return admit(snap, g) }
 
 // admit asks the queueing layers for g's admission: the first that has
 // something to say decides (a workload names one layer's queue).

@@ -183,7 +183,7 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 		// What of the layer's order one pass cannot tell (a queue behind
 		// it that borrows less, one behind it that evicts it) is in its
 		// NotEvaluated: the line is not verified.
-		l.admittedBy = l.admittedByIn(a)
+		l.admittedBy = layerQueue(a)
 		return false, sim.admit(p, opts.Profile)
 	}
 	l.Verdict, l.Reason = VerdictUnschedulable, a.Layer+": "+a.Message
@@ -213,7 +213,7 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 	// it in its queue take it.
 	var admitted []string
 	for i := range ahead {
-		if ahead[i].admittedBy == l.admittedByIn(a) {
+		if ahead[i].admittedBy == layerQueue(a) {
 			admitted = append(admitted, qualifiedName(&ahead[i], l.Namespace))
 		}
 	}
@@ -224,8 +224,8 @@ func (sim *queueSim) takeWaiting(ahead []Pending, l *Pending, p *gang.Placement,
 	return true, nil
 }
 
-// admittedByIn is how admittedBy names a's layer and queue.
-func (l *Pending) admittedByIn(a *gang.Admission) string { return a.Layer + " (" + a.Queue + ")" }
+// layerQueue names a's layer and queue, as admittedBy does: "Kueue (research)".
+func layerQueue(a *gang.Admission) string { return a.Layer + " (" + a.Queue + ")" }
 
 // emptyState is the cluster without its pods, but DaemonSet and static
 // pods (they come back on any node) and pending pods (they hold nothing);

@@ -227,8 +227,8 @@ func (a admitter) Admit(snap *schedule.Snapshot, g *gang.Gang) *gang.Admission {
 			adm.Inadmissible = d.Reason == "Inadmissible" || d.Reason == "Backoff"
 			if d.Behind != nil {
 				adm.Behind = append(adm.Behind, d.Behind.Namespace+"/"+d.Behind.Name)
-			} else if d.Reason == "Pending" && len(d.Short) > 0 {
-				adm.FirstInLine = d.FirstInLine || !fromQueue && m.AdmitFirst(sub).Admitted
+			} else {
+				adm.FirstInLine = d.FirstInLine
 			}
 			adm.Gate = &gang.GateResult{Gate: Layer, Check: CheckName, Reason: d.Reason, Message: d.Message,
 				Detail: refusalDetail(q, d)}

@@ -150,13 +150,7 @@ func (sub *Subject) ahead(w *Workload) bool {
 // ClusterQueue, the pending Workloads ahead of it in that ClusterQueue's
 // queue (a StrictFIFO queue waits behind its head), the flavors, and the
 // preemptions (docs/design.md#kueue).
-func (m *Model) Admit(sub *Subject) Decision { return m.admit(sub, true) }
-
-// AdmitFirst decides sub as Admit does, as if no pending Workload were
-// ahead of it in its queue: whether it waits for those, or for quota.
-func (m *Model) AdmitFirst(sub *Subject) Decision { return m.admit(sub, false) }
-
-func (m *Model) admit(sub *Subject, behind bool) Decision {
+func (m *Model) Admit(sub *Subject) Decision {
 	if w := sub.Self; w != nil && !w.Pending() {
 		return m.settled(w)
 	}
@@ -177,9 +171,6 @@ func (m *Model) admit(sub *Subject, behind bool) Decision {
 	// it takes its quota once its targets are gone; in a StrictFIFO queue
 	// the first that does not fit holds every one behind it.
 	for _, w := range cq.Pending {
-		if !behind {
-			break
-		}
 		if w == sub.Self || !sub.ahead(w) {
 			continue
 		}
