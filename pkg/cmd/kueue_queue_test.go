@@ -226,10 +226,7 @@ func TestKueueWaitingExample(t *testing.T) {
 // admit it, in its words, and explain proves a quota fix. Without Kueue's
 // objects in the snapshot, the gated pods are held, as before.
 func TestKueuePodGroup(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster := exampleFile(t, "kueue-cluster.yaml")
 	group := func(gpus string) string {
 		d, err := os.ReadFile("testdata/kueue-podgroup-" + gpus + "gpu.yaml")
 		if err != nil {
@@ -296,14 +293,7 @@ func exampleClusterYAML(t *testing.T) string {
 // placing again: research may borrow only 4 H100 GPUs of the 8 its cohort
 // has free, and lr-sweep asks 8.
 func TestKueueBorrowingLimitFix(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, waiting := exampleFile(t, "kueue-cluster.yaml"), exampleFile(t, "kueue-waiting.yaml")
 	const limit = "        - name: nvidia.com/gpu\n          nominalQuota: 0\n          borrowingLimit: 8"
 	if !strings.Contains(string(cluster), limit) {
 		t.Fatal("research's H100 borrowingLimit not found in the example")
@@ -338,10 +328,7 @@ func TestKueueBorrowingLimitFix(t *testing.T) {
 // Schedulable (exit 0) where Kueue keeps the Job suspended (research may
 // borrow only 4 H100 GPUs here, and the A100 quota is held).
 func TestKueueOnePodJobIsNoPlainPod(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster := exampleFile(t, "kueue-cluster.yaml")
 	const limit = "          nominalQuota: 0\n          borrowingLimit: 8"
 	snap := strings.Replace(string(cluster), limit, strings.Replace(limit, ": 8", ": 4", 1), 1)
 	path := t.TempDir() + "/snap.yaml"
@@ -367,14 +354,7 @@ func TestKueueOnePodJobIsNoPlainPod(t *testing.T) {
 // A pending Workload whose pod sets make no pod (count 0) has nothing to
 // start: it is no line of the queue.
 func TestKueueWorkloadOfNoPods(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, waiting := exampleFile(t, "kueue-cluster.yaml"), exampleFile(t, "kueue-waiting.yaml")
 	none := strings.Replace(string(waiting), "      count: 2\n", "      count: 0\n", 1)
 	code, out, _ := run(t, string(cluster)+none, "explain", "-A", "--snapshot", "-", "-o", "name")
 	if code != ExitOK || strings.Contains(out, "lr-sweep") || strings.Count(out, "\n") != 3 {
@@ -389,14 +369,7 @@ func TestKueueWorkloadOfNoPods(t *testing.T) {
 // capacity refuses a Workload as its shape (copies would be Workloads of
 // no job).
 func TestKueueWaitingEdges(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiting, err := os.ReadFile("../../examples/kueue-waiting.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, waiting := exampleFile(t, "kueue-cluster.yaml"), exampleFile(t, "kueue-waiting.yaml")
 	line := func(snap, name string) (int, string) {
 		code, out, stderr := run(t, snap, "explain", "-A", "--snapshot", "-", "-o", `jsonpath={range .items[?(@.name=="workloads.kueue.x-k8s.io/`+name+`")]}{.verdict}: {.reason}{end}`)
 		if stderr != "" {
@@ -469,10 +442,7 @@ spec:
 // research's H100 borrowing and it starts (exit 0); 16 do not fit any
 // quota, in Kueue's words (exit 3). explain pod/NAME says the same.
 func TestKueueSinglePod(t *testing.T) {
-	cluster, err := os.ReadFile("../../examples/kueue-cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster := exampleFile(t, "kueue-cluster.yaml")
 	for _, tt := range []struct {
 		gpus, line string
 		exit       int
@@ -495,4 +465,14 @@ func TestKueueSinglePod(t *testing.T) {
 			t.Errorf("%s GPUs, explain pod/notebook-gpu: exit %d %q, want %d %q", tt.gpus, code, out, tt.exit, tt.verdict)
 		}
 	}
+}
+
+// exampleFile is examples/NAME's content.
+func exampleFile(t *testing.T, name string) []byte {
+	t.Helper()
+	d, err := os.ReadFile("../../examples/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -1,7 +1,6 @@
 package kueue
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,10 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-gang/kubectl-gang/internal/testutil"
-	v1alpha1 "github.com/kubectl-gang/kubectl-gang/pkg/api/v1alpha1"
 )
 
 // groupPod is member i of Kueue plain pod group name of total pods, gpus
@@ -41,19 +36,7 @@ func TestPodGroupsAgreeWithKueue(t *testing.T) {
 	ctx := t.Context()
 	prefix := "pgq"
 	ns := prefix
-	dyn := bed(t, ns, flavor(prefix+"-a"), clusterQueue(prefix+"-cq", "BestEffortFIFO", "", map[string]int{prefix + "-a": 4}),
-		fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: %s-cq, stopPolicy: Hold}\n", ns, prefix))
-	for i := range 2 {
-		node := testutil.MakeNode().Name(fmt.Sprintf("%s-%d", prefix, i)).Label("qv", prefix+"-a").
-			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
-		if err := env.CreateNode(ctx, node); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc := &scenario{ns: ns, cqs: []string{prefix + "-cq"}}
-	if err := sc.waitQueuesActive(t, dyn); err != nil {
-		t.Fatal(err)
-	}
+	dyn, _ := heldBed(t, prefix, 2, flavor("%[1]s-a"), clusterQueue("%[1]s-cq", "BestEffortFIFO", "", map[string]int{"%[1]s-a": 4}))
 	groups := []struct {
 		name         string
 		pods, gpus   int
@@ -88,20 +71,8 @@ func TestPodGroupsAgreeWithKueue(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	file := snapshotGoing(t, ns)
-	code, out, stderr := run(t, "explain", "-n", ns, "--snapshot", file, "-o", "json")
-	var list v1alpha1.PendingList
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatalf("explain exit %d: %v\n%s%s", code, err, out, stderr)
-	}
-	said := map[string]v1alpha1.PendingItem{}
-	for _, l := range list.Items {
-		said[l.Name] = l
-		t.Logf("kubectl-gang: %s %s: %s", l.Name, l.Verdict, l.Reason)
-	}
-	if _, err := dyn.Resource(kueueGVR("localqueues")).Namespace(ns).Patch(ctx, "team", types.MergePatchType, []byte(`{"spec":{"stopPolicy":"None"}}`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	said := linesGoing(t, ns)
+	releaseQueue(t, dyn, ns)
 	for _, g := range groups {
 		l, ok := said["pod/"+g.name+"-0"]
 		if !ok || l.Kueue == nil {
@@ -118,21 +89,7 @@ func TestPodGroupsAgreeWithKueue(t *testing.T) {
 		}
 		// Kueue: admitted means its pods are ungated (and its Workload
 		// reserves quota); not admitted, they stay gated.
-		ungated := false
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			pod, err := env.Clientset().CoreV1().Pods(ns).Get(ctx, g.name+"-0", metav1.GetOptions{})
-			if err == nil && len(pod.Spec.SchedulingGates) == 0 {
-				ungated = true
-				break
-			}
-			if !g.wantAdmitted && time.Until(deadline) < 14*time.Second {
-				// Six seconds with the queue going, and still gated.
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if ungated != l.Kueue.Admitted {
+		if ungated := kueueUngates(t, ns, g.name+"-0", g.wantAdmitted); ungated != l.Kueue.Admitted {
 			t.Errorf("%s: Kueue ungated its pods: %v; kubectl-gang said admitted %v", g.name, ungated, l.Kueue.Admitted)
 		}
 		if !l.Kueue.Admitted && !strings.HasPrefix(l.Reason, "Kueue: couldn't assign flavors") {
@@ -150,17 +107,7 @@ func TestSinglePodsAgreeWithKueue(t *testing.T) {
 	ctx := t.Context()
 	prefix := "spq"
 	ns := prefix
-	dyn := bed(t, ns, flavor(prefix+"-a"), clusterQueue(prefix+"-cq", "BestEffortFIFO", "", map[string]int{prefix + "-a": 4}),
-		fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: %s-cq, stopPolicy: Hold}\n", ns, prefix))
-	node := testutil.MakeNode().Name(prefix+"-0").Label("qv", prefix+"-a").
-		Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
-	if err := env.CreateNode(ctx, node); err != nil {
-		t.Fatal(err)
-	}
-	sc := &scenario{ns: ns, cqs: []string{prefix + "-cq"}}
-	if err := sc.waitQueuesActive(t, dyn); err != nil {
-		t.Fatal(err)
-	}
+	dyn, _ := heldBed(t, prefix, 1, flavor("%[1]s-a"), clusterQueue("%[1]s-cq", "BestEffortFIFO", "", map[string]int{"%[1]s-a": 4}))
 	pods := []struct {
 		name         string
 		gpus         int
@@ -187,20 +134,8 @@ func TestSinglePodsAgreeWithKueue(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	file := snapshotGoing(t, ns)
-	code, out, stderr := run(t, "explain", "-n", ns, "--snapshot", file, "-o", "json")
-	var list v1alpha1.PendingList
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatalf("explain exit %d: %v\n%s%s", code, err, out, stderr)
-	}
-	said := map[string]v1alpha1.PendingItem{}
-	for _, l := range list.Items {
-		said[l.Name] = l
-		t.Logf("kubectl-gang: %s %s: %s", l.Name, l.Verdict, l.Reason)
-	}
-	if _, err := dyn.Resource(kueueGVR("localqueues")).Namespace(ns).Patch(ctx, "team", types.MergePatchType, []byte(`{"spec":{"stopPolicy":"None"}}`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	said := linesGoing(t, ns)
+	releaseQueue(t, dyn, ns)
 	for _, p := range pods {
 		l, ok := said["pod/"+p.name]
 		if !ok || l.Kueue == nil {
@@ -210,21 +145,28 @@ func TestSinglePodsAgreeWithKueue(t *testing.T) {
 		if l.Kueue.Admitted != p.wantAdmitted || (l.Kueue.Admitted && l.Verdict != "Starts") {
 			t.Errorf("%s: kubectl-gang: admitted %v, %s: %s", p.name, l.Kueue.Admitted, l.Verdict, l.Reason)
 		}
-		ungated := false
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			pod, err := env.Clientset().CoreV1().Pods(ns).Get(ctx, p.name, metav1.GetOptions{})
-			if err == nil && len(pod.Spec.SchedulingGates) == 0 {
-				ungated = true
-				break
-			}
-			if !p.wantAdmitted && time.Until(deadline) < 14*time.Second {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if ungated != l.Kueue.Admitted {
+		if ungated := kueueUngates(t, ns, p.name, p.wantAdmitted); ungated != l.Kueue.Admitted {
 			t.Errorf("%s: Kueue ungated it: %v; kubectl-gang said admitted %v", p.name, ungated, l.Kueue.Admitted)
 		}
 	}
+}
+
+// kueueUngates reports whether Kueue removes its gates from pod in ns,
+// waiting up to 20 s for one it should admit and 6 s for one it should
+// not (it stays gated).
+func kueueUngates(t *testing.T, ns, pod string, admits bool) bool {
+	t.Helper()
+	wait := 6 * time.Second
+	if admits {
+		wait = 20 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		p, err := env.Clientset().CoreV1().Pods(ns).Get(t.Context(), pod, metav1.GetOptions{})
+		if err == nil && len(p.Spec.SchedulingGates) == 0 {
+			return true
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return false
 }

@@ -98,26 +98,9 @@ spec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu, nvidia.c
 }
 
 func (c queueCase) check(t *testing.T) {
-	ctx := t.Context()
 	prefix := "qv-" + c.name
 	ns := prefix
-	var docs []string
-	for _, o := range c.objects {
-		docs = append(docs, fmt.Sprintf(o, prefix))
-	}
-	docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: %s-cq, stopPolicy: Hold}\n", ns, prefix))
-	dyn := bed(t, ns, docs...)
-	for i := range 2 {
-		node := testutil.MakeNode().Name(fmt.Sprintf("%s-%d", prefix, i)).Label("qv", prefix+"-a").
-			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
-		if err := env.CreateNode(ctx, node); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc := &scenario{ns: ns, cqs: []string{prefix + "-cq"}}
-	if err := sc.waitQueuesActive(t, dyn); err != nil {
-		t.Fatal(err)
-	}
+	dyn, sc := heldBed(t, prefix, 2, c.objects...)
 	var jobs []*unstructured.Unstructured
 	for i, j := range c.jobs {
 		y := gpuJob(ns, fmt.Sprintf("j%d", i), "team", j.pods, j.gpus, "")
@@ -134,24 +117,13 @@ func (c queueCase) check(t *testing.T) {
 	workloads := waitWorkloads(t, dyn, ns, jobs)
 
 	// kubectl-gang, on the snapshot with the LocalQueue going.
-	file := snapshotGoing(t, ns)
-	code, out, stderr := run(t, "explain", "-n", ns, "--snapshot", file, "-o", "json")
-	var list v1alpha1.PendingList
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatalf("explain exit %d: %v\n%s%s", code, err, out, stderr)
-	}
 	said := map[string]*v1alpha1.Kueue{}
-	for _, l := range list.Items {
-		said[strings.TrimPrefix(l.Name, "workloads.kueue.x-k8s.io/")] = l.Kueue
-		t.Logf("kubectl-gang: %s %s: %s", l.Name, l.Verdict, l.Reason)
+	for name, l := range linesGoing(t, ns) {
+		said[strings.TrimPrefix(name, "workloads.kueue.x-k8s.io/")] = l.Kueue
 	}
 
 	// Kueue, with the LocalQueue going.
-	lq, err := dyn.Resource(kueueGVR("localqueues")).Namespace(ns).Patch(ctx, "team", types.MergePatchType, []byte(`{"spec":{"stopPolicy":"None"}}`), metav1.PatchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = lq
+	releaseQueue(t, dyn, ns)
 	for i, job := range jobs {
 		real, err := sc.settle(t, dyn, job)
 		if err != nil {
@@ -168,6 +140,58 @@ func (c queueCase) check(t *testing.T) {
 		case real.admitted && !equalFlavors(k.Flavors, real.flavors):
 			t.Errorf("j%d: flavors: kubectl-gang %v, Kueue %v", i, k.Flavors, real.flavors)
 		}
+	}
+}
+
+// heldBed is the test bed of one held-queue test: namespace prefix, the
+// objects given (%[1]s is the prefix), a LocalQueue team of ClusterQueue
+// <prefix>-cq stopped (stopPolicy Hold) and nodes GPU nodes labelled for
+// flavor <prefix>-a; it returns once Kueue has the ClusterQueue.
+func heldBed(t *testing.T, prefix string, nodes int, objects ...string) (dynamic.Interface, *scenario) {
+	t.Helper()
+	var docs []string
+	for _, o := range objects {
+		docs = append(docs, fmt.Sprintf(o, prefix))
+	}
+	docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: team, namespace: %s}\nspec: {clusterQueue: %s-cq, stopPolicy: Hold}\n", prefix, prefix))
+	dyn := bed(t, prefix, docs...)
+	for i := range nodes {
+		node := testutil.MakeNode().Name(fmt.Sprintf("%s-%d", prefix, i)).Label("qv", prefix+"-a").
+			Capacity(testutil.Res{"cpu": "64", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}).Obj()
+		if err := env.CreateNode(t.Context(), node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := &scenario{ns: prefix, cqs: []string{prefix + "-cq"}}
+	if err := sc.waitQueuesActive(t, dyn); err != nil {
+		t.Fatal(err)
+	}
+	return dyn, sc
+}
+
+// linesGoing are explain's queue lines in namespace ns, by name, on a live
+// snapshot with the LocalQueue team set going (snapshotGoing), each logged.
+func linesGoing(t *testing.T, ns string) map[string]v1alpha1.PendingItem {
+	t.Helper()
+	file := snapshotGoing(t, ns)
+	code, out, stderr := run(t, "explain", "-n", ns, "--snapshot", file, "-o", "json")
+	var list v1alpha1.PendingList
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("explain exit %d: %v\n%s%s", code, err, out, stderr)
+	}
+	said := map[string]v1alpha1.PendingItem{}
+	for _, l := range list.Items {
+		said[l.Name] = l
+		t.Logf("kubectl-gang: %s %s: %s", l.Name, l.Verdict, l.Reason)
+	}
+	return said
+}
+
+// releaseQueue sets the real LocalQueue team of ns going.
+func releaseQueue(t *testing.T, dyn dynamic.Interface, ns string) {
+	t.Helper()
+	if _, err := dyn.Resource(kueueGVR("localqueues")).Namespace(ns).Patch(t.Context(), "team", types.MergePatchType, []byte(`{"spec":{"stopPolicy":"None"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
